@@ -1,0 +1,205 @@
+//! What the simulator runs: a machine, tasks with behaviour programs, and channels.
+//!
+//! This is the engine's input, already resolved (names turned into indices, units into ns). The
+//! user-facing format with its validation and messages lives in the `schedlab-scenario` crate;
+//! [`SimConfig::check`] only guards the engine's own preconditions.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// Scheduling policy (`sched_setattr.sched_policy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SchedPolicy {
+    /// SCHED_NORMAL (SCHED_OTHER).
+    Normal,
+    /// SCHED_BATCH: nice weights, never wakeup-preempts a non-idle task.
+    Batch,
+    /// SCHED_IDLE: weight 3, preempted by any non-idle wakee.
+    Idle,
+}
+
+impl SchedPolicy {
+    /// The name used in scenarios and outputs.
+    pub fn name(self) -> &'static str {
+        match self {
+            SchedPolicy::Normal => "normal",
+            SchedPolicy::Batch => "batch",
+            SchedPolicy::Idle => "idle",
+        }
+    }
+}
+
+/// A duration distribution, in ns. Every sample is at least 1 ns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dist {
+    /// Always this value.
+    Fixed(u64),
+    /// Uniform in [lo, hi].
+    Uniform(u64, u64),
+    /// Exponential with this mean.
+    Exp(u64),
+    /// Normal with this mean and standard deviation (Irwin–Hall approximation).
+    Normal(u64, u64),
+}
+
+impl Dist {
+    /// Draws a sample.
+    pub fn sample(&self, rng: &mut crate::rng::Rng) -> u64 {
+        let v = match *self {
+            Dist::Fixed(n) => n,
+            Dist::Uniform(lo, hi) => lo + rng.below(hi - lo + 1),
+            Dist::Exp(mean) => rng.exp(mean),
+            Dist::Normal(mean, sd) => rng.normal(mean, sd),
+        };
+        v.max(1)
+    }
+}
+
+/// One step of a task's behaviour program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// Use the CPU for this long (CPU time, not wall time); `None` = forever.
+    Run(Option<Dist>),
+    /// Block for this long (wall time), then wake.
+    Sleep(Dist),
+    /// Write one message to a channel; wakes one blocked reader, if any (a pipe write, WF_SYNC).
+    Send(u32),
+    /// Read one message from a channel, blocking while it is empty.
+    Recv(u32),
+    /// Exit.
+    Exit,
+}
+
+/// One task.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskSpec {
+    /// `comm`, at most 15 bytes like the kernel's TASK_COMM_LEN.
+    pub comm: String,
+    /// Index of the scenario task group it comes from.
+    pub group: u32,
+    /// Nice value, −20..=19.
+    pub nice: i32,
+    /// Policy.
+    pub policy: SchedPolicy,
+    /// `sched_attr.sched_runtime` in ns (custom slice, honoured from 6.12); clamped by the
+    /// kernel to [0.1 ms, 100 ms].
+    pub slice_ns: Option<u64>,
+    /// Allowed CPUs, sorted, non-empty.
+    pub affinity: Vec<u32>,
+    /// The behaviour program; it repeats unless it reaches `Exit`.
+    pub program: Vec<Op>,
+    /// When the task is created (forked), in ns from the start.
+    pub start_ns: u64,
+}
+
+/// Everything the engine needs for one run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimConfig {
+    /// Online CPUs (sets the tunable scaling factor, capped at 8 like the kernel).
+    pub cpus: u32,
+    /// CONFIG_HZ: 100, 250, 300 or 1000.
+    pub hz: u32,
+    /// How long to simulate.
+    pub duration_ns: u64,
+    /// PRNG seed for the programs' distributions.
+    pub seed: u64,
+    /// δ: time from a reschedule request (tick, wakeup, hrtick) to the next task's `exec_start`:
+    /// interrupt return plus `__schedule()`. The outgoing task is charged for it, as in the kernel
+    /// (put_prev → update_curr). A voluntary switch (the task blocks) happens at once.
+    pub switch_delay_ns: u64,
+    /// IRQ time of one tick on a busy CPU, part of δ after a tick: `rq_clock_task` excludes it
+    /// (CONFIG_IRQ_TIME_ACCOUNTING), so a task running through k ticks is charged k·TICK minus
+    /// its start delay minus k of these. This is what makes a 3 ms EEVDF slice run 4 ms at
+    /// HZ=1000 (the "extra tick" of 2ae891b82695). 0 models a kernel without IRQ time
+    /// accounting, where that outcome depends on jitter the model does not have.
+    pub tick_irq_ns: u64,
+    /// Channel names (programs refer to them by index).
+    pub channels: Vec<String>,
+    /// Tasks; pid = index + 1.
+    pub tasks: Vec<TaskSpec>,
+    /// Record vruntime/deadline/lag snapshots at every switch and tick (for timeline overlays).
+    pub record_snapshots: bool,
+}
+
+/// The slice `sched_setattr(sched_runtime = ns)` gives on 6.12+: clamped to [0.1 ms, 100 ms].
+pub fn effective_custom_slice(ns: u64) -> u64 {
+    ns.clamp(100_000, 100_000_000)
+}
+
+/// Hard limits that keep one run bounded; the scenario validator reports them to the user.
+pub mod limits {
+    /// Most CPUs.
+    pub const MAX_CPUS: u32 = 1024;
+    /// Most tasks.
+    pub const MAX_TASKS: usize = 100_000;
+    /// Longest run: one hour of simulated time.
+    pub const MAX_DURATION_NS: u64 = 3_600_000_000_000;
+    /// Longest program.
+    pub const MAX_PROGRAM_OPS: usize = 1024;
+    /// Largest δ.
+    pub const MAX_SWITCH_DELAY_NS: u64 = 1_000_000;
+}
+
+impl SimConfig {
+    /// Checks the engine's preconditions. A config built by the scenario crate always passes.
+    pub fn check(&self) -> Result<(), String> {
+        if self.cpus == 0 || self.cpus > limits::MAX_CPUS {
+            return Err(format!("cpus must be 1..={}", limits::MAX_CPUS));
+        }
+        if ![100, 250, 300, 1000].contains(&self.hz) {
+            return Err(format!("hz must be 100, 250, 300 or 1000, not {}", self.hz));
+        }
+        if self.duration_ns == 0 || self.duration_ns > limits::MAX_DURATION_NS {
+            return Err("duration out of range".into());
+        }
+        if self.switch_delay_ns > limits::MAX_SWITCH_DELAY_NS {
+            return Err("switch delay out of range".into());
+        }
+        if self.tick_irq_ns > self.switch_delay_ns {
+            return Err("tick IRQ time must not exceed the switch delay it is part of".into());
+        }
+        if self.tasks.len() > limits::MAX_TASKS {
+            return Err("too many tasks".into());
+        }
+        for (i, t) in self.tasks.iter().enumerate() {
+            if !(-20..=19).contains(&t.nice) {
+                return Err(format!("task {i}: nice out of range"));
+            }
+            if t.affinity.is_empty() || t.affinity.iter().any(|&c| c >= self.cpus) {
+                return Err(format!("task {i}: affinity must name CPUs 0..{}", self.cpus));
+            }
+            if t.program.is_empty() || t.program.len() > limits::MAX_PROGRAM_OPS {
+                return Err(format!("task {i}: program must have 1..={} ops", limits::MAX_PROGRAM_OPS));
+            }
+            let mut progress = false;
+            for op in &t.program {
+                match *op {
+                    Op::Run(_) | Op::Sleep(_) | Op::Exit => progress = true,
+                    Op::Recv(_) => {}
+                    Op::Send(c) => {
+                        if c as usize >= self.channels.len() {
+                            return Err(format!("task {i}: unknown channel {c}"));
+                        }
+                    }
+                }
+                if let Op::Recv(c) = *op {
+                    if c as usize >= self.channels.len() {
+                        return Err(format!("task {i}: unknown channel {c}"));
+                    }
+                }
+                if let Op::Run(Some(Dist::Uniform(lo, hi))) | Op::Sleep(Dist::Uniform(lo, hi)) = *op {
+                    if lo > hi {
+                        return Err(format!("task {i}: uniform range reversed"));
+                    }
+                }
+            }
+            // Without a run, a sleep or an exit, a program of sends and reads could loop forever
+            // at one instant ([send c, recv c]).
+            if !progress {
+                return Err(format!("task {i}: program never runs, sleeps or exits"));
+            }
+        }
+        Ok(())
+    }
+}

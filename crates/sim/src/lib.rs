@@ -1,0 +1,48 @@
+//! # schedlab-sim
+//!
+//! A deterministic, sans-IO model of the Linux fair scheduling class as it is in
+//! `kernel/sched/fair.c` of 5.14 and 6.1 (CFS) and 6.6, 6.12 and 6.19 (EEVDF): integer
+//! nanoseconds, the kernel's fixed-point weight arithmetic, a per-CPU tick, and the trace the
+//! kernel's tracepoints would give.
+//!
+//! `no_std` + `alloc`, no dependencies, no clock, no floats in scheduling maths, no hash maps:
+//! the same config and variant give the same trace, bit for bit, natively and in wasm.
+//!
+//! ```
+//! use schedlab_sim::{simulate, Op, SchedPolicy, SimConfig, TaskSpec, Variant};
+//! let hog = |comm: &str, policy| TaskSpec {
+//!     comm: comm.into(), group: 0, nice: 0, policy, slice_ns: None, affinity: vec![0],
+//!     program: vec![Op::Run(None)], start_ns: 0,
+//! };
+//! let cfg = SimConfig {
+//!     cpus: 16, hz: 1000, duration_ns: 1_000_000_000, seed: 1, switch_delay_ns: 5_000, tick_irq_ns: 2_000,
+//!     channels: vec![], record_snapshots: false,
+//!     tasks: vec![hog("hog", SchedPolicy::Normal), hog("idle", SchedPolicy::Idle)],
+//! };
+//! let out = simulate(&cfg, &Variant::parse("cfs-6.1").unwrap()).unwrap();
+//! assert!(out.tasks[1].sum_exec_runtime_ns < 10_000_000); // the SCHED_IDLE hog gets ~0.3 %
+//! ```
+#![no_std]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+extern crate alloc;
+
+pub mod balance;
+pub mod config;
+mod engine;
+mod fair;
+pub mod rng;
+pub mod stats;
+pub mod trace;
+pub mod variant;
+pub mod weight;
+
+pub use config::{limits, Dist, Op, SchedPolicy, SimConfig, TaskSpec};
+pub use engine::{simulate, Output, Simulator, Status};
+pub use stats::{CpuStats, TaskStats};
+pub use trace::{Event, EventKind, Pid, PrevState, Snapshot, TaskInfo, Trace};
+pub use variant::{
+    preset, scaling_factor, Class, Feature, FeatureSet, Preset, SchedParams, Tunables, Variant,
+    VariantError, ALL_FEATURES, PRESETS, UNMODELLED_FEATURES,
+};

@@ -1,0 +1,68 @@
+//! Counters the kernel keeps: `/proc/<pid>/schedstat`, `/proc/<pid>/status`, `/proc/schedstat`.
+
+/// Per-task counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaskStats {
+    /// `se.sum_exec_runtime`.
+    pub sum_exec_runtime_ns: u64,
+    /// `sched_info.run_delay`: time runnable but waiting, from enqueue (not from sched_waking).
+    pub run_delay_ns: u64,
+    /// `sched_info.pcount`: times it got a CPU.
+    pub pcount: u64,
+    /// `nvcsw`: switches out because it blocked.
+    pub voluntary_switches: u64,
+    /// `nivcsw`: switches out because it was preempted.
+    pub involuntary_switches: u64,
+    /// Wakeups (`nr_wakeups`).
+    pub wakeups: u64,
+    /// Most recent `sched_info.last_queued` (0 = not queued); internal.
+    pub(crate) last_queued_ns: u64,
+    /// `sched_info.last_arrival`; internal.
+    pub(crate) last_arrival_ns: u64,
+}
+
+/// Per-CPU counters: the `/proc/schedstat` fields plus the wakeup-preemption counters that the
+/// seed-000 thread added (Chen Yu's instrumentation) and the reasons a wakee preempted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuStats {
+    /// `sched_count`: calls to `__schedule()`.
+    pub sched_count: u64,
+    /// `sched_goidle`: schedules that picked the idle task.
+    pub sched_goidle: u64,
+    /// `ttwu_count`: wakeups done by this CPU.
+    pub ttwu_count: u64,
+    /// `ttwu_local`: wakeups by this CPU of a task on this CPU.
+    pub ttwu_local: u64,
+    /// `rq_cpu_time`: time tasks spent on this CPU (sched_info departures).
+    pub rq_cpu_time_ns: u64,
+    /// `rq_sched_info.run_delay`.
+    pub run_delay_ns: u64,
+    /// `rq_sched_info.pcount`.
+    pub pcount: u64,
+    /// `check_preempt_count`: calls of the fair wakeup-preemption check (seed 000).
+    pub check_preempt_count: u64,
+    /// `need_preempt_count`: of those, the ones that preempted (seed 000).
+    pub need_preempt_count: u64,
+    /// `curr_noeli_preempt_count`: wakeup picks that found curr ineligible (EEVDF, seed 000).
+    pub curr_noeli_preempt_count: u64,
+    /// `curr_lowdl_preempt_count`: preemptions although curr's deadline was earlier (seed 000).
+    pub curr_lowdl_preempt_count: u64,
+    /// `curr_lowgran_preempt_count`: preemptions CFS would have refused
+    /// (curr.vruntime < wakee.vruntime + wakeup_granularity) (seed 000).
+    pub curr_lowgran_preempt_count: u64,
+    /// `curr_lownr_preempt_count`: preemptions with nr_running ≤ 2 (seed 000).
+    pub curr_lownr_preempt_count: u64,
+    /// Preemptions because curr was SCHED_IDLE and the wakee was not.
+    pub preempt_idle_curr: u64,
+    /// CFS preemptions by the wakeup granularity rule (vdiff > gran).
+    pub preempt_wakeup_gran: u64,
+    /// EEVDF preemptions where the pick chose the wakee over an ineligible curr.
+    pub preempt_curr_ineligible: u64,
+    /// EEVDF preemptions where the pick chose the wakee over an eligible, unprotected curr (an
+    /// earlier deadline).
+    pub preempt_earlier_deadline: u64,
+    /// EEVDF preemptions after PREEMPT_SHORT cancelled curr's protection.
+    pub preempt_short: u64,
+    /// Preemptions by RESCHED_CURR_INELIGIBLE (the 2024 proposal) on a wakeup.
+    pub preempt_resched_ineligible: u64,
+}

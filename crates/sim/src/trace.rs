@@ -1,0 +1,169 @@
+//! The trace: what happened, named after the kernel's tracepoints.
+//!
+//! This is the one model shared by simulations and (later) imported real traces: the report
+//! functions take a [`Trace`] and never know where it came from. Pid 0 is the idle task
+//! (`swapper/N`), as in the kernel.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// A task id as the kernel prints it; 0 is the idle task.
+pub type Pid = u32;
+
+/// `prev_state` of a `sched_switch`, as perf maps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PrevState {
+    /// Still runnable: preempted (the kernel's "R+"/TASK_REPORT_MAX, printed 'R').
+    Running,
+    /// Blocked, interruptible ('S').
+    Sleeping,
+    /// Exited ('X').
+    Dead,
+}
+
+impl PrevState {
+    /// The letter perf and ftrace print.
+    pub fn letter(self) -> char {
+        match self {
+            PrevState::Running => 'R',
+            PrevState::Sleeping => 'S',
+            PrevState::Dead => 'X',
+        }
+    }
+}
+
+/// One tracepoint hit. Field names are the tracepoints' own.
+#[allow(missing_docs)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    /// `sched_waking`: start of try_to_wake_up, on the waker's CPU; `target_cpu` = task_cpu(p).
+    Waking { pid: Pid, target_cpu: u32 },
+    /// `sched_wakeup`: the task is runnable on `target_cpu`.
+    Wakeup { pid: Pid, target_cpu: u32 },
+    /// `sched_wakeup_new`: a new task is runnable on `target_cpu`.
+    WakeupNew { pid: Pid, target_cpu: u32 },
+    /// `sched_switch`.
+    Switch {
+        prev_pid: Pid,
+        prev_state: PrevState,
+        next_pid: Pid,
+    },
+    /// `sched_migrate_task`.
+    MigrateTask { pid: Pid, orig_cpu: u32, dest_cpu: u32 },
+    /// `sched_stat_runtime`: CPU time charged by one `update_curr`.
+    StatRuntime { pid: Pid, runtime_ns: u64 },
+}
+
+/// A timestamped event on a CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Event {
+    /// Time in ns from the start.
+    pub t_ns: u64,
+    /// The CPU the tracepoint fired on.
+    pub cpu: u32,
+    /// What happened.
+    pub kind: EventKind,
+}
+
+/// A task known to the trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskInfo {
+    /// Its pid (> 0).
+    pub pid: Pid,
+    /// `comm`.
+    pub comm: String,
+    /// The scenario task group it belongs to (for grouping in reports), if any.
+    pub group: Option<u32>,
+}
+
+/// Scheduler state of one entity at one moment, for timeline overlays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    /// Time in ns.
+    pub t_ns: u64,
+    /// CPU.
+    pub cpu: u32,
+    /// The task.
+    pub pid: Pid,
+    /// Its vruntime.
+    pub vruntime: i64,
+    /// Its virtual deadline (EEVDF; 0 under CFS).
+    pub deadline: i64,
+    /// The runqueue's V (EEVDF avg_vruntime) or min_vruntime (CFS).
+    pub v: i64,
+    /// V − vruntime (virtual lag; EEVDF).
+    pub lag: i64,
+    /// Whether it is eligible (EEVDF; always true under CFS).
+    pub eligible: bool,
+}
+
+/// A whole trace.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trace {
+    /// Number of CPUs.
+    pub cpus: u32,
+    /// Tasks, ordered by pid.
+    pub tasks: Vec<TaskInfo>,
+    /// Events in time order (ties in the order they happened).
+    pub events: Vec<Event>,
+    /// Optional per-switch snapshots.
+    pub snapshots: Vec<Snapshot>,
+    /// Where the trace ends.
+    pub end_ns: u64,
+}
+
+impl Trace {
+    /// The comm of `pid`; the idle task is `swapper/<cpu>`.
+    pub fn comm(&self, pid: Pid) -> &str {
+        if pid == 0 {
+            return "swapper";
+        }
+        self.tasks
+            .binary_search_by_key(&pid, |t| t.pid)
+            .map(|i| self.tasks[i].comm.as_str())
+            .unwrap_or("?")
+    }
+
+    /// A 64-bit FNV-1a hash of the events, for determinism checks.
+    pub fn hash(&self) -> u64 {
+        let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+        for e in &self.events {
+            h.u64(e.t_ns);
+            h.u64(e.cpu as u64);
+            match e.kind {
+                EventKind::Waking { pid, target_cpu } => h.many(&[1, pid as u64, target_cpu as u64]),
+                EventKind::Wakeup { pid, target_cpu } => h.many(&[2, pid as u64, target_cpu as u64]),
+                EventKind::WakeupNew { pid, target_cpu } => {
+                    h.many(&[3, pid as u64, target_cpu as u64])
+                }
+                EventKind::Switch {
+                    prev_pid,
+                    prev_state,
+                    next_pid,
+                } => h.many(&[4, prev_pid as u64, prev_state.letter() as u64, next_pid as u64]),
+                EventKind::MigrateTask {
+                    pid,
+                    orig_cpu,
+                    dest_cpu,
+                } => h.many(&[5, pid as u64, orig_cpu as u64, dest_cpu as u64]),
+                EventKind::StatRuntime { pid, runtime_ns } => h.many(&[6, pid as u64, runtime_ns]),
+            }
+        }
+        h.0
+    }
+}
+
+struct Fnv(u64);
+impl Fnv {
+    fn u64(&mut self, v: u64) {
+        for b in v.to_le_bytes() {
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    fn many(&mut self, vs: &[u64]) {
+        for &v in vs {
+            self.u64(v);
+        }
+    }
+}
