@@ -108,12 +108,17 @@ pub struct SimConfig {
     /// interrupt return plus `__schedule()`. The outgoing task is charged for it, as in the kernel
     /// (put_prev → update_curr). A voluntary switch (the task blocks) happens at once.
     pub switch_delay_ns: u64,
-    /// IRQ time of one tick on a busy CPU, part of δ after a tick: `rq_clock_task` excludes it
-    /// (CONFIG_IRQ_TIME_ACCOUNTING), so a task running through k ticks is charged k·TICK minus
-    /// its start delay minus k of these. This is what makes a 3 ms EEVDF slice run 4 ms at
-    /// HZ=1000 (the "extra tick" of 2ae891b82695). 0 models a kernel without IRQ time
-    /// accounting, where that outcome depends on jitter the model does not have.
-    pub tick_irq_ns: u64,
+    /// Hardirq time of one timer interrupt (tick, hrtimer wakeup, hrtick) or wakeup IPI on a
+    /// busy CPU. `rq_clock_task` excludes it (CONFIG_IRQ_TIME_ACCOUNTING), so no task is
+    /// charged for it. With `irq_ns == switch_delay_ns` (the default) the whole path from an
+    /// interrupt to `__schedule` is charged to nobody, which is what the kernel's clamped
+    /// `clock_task` update gives when the schedule path after irq exit is shorter than the IRQ
+    /// work before the handler's `update_rq_clock` (max(0, b − c) ≈ 0). Consequences the checks
+    /// rely on: a task running through k ticks is charged k·TICK − δ − (k−1)·irq, so a 3 ms EEVDF
+    /// slice ends on the 4th tick (the "extra tick" of 2ae891b82695); a SCHED_IDLE curr is not
+    /// charged (×341 in virtual time) between a timer wakeup and the reschedule it raises.
+    /// 0 models a kernel without IRQ time accounting.
+    pub irq_ns: u64,
     /// Channel names (programs refer to them by index).
     pub channels: Vec<String>,
     /// Tasks; pid = index + 1.
@@ -156,8 +161,8 @@ impl SimConfig {
         if self.switch_delay_ns > limits::MAX_SWITCH_DELAY_NS {
             return Err("switch delay out of range".into());
         }
-        if self.tick_irq_ns > self.switch_delay_ns {
-            return Err("tick IRQ time must not exceed the switch delay it is part of".into());
+        if self.irq_ns > self.switch_delay_ns {
+            return Err("the IRQ time must not exceed the switch delay it is part of".into());
         }
         if self.tasks.len() > limits::MAX_TASKS {
             return Err("too many tasks".into());
@@ -167,10 +172,16 @@ impl SimConfig {
                 return Err(format!("task {i}: nice out of range"));
             }
             if t.affinity.is_empty() || t.affinity.iter().any(|&c| c >= self.cpus) {
-                return Err(format!("task {i}: affinity must name CPUs 0..{}", self.cpus));
+                return Err(format!(
+                    "task {i}: affinity must name CPUs 0..{}",
+                    self.cpus
+                ));
             }
             if t.program.is_empty() || t.program.len() > limits::MAX_PROGRAM_OPS {
-                return Err(format!("task {i}: program must have 1..={} ops", limits::MAX_PROGRAM_OPS));
+                return Err(format!(
+                    "task {i}: program must have 1..={} ops",
+                    limits::MAX_PROGRAM_OPS
+                ));
             }
             let mut progress = false;
             for op in &t.program {
@@ -188,7 +199,8 @@ impl SimConfig {
                         return Err(format!("task {i}: unknown channel {c}"));
                     }
                 }
-                if let Op::Run(Some(Dist::Uniform(lo, hi))) | Op::Sleep(Dist::Uniform(lo, hi)) = *op {
+                if let Op::Run(Some(Dist::Uniform(lo, hi))) | Op::Sleep(Dist::Uniform(lo, hi)) = *op
+                {
                     if lo > hi {
                         return Err(format!("task {i}: uniform range reversed"));
                     }

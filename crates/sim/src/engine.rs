@@ -293,14 +293,17 @@ impl Simulator {
             }
             Ev::Timer(id, gen) => {
                 if gen == self.tasks[id].timer_gen && self.tasks[id].state == TState::Sleeping {
+                    // The hrtimer interrupt fires on the sleeper's CPU.
                     let cpu = self.tasks[id].cpu;
                     self.wake(id, cpu, false);
+                    self.irq_exit(cpu);
                 }
             }
             Ev::HrTick(cpu, gen) => {
                 if gen == self.cpus[cpu as usize].hrtick_gen {
                     self.cpus[cpu as usize].hrtick_expires = None;
                     self.with_rq(cpu, |f, c| f.task_tick(c, true, false));
+                    self.irq_exit(cpu);
                     self.kick(cpu);
                 }
             }
@@ -358,26 +361,49 @@ impl Simulator {
             let rq = &self.cpus[cpu].rq;
             if let Some(cu) = rq.curr {
                 if let Some(other) = running_on[cu] {
-                    return Err(alloc::format!("task {} runs on cpus {} and {}", cu + 1, other, cpu));
+                    return Err(alloc::format!(
+                        "task {} runs on cpus {} and {}",
+                        cu + 1,
+                        other,
+                        cpu
+                    ));
                 }
                 running_on[cu] = Some(cpu as u32);
                 if self.tasks[cu].cpu != cpu as u32 {
-                    return Err(alloc::format!("task {} runs on cpu {} but belongs to {}", cu + 1, cpu, self.tasks[cu].cpu));
+                    return Err(alloc::format!(
+                        "task {} runs on cpu {} but belongs to {}",
+                        cu + 1,
+                        cpu,
+                        self.tasks[cu].cpu
+                    ));
                 }
             }
             for &t in &rq.tree {
                 if self.tasks[t].cpu != cpu as u32 {
-                    return Err(alloc::format!("task {} queued on cpu {} but belongs to {}", t + 1, cpu, self.tasks[t].cpu));
+                    return Err(alloc::format!(
+                        "task {} queued on cpu {} but belongs to {}",
+                        t + 1,
+                        cpu,
+                        self.tasks[t].cpu
+                    ));
                 }
             }
             // Work conservation: an idle CPU with queued tasks must have a reschedule pending.
             if rq.curr.is_none() && rq.nr_running > 0 && !rq.need_resched {
-                return Err(alloc::format!("cpu {} idles with {} queued", cpu, rq.nr_running));
+                return Err(alloc::format!(
+                    "cpu {} idles with {} queued",
+                    cpu,
+                    rq.nr_running
+                ));
             }
         }
         for (i, t) in self.tasks.iter().enumerate() {
             if !self.cfg.tasks[i].affinity.contains(&t.cpu) {
-                return Err(alloc::format!("task {} on cpu {} outside its affinity", i + 1, t.cpu));
+                return Err(alloc::format!(
+                    "task {} on cpu {} outside its affinity",
+                    i + 1,
+                    t.cpu
+                ));
             }
         }
         Ok(())
@@ -422,6 +448,15 @@ impl Simulator {
             out: &mut trace.events,
         };
         f(fair, &mut c)
+    }
+
+    /// The interrupt that delivered the current event ends: its time is hardirq time, accounted
+    /// at irq exit (after the handler's `update_curr`) and never charged to a task.
+    fn irq_exit(&mut self, cpu: u32) {
+        let c = &mut self.cpus[cpu as usize];
+        if c.rq.curr.is_some() {
+            c.irq_ns += self.cfg.irq_ns;
+        }
     }
 
     /// A raised TIF_NEED_RESCHED takes effect δ later (interrupt return + `__schedule`).
@@ -495,7 +530,13 @@ impl Simulator {
         }
         let cpu = self.tasks[id].cpu;
         let pid = id as u32 + 1;
-        self.emit(waker_cpu, EventKind::Waking { pid, target_cpu: cpu });
+        self.emit(
+            waker_cpu,
+            EventKind::Waking {
+                pid,
+                target_cpu: cpu,
+            },
+        );
         let ws = &mut self.cpus[waker_cpu as usize].rq.stats;
         ws.ttwu_count += 1;
         if waker_cpu == cpu {
@@ -516,7 +557,17 @@ impl Simulator {
             self.sched_info_enqueue(id);
             self.check_preempt_curr(cpu, id, false, sync);
         }
-        self.emit(cpu, EventKind::Wakeup { pid, target_cpu: cpu });
+        self.emit(
+            cpu,
+            EventKind::Wakeup {
+                pid,
+                target_cpu: cpu,
+            },
+        );
+        if waker_cpu != cpu {
+            // A remote wakeup arrives by IPI (TTWU_QUEUE).
+            self.irq_exit(cpu);
+        }
         self.kick(cpu);
         self.hrtick_update(cpu);
     }
@@ -530,9 +581,7 @@ impl Simulator {
         };
         let hr = c.hrtick_expires.is_some_and(|t| t > self.now);
         self.with_rq(cpu, |f, c| f.task_tick(c, false, hr));
-        // The tick handler's own time is IRQ time: not charged to the task
-        // (CONFIG_IRQ_TIME_ACCOUNTING), accounted at irq exit, after the tick's update_curr.
-        self.cpus[cpu as usize].irq_ns += self.cfg.tick_irq_ns;
+        self.irq_exit(cpu);
         self.snapshot(cpu, curr);
         self.arm_tick(cpu);
         self.kick(cpu);

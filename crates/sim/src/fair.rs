@@ -217,16 +217,13 @@ impl Fair {
 
     /// Leftmost of a vruntime-ordered tree (CFS, EEVDF 6.6).
     fn leftmost_by_vruntime(&self, c: &Ctx) -> Option<Tid> {
-        c.rq.tree
-            .iter()
-            .copied()
-            .min_by(|&a, &b| {
-                let (ea, eb) = (&c.ents[a], &c.ents[b]);
-                ea.vruntime
-                    .wrapping_sub(eb.vruntime)
-                    .cmp(&0)
-                    .then(ea.seq.cmp(&eb.seq))
-            })
+        c.rq.tree.iter().copied().min_by(|&a, &b| {
+            let (ea, eb) = (&c.ents[a], &c.ents[b]);
+            ea.vruntime
+                .wrapping_sub(eb.vruntime)
+                .cmp(&0)
+                .then(ea.seq.cmp(&eb.seq))
+        })
     }
 
     /// Leftmost of the tree in its own order (EEVDF 6.8+: deadline).
@@ -251,7 +248,11 @@ impl Fair {
             v = c.ents[cu].vruntime;
         }
         if let Some(lv) = c.rq.tree.iter().map(|&t| c.ents[t].vruntime).min() {
-            v = if curr.is_some() && before(v, lv) { v } else { lv };
+            v = if curr.is_some() && before(v, lv) {
+                v
+            } else {
+                lv
+            };
         }
         if before(c.rq.min_vruntime, v) {
             c.rq.min_vruntime = v;
@@ -809,15 +810,22 @@ impl Fair {
         }
         let key = |t: Tid| {
             let e = &c.ents[t];
-            (e.deadline.wrapping_sub(avg.v0), if self.sw.deadline_tree { 0 } else { e.vruntime.wrapping_sub(avg.v0) }, e.seq)
+            (
+                e.deadline.wrapping_sub(avg.v0),
+                if self.sw.deadline_tree {
+                    0
+                } else {
+                    e.vruntime.wrapping_sub(avg.v0)
+                },
+                e.seq,
+            )
         };
-        let best = c
-            .rq
-            .tree
-            .iter()
-            .copied()
-            .filter(|&t| avg.eligible(c.ents[t].vruntime))
-            .min_by_key(|&t| key(t));
+        let best =
+            c.rq.tree
+                .iter()
+                .copied()
+                .filter(|&t| avg.eligible(c.ents[t].vruntime))
+                .min_by_key(|&t| key(t));
         match (curr, best) {
             (Some(cu), Some(b)) => {
                 let (dc, db) = (c.ents[cu].deadline, c.ents[b].deadline);
@@ -896,7 +904,9 @@ impl Fair {
         if ran < self.p.min_granularity_ns {
             return;
         }
-        let Some(left) = self.leftmost_by_vruntime(c) else { return };
+        let Some(left) = self.leftmost_by_vruntime(c) else {
+            return;
+        };
         let delta = c.ents[cu].vruntime.wrapping_sub(c.ents[left].vruntime);
         if delta < 0 {
             return;
@@ -1090,9 +1100,9 @@ impl Fair {
             }
             if self.has(Feature::NextBuddy) {
                 // set_preempt_buddy keeps an existing next buddy with an earlier deadline.
-                let keep = c.rq.next.is_some_and(|n| {
-                    n != p && before(c.ents[n].deadline, c.ents[p].deadline)
-                });
+                let keep =
+                    c.rq.next
+                        .is_some_and(|n| n != p && before(c.ents[n].deadline, c.ents[p].deadline));
                 if !keep {
                     self.set_next_buddy(c, p);
                 }
@@ -1154,11 +1164,23 @@ impl Fair {
     pub fn snapshot(&self, c: &Ctx, id: Tid) -> (i64, i64, i64, i64, bool) {
         let e = &c.ents[id];
         if !self.eevdf() {
-            return (e.vruntime, 0, c.rq.min_vruntime, c.rq.min_vruntime.wrapping_sub(e.vruntime), true);
+            return (
+                e.vruntime,
+                0,
+                c.rq.min_vruntime,
+                c.rq.min_vruntime.wrapping_sub(e.vruntime),
+                true,
+            );
         }
         let avg = self.avg(c);
         let v = avg.v();
-        (e.vruntime, e.deadline, v, v.wrapping_sub(e.vruntime), avg.eligible(e.vruntime))
+        (
+            e.vruntime,
+            e.deadline,
+            v,
+            v.wrapping_sub(e.vruntime),
+            avg.eligible(e.vruntime),
+        )
     }
 
     /// Checks the runqueue's invariants; `Err` names the first one broken.
@@ -1172,7 +1194,11 @@ impl Fair {
         let mut load = 0u64;
         for &t in &c.rq.tree {
             if !c.ents[t].on_rq {
-                return Err(format!("cpu {}: task {} in the tree but not on_rq", c.cpu, t + 1));
+                return Err(format!(
+                    "cpu {}: task {} in the tree but not on_rq",
+                    c.cpu,
+                    t + 1
+                ));
             }
             nr += 1;
             load += c.ents[t].load.weight;
@@ -1196,7 +1222,10 @@ impl Fair {
             if avg.load > 0 {
                 let s = avg.load * (avg.v().wrapping_sub(avg.v0) as i128) - avg.sum;
                 if s > 0 || s <= -avg.load {
-                    return Err(format!("cpu {}: sum of lags {} not ~0 (W = {})", c.cpu, s, avg.load));
+                    return Err(format!(
+                        "cpu {}: sum of lags {} not ~0 (W = {})",
+                        c.cpu, s, avg.load
+                    ));
                 }
             }
         }

@@ -115,7 +115,10 @@ mod tests {
             (123456.789, 11.723646487185881),
         ] {
             let got = ln(x);
-            assert!((got - want).abs() <= 1e-13 * want.abs().max(1.0), "ln({x}) = {got}, want {want}");
+            assert!(
+                (got - want).abs() <= 1e-13 * want.abs().max(1.0),
+                "ln({x}) = {got}, want {want}"
+            );
         }
     }
 

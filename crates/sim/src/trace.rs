@@ -49,7 +49,11 @@ pub enum EventKind {
         next_pid: Pid,
     },
     /// `sched_migrate_task`.
-    MigrateTask { pid: Pid, orig_cpu: u32, dest_cpu: u32 },
+    MigrateTask {
+        pid: Pid,
+        orig_cpu: u32,
+        dest_cpu: u32,
+    },
     /// `sched_stat_runtime`: CPU time charged by one `update_curr`.
     StatRuntime { pid: Pid, runtime_ns: u64 },
 }
@@ -131,8 +135,12 @@ impl Trace {
             h.u64(e.t_ns);
             h.u64(e.cpu as u64);
             match e.kind {
-                EventKind::Waking { pid, target_cpu } => h.many(&[1, pid as u64, target_cpu as u64]),
-                EventKind::Wakeup { pid, target_cpu } => h.many(&[2, pid as u64, target_cpu as u64]),
+                EventKind::Waking { pid, target_cpu } => {
+                    h.many(&[1, pid as u64, target_cpu as u64])
+                }
+                EventKind::Wakeup { pid, target_cpu } => {
+                    h.many(&[2, pid as u64, target_cpu as u64])
+                }
                 EventKind::WakeupNew { pid, target_cpu } => {
                     h.many(&[3, pid as u64, target_cpu as u64])
                 }
@@ -140,7 +148,12 @@ impl Trace {
                     prev_pid,
                     prev_state,
                     next_pid,
-                } => h.many(&[4, prev_pid as u64, prev_state.letter() as u64, next_pid as u64]),
+                } => h.many(&[
+                    4,
+                    prev_pid as u64,
+                    prev_state.letter() as u64,
+                    next_pid as u64,
+                ]),
                 EventKind::MigrateTask {
                     pid,
                     orig_cpu,

@@ -118,7 +118,9 @@ impl Feature {
     /// One line on what the toggle does, for help texts and the page's checkboxes.
     pub fn summary(self) -> &'static str {
         match self {
-            Feature::GentleFairSleepers => "halve the sleeper credit (latency/2 instead of latency)",
+            Feature::GentleFairSleepers => {
+                "halve the sleeper credit (latency/2 instead of latency)"
+            }
             Feature::StartDebit => "a new task starts one vslice after min_vruntime",
             Feature::LastBuddy => "prefer re-running the task a wakeup preempted (>= 8 queued)",
             Feature::NextBuddy => "prefer the last-woken task",
@@ -607,7 +609,9 @@ impl Variant {
         for item in rest.split(',') {
             let item = item.trim();
             if item.is_empty() {
-                return Err(VariantError(format!("`{s}`: empty item in the override list")));
+                return Err(VariantError(format!(
+                    "`{s}`: empty item in the override list"
+                )));
             }
             if let Some((k, val)) = item.split_once('=') {
                 v.set_tunable(k.trim(), val.trim())?;

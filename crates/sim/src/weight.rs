@@ -170,10 +170,22 @@ mod tests {
             11_999_994
         );
         assert_eq!(calc_delta_fair(1_000_000, &LoadWeight::idle()), 341_333_333);
-        assert_eq!(calc_delta_fair(3_000_000, &LoadWeight::idle()), 1_023_999_999);
-        assert_eq!(calc_delta_fair(1_000_000, &LoadWeight::from_nice(19)), 68_266_666);
-        assert_eq!(calc_delta_fair(1_000_000, &LoadWeight::from_nice(-20)), 11_536);
-        assert_eq!(calc_delta_fair(1_000_000, &LoadWeight::from_nice(0)), 1_000_000);
+        assert_eq!(
+            calc_delta_fair(3_000_000, &LoadWeight::idle()),
+            1_023_999_999
+        );
+        assert_eq!(
+            calc_delta_fair(1_000_000, &LoadWeight::from_nice(19)),
+            68_266_666
+        );
+        assert_eq!(
+            calc_delta_fair(1_000_000, &LoadWeight::from_nice(-20)),
+            11_536
+        );
+        assert_eq!(
+            calc_delta_fair(1_000_000, &LoadWeight::from_nice(0)),
+            1_000_000
+        );
     }
 
     #[test]

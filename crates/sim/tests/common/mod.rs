@@ -8,8 +8,6 @@ pub const MS: u64 = 1_000_000;
 pub const US: u64 = 1_000;
 /// δ used by the checks: "a few µs".
 pub const DELTA: u64 = 5 * US;
-/// IRQ time of a tick (part of δ after a tick).
-pub const TICK_IRQ: u64 = 2 * US;
 
 pub fn task(comm: &str, nice: i32, policy: SchedPolicy, program: Vec<Op>) -> TaskSpec {
     TaskSpec {
@@ -39,7 +37,7 @@ pub fn cfg(cpus: u32, hz: u32, duration_ns: u64, tasks: Vec<TaskSpec>) -> SimCon
         duration_ns,
         seed: 1,
         switch_delay_ns: DELTA,
-        tick_irq_ns: TICK_IRQ,
+        irq_ns: DELTA,
         channels: vec![],
         tasks,
         record_snapshots: false,
@@ -56,7 +54,10 @@ pub fn stints(tr: &Trace, pid: Pid) -> Vec<(u64, u64)> {
     let mut out = vec![];
     let mut start = None;
     for e in &tr.events {
-        if let EventKind::Switch { prev_pid, next_pid, .. } = e.kind {
+        if let EventKind::Switch {
+            prev_pid, next_pid, ..
+        } = e.kind
+        {
             if prev_pid == pid {
                 if let Some(s) = start.take() {
                     out.push((s, e.t_ns));
@@ -72,7 +73,11 @@ pub fn stints(tr: &Trace, pid: Pid) -> Vec<(u64, u64)> {
 
 /// Run lengths of `pid`, skipping the first `skip` (warm-up).
 pub fn runs(tr: &Trace, pid: Pid, skip: usize) -> Vec<u64> {
-    stints(tr, pid).iter().skip(skip).map(|(s, e)| e - s).collect()
+    stints(tr, pid)
+        .iter()
+        .skip(skip)
+        .map(|(s, e)| e - s)
+        .collect()
 }
 
 /// Gaps between consecutive stints of `pid`, skipping the first `skip`.
@@ -104,6 +109,14 @@ pub fn all_within(v: &[u64], lo: u64, hi: u64) -> bool {
 }
 
 pub fn fmt_ms(v: &[u64]) -> String {
-    let parts: Vec<String> = v.iter().take(12).map(|x| format!("{:.3}", *x as f64 / 1e6)).collect();
-    format!("[{}{}] ms", parts.join(", "), if v.len() > 12 { ", …" } else { "" })
+    let parts: Vec<String> = v
+        .iter()
+        .take(12)
+        .map(|x| format!("{:.3}", *x as f64 / 1e6))
+        .collect();
+    format!(
+        "[{}{}] ms",
+        parts.join(", "),
+        if v.len() > 12 { ", …" } else { "" }
+    )
 }
