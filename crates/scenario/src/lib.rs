@@ -1,1 +1,411 @@
-//! placeholder
+//! # schedlab-scenario
+//!
+//! The scenario format: one versioned JSON document that the CLI reads from a file and the page
+//! will carry in its URL. Version 1:
+//!
+//! ```json
+//! {"version": 1, "name": "SCHED_IDLE hog vs nice-0 hog", "description": "seed 002",
+//!  "cpus": 16, "hz": 1000, "duration_ms": 3000, "seed": 1,
+//!  "variants": ["cfs-5.14", "cfs-6.1"],
+//!  "tasks": [
+//!    {"name": "hog", "nice": 0, "affinity": [0], "program": [{"run": "forever"}]},
+//!    {"name": "idle", "policy": "idle", "affinity": [0], "program": [{"run": "forever"}]}
+//!  ]}
+//! ```
+//!
+//! Parsing never panics and never stops at the first problem: [`Scenario::from_json`] returns
+//! every error it finds, each naming the field (`tasks[2].nice`) and what is allowed. A
+//! [`Scenario`] that parsed is valid: [`Scenario::sim_config`] and [`Scenario::variants`] cannot
+//! fail on it. [`Scenario::to_json`] writes the canonical form, which parses back to an equal
+//! scenario; numbers keep the form they were given in (`1000` stays `1000`).
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod parse;
+
+use core::fmt;
+
+use schedlab_sim::{Dist, Op, SchedPolicy, SimConfig, TaskSpec, Variant};
+use serde_json::{Map, Number, Value};
+
+pub use parse::MAX_SCENARIO_BYTES;
+
+/// The format version this crate writes. Every version it ever wrote stays readable.
+pub const FORMAT_VERSION: u64 = 1;
+/// Most variants one scenario may compare.
+pub const MAX_VARIANTS: usize = 8;
+/// Most tasks one group may expand to.
+pub const MAX_COUNT: u64 = 10_000;
+/// Default δ, the switch-in delay after an interrupt (ns).
+pub const DEFAULT_SWITCH_DELAY_NS: u64 = 5_000;
+/// Default hardirq time of one timer interrupt (ns).
+pub const DEFAULT_IRQ_NS: u64 = 5_000;
+
+/// One problem in a scenario: where, and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// JSON path of the field, e.g. `tasks[2].program[0].run_us`; empty for the document.
+    pub path: String,
+    /// What is wrong and what is allowed.
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+/// Every problem found in a scenario.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioErrors(pub Vec<ScenarioError>);
+
+impl fmt::Display for ScenarioErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ScenarioErrors {}
+
+/// A duration as written: a number of the op's unit, or a distribution.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Duration {
+    /// Always this long.
+    Fixed(Number),
+    /// `{"exp": mean}`.
+    Exp(Number),
+    /// `{"uniform": [lo, hi]}`.
+    Uniform(Number, Number),
+    /// `{"normal": [mean, stddev]}`.
+    Normal(Number, Number),
+}
+
+/// The unit of a `run_*`/`sleep_*` key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Nanoseconds (`_ns`).
+    Ns,
+    /// Microseconds (`_us`).
+    Us,
+    /// Milliseconds (`_ms`).
+    Ms,
+}
+
+impl Unit {
+    fn ns(self) -> f64 {
+        match self {
+            Unit::Ns => 1.0,
+            Unit::Us => 1e3,
+            Unit::Ms => 1e6,
+        }
+    }
+    fn suffix(self) -> &'static str {
+        match self {
+            Unit::Ns => "ns",
+            Unit::Us => "us",
+            Unit::Ms => "ms",
+        }
+    }
+}
+
+/// One step of a behaviour program, as written.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// `{"run": "forever"}`.
+    RunForever,
+    /// `{"run_us": …}` (or `_ns`, `_ms`): use the CPU this long.
+    Run(Duration, Unit),
+    /// `{"sleep_us": …}`: block this long.
+    Sleep(Duration, Unit),
+    /// `{"send": "chan"}`: write a message; `{i}` in the name is the task's index in its group.
+    Send(String),
+    /// `{"recv": "chan"}`: read a message, blocking while there is none.
+    Recv(String),
+    /// `{"exit": true}`: the task exits (otherwise the program repeats).
+    Exit,
+}
+
+/// A group of identical tasks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskGroup {
+    /// comm of its tasks (perf merges them as `name:(count)`); 1–15 bytes.
+    pub name: String,
+    /// How many tasks (default 1).
+    pub count: u64,
+    /// Nice value (default 0).
+    pub nice: i64,
+    /// Policy (default normal).
+    pub policy: SchedPolicy,
+    /// Allowed CPUs (default all).
+    pub affinity: Option<Vec<u64>>,
+    /// Custom slice (`sched_attr.sched_runtime`) in µs, honoured from 6.12.
+    pub slice_us: Option<Number>,
+    /// Creation time in ms (default 0).
+    pub start_ms: Option<Number>,
+    /// The behaviour program.
+    pub program: Vec<Step>,
+}
+
+/// A whole scenario. Every value here passed validation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// Format version.
+    pub version: u64,
+    /// Title.
+    pub name: String,
+    /// Free text: what it shows, where it comes from.
+    pub description: String,
+    /// Online CPUs.
+    pub cpus: u64,
+    /// CONFIG_HZ.
+    pub hz: u64,
+    /// Simulated time, ms.
+    pub duration_ms: Number,
+    /// PRNG seed.
+    pub seed: u64,
+    /// δ in ns (default [`DEFAULT_SWITCH_DELAY_NS`]).
+    pub switch_delay_ns: Option<u64>,
+    /// IRQ time per timer interrupt in ns (default [`DEFAULT_IRQ_NS`]).
+    pub irq_ns: Option<u64>,
+    /// Kernel variants to compare.
+    pub variants: Vec<String>,
+    /// Task groups.
+    pub tasks: Vec<TaskGroup>,
+}
+
+fn num_f64(n: &Number) -> f64 {
+    n.as_f64().unwrap_or(0.0)
+}
+
+fn to_ns(n: &Number, unit: Unit) -> u64 {
+    // Integers convert exactly; fractions round to the nearest ns.
+    match n.as_u64() {
+        Some(v) => v.saturating_mul(unit.ns() as u64),
+        None => (num_f64(n) * unit.ns()).round() as u64,
+    }
+}
+
+impl Duration {
+    fn dist(&self, unit: Unit) -> Dist {
+        match self {
+            Duration::Fixed(v) => Dist::Fixed(to_ns(v, unit)),
+            Duration::Exp(m) => Dist::Exp(to_ns(m, unit)),
+            Duration::Uniform(a, b) => Dist::Uniform(to_ns(a, unit), to_ns(b, unit)),
+            Duration::Normal(m, s) => Dist::Normal(to_ns(m, unit), to_ns(s, unit)),
+        }
+    }
+
+    fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        match self {
+            Duration::Fixed(v) => return Value::Number(v.clone()),
+            Duration::Exp(v) => {
+                m.insert("exp".into(), Value::Number(v.clone()));
+            }
+            Duration::Uniform(a, b) => {
+                m.insert(
+                    "uniform".into(),
+                    Value::Array(vec![Value::Number(a.clone()), Value::Number(b.clone())]),
+                );
+            }
+            Duration::Normal(a, b) => {
+                m.insert(
+                    "normal".into(),
+                    Value::Array(vec![Value::Number(a.clone()), Value::Number(b.clone())]),
+                );
+            }
+        }
+        Value::Object(m)
+    }
+}
+
+impl Scenario {
+    /// Parses and validates a scenario document.
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioErrors> {
+        parse::parse(text)
+    }
+
+    /// The canonical JSON form (pretty-printed), which parses back to an equal scenario.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(&self.to_value()).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+
+    /// The canonical JSON value.
+    pub fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("version".into(), self.version.into());
+        m.insert("name".into(), self.name.clone().into());
+        if !self.description.is_empty() {
+            m.insert("description".into(), self.description.clone().into());
+        }
+        m.insert("cpus".into(), self.cpus.into());
+        m.insert("hz".into(), self.hz.into());
+        m.insert(
+            "duration_ms".into(),
+            Value::Number(self.duration_ms.clone()),
+        );
+        m.insert("seed".into(), self.seed.into());
+        if let Some(d) = self.switch_delay_ns {
+            m.insert("switch_delay_ns".into(), d.into());
+        }
+        if let Some(d) = self.irq_ns {
+            m.insert("irq_ns".into(), d.into());
+        }
+        m.insert(
+            "variants".into(),
+            Value::Array(self.variants.iter().map(|v| v.clone().into()).collect()),
+        );
+        let tasks = self
+            .tasks
+            .iter()
+            .map(|t| {
+                let mut o = Map::new();
+                o.insert("name".into(), t.name.clone().into());
+                if t.count != 1 {
+                    o.insert("count".into(), t.count.into());
+                }
+                if t.nice != 0 {
+                    o.insert("nice".into(), t.nice.into());
+                }
+                if t.policy != SchedPolicy::Normal {
+                    o.insert("policy".into(), t.policy.name().into());
+                }
+                if let Some(a) = &t.affinity {
+                    o.insert(
+                        "affinity".into(),
+                        Value::Array(a.iter().map(|&c| c.into()).collect()),
+                    );
+                }
+                if let Some(s) = &t.slice_us {
+                    o.insert("slice_us".into(), Value::Number(s.clone()));
+                }
+                if let Some(s) = &t.start_ms {
+                    o.insert("start_ms".into(), Value::Number(s.clone()));
+                }
+                let prog = t
+                    .program
+                    .iter()
+                    .map(|st| {
+                        let mut p = Map::new();
+                        match st {
+                            Step::RunForever => {
+                                p.insert("run".into(), "forever".into());
+                            }
+                            Step::Run(d, u) => {
+                                p.insert(format!("run_{}", u.suffix()), d.to_value());
+                            }
+                            Step::Sleep(d, u) => {
+                                p.insert(format!("sleep_{}", u.suffix()), d.to_value());
+                            }
+                            Step::Send(c) => {
+                                p.insert("send".into(), c.clone().into());
+                            }
+                            Step::Recv(c) => {
+                                p.insert("recv".into(), c.clone().into());
+                            }
+                            Step::Exit => {
+                                p.insert("exit".into(), true.into());
+                            }
+                        }
+                        Value::Object(p)
+                    })
+                    .collect();
+                o.insert("program".into(), Value::Array(prog));
+                Value::Object(o)
+            })
+            .collect();
+        m.insert("tasks".into(), Value::Array(tasks));
+        Value::Object(m)
+    }
+
+    /// Simulated time in ns.
+    pub fn duration_ns(&self) -> u64 {
+        to_ns(&self.duration_ms, Unit::Ms)
+    }
+
+    /// The scenario's variants, parsed. Validation already parsed them, so this cannot fail;
+    /// a variant that somehow does not parse is skipped.
+    pub fn variants(&self) -> Vec<Variant> {
+        self.variants
+            .iter()
+            .filter_map(|v| Variant::parse(v).ok())
+            .collect()
+    }
+
+    /// The engine's config: groups expanded into tasks (pid order = group order), channel names
+    /// resolved (`{i}` replaced by the task's index in its group).
+    pub fn sim_config(&self) -> SimConfig {
+        let mut channels: Vec<String> = Vec::new();
+        let mut chan = |name: String| -> u32 {
+            match channels.iter().position(|c| *c == name) {
+                Some(i) => i as u32,
+                None => {
+                    channels.push(name);
+                    channels.len() as u32 - 1
+                }
+            }
+        };
+        let mut tasks = Vec::new();
+        for (g, t) in self.tasks.iter().enumerate() {
+            let affinity: Vec<u32> = match &t.affinity {
+                Some(a) => {
+                    let mut a: Vec<u32> = a.iter().map(|&c| c as u32).collect();
+                    a.sort_unstable();
+                    a
+                }
+                None => (0..self.cpus as u32).collect(),
+            };
+            for i in 0..t.count {
+                let program = t
+                    .program
+                    .iter()
+                    .map(|st| match st {
+                        Step::RunForever => Op::Run(None),
+                        Step::Run(d, u) => Op::Run(Some(d.dist(*u))),
+                        Step::Sleep(d, u) => Op::Sleep(d.dist(*u)),
+                        Step::Send(c) => Op::Send(chan(c.replace("{i}", &i.to_string()))),
+                        Step::Recv(c) => Op::Recv(chan(c.replace("{i}", &i.to_string()))),
+                        Step::Exit => Op::Exit,
+                    })
+                    .collect();
+                tasks.push(TaskSpec {
+                    comm: t.name.clone(),
+                    group: g as u32,
+                    nice: t.nice as i32,
+                    policy: t.policy,
+                    slice_ns: t.slice_us.as_ref().map(|s| to_ns(s, Unit::Us)),
+                    affinity: affinity.clone(),
+                    program,
+                    start_ns: t.start_ms.as_ref().map_or(0, |s| to_ns(s, Unit::Ms)),
+                });
+            }
+        }
+        SimConfig {
+            cpus: self.cpus as u32,
+            hz: self.hz as u32,
+            duration_ns: self.duration_ns(),
+            seed: self.seed,
+            switch_delay_ns: self.switch_delay_ns.unwrap_or(DEFAULT_SWITCH_DELAY_NS),
+            irq_ns: self.irq_ns.unwrap_or(
+                DEFAULT_IRQ_NS.min(self.switch_delay_ns.unwrap_or(DEFAULT_SWITCH_DELAY_NS)),
+            ),
+            channels,
+            tasks,
+            record_snapshots: false,
+        }
+    }
+}

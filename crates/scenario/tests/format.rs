@@ -1,0 +1,256 @@
+//! The scenario format through its public boundary: one `check` per kind of input.
+
+use schedlab_scenario::{Scenario, ScenarioErrors};
+use schedlab_sim::{Dist, Op, SchedPolicy};
+
+const EXAMPLE: &str = include_str!("../../../scenarios/issue-example.json");
+
+fn errors(text: &str) -> Vec<String> {
+    match Scenario::from_json(text) {
+        Ok(_) => panic!("expected errors for {text}"),
+        Err(ScenarioErrors(e)) => e.iter().map(|e| e.to_string()).collect(),
+    }
+}
+
+/// Replaces `from` with `to` in the example and expects an error mentioning `want`.
+fn check_err(from: &str, to: &str, want: &str) {
+    assert!(EXAMPLE.contains(from), "fixture lacks {from}");
+    let text = EXAMPLE.replacen(from, to, 1);
+    let errs = errors(&text);
+    assert!(
+        errs.iter().any(|e| e.contains(want)),
+        "wanted `{want}` in {errs:#?}"
+    );
+}
+
+#[test]
+fn the_issue_example_parses_with_its_defaults() {
+    let s = Scenario::from_json(EXAMPLE).unwrap();
+    assert_eq!(
+        s.variants,
+        ["cfs-5.14", "cfs-6.1", "eevdf-6.6:NO_RUN_TO_PARITY"]
+    );
+    let c = s.sim_config();
+    assert_eq!(
+        (c.cpus, c.hz, c.duration_ns, c.seed),
+        (16, 1000, 3_000_000_000, 1)
+    );
+    assert_eq!(c.tasks.len(), 5);
+    assert_eq!(c.tasks[1].policy, SchedPolicy::Idle);
+    // Defaults: count 1, nice 0, normal, affinity all CPUs; programs repeat.
+    assert_eq!(c.tasks[3].nice, 0);
+    assert_eq!(c.tasks[3].affinity, (0..16).collect::<Vec<u32>>());
+    assert_eq!(c.tasks[2].nice, -5);
+    assert_eq!(c.tasks[2].slice_ns, Some(500_000));
+    assert_eq!(
+        c.tasks[2].program,
+        vec![
+            Op::Run(Some(Dist::Fixed(1_000_000))),
+            Op::Sleep(Dist::Exp(9_000_000))
+        ]
+    );
+    assert_eq!(c.channels, ["p0", "p1"]);
+    assert_eq!(c.tasks[3].program[1], Op::Send(0));
+    assert_eq!(c.tasks[4].program[0], Op::Recv(0));
+    assert!(c.check().is_ok());
+}
+
+#[test]
+fn canonical_json_round_trips() {
+    let s = Scenario::from_json(EXAMPLE).unwrap();
+    let text = s.to_json();
+    let again = Scenario::from_json(&text).unwrap();
+    assert_eq!(s, again);
+    assert_eq!(text, again.to_json());
+    // Integers stay integers.
+    assert!(text.contains("\"run_us\": 1000"), "{text}");
+}
+
+#[test]
+fn bad_values_name_the_field_and_the_allowed_range() {
+    check_err(
+        "\"nice\": -5",
+        "\"nice\": -25",
+        "tasks[2].nice: -25 is out of range (allowed -20..=19)",
+    );
+    check_err(
+        "\"hz\": 1000",
+        "\"hz\": 200",
+        "hz: 200 is not a CONFIG_HZ value",
+    );
+    check_err(
+        "\"cpus\": 16",
+        "\"cpus\": 0",
+        "cpus: 0 is out of range (allowed 1..=1024)",
+    );
+    check_err(
+        "\"affinity\": [0], \"program\": [{\"run\": \"forever\"}]}",
+        "\"affinity\": [16], \"program\": [{\"run\": \"forever\"}]}",
+        "tasks[0].affinity[0]: 16 is not a CPU of this machine (allowed 0..=15)",
+    );
+    check_err(
+        "\"slice_us\": 500",
+        "\"slice_us\": 50",
+        "tasks[2].slice_us: 50 is out of range (allowed 100..=100000): the kernel clamps",
+    );
+    check_err(
+        "\"policy\": \"idle\"",
+        "\"policy\": \"fifo\"",
+        "tasks[1].policy: \"fifo\" is not a policy",
+    );
+    check_err(
+        "{\"run_us\": 60}",
+        "{\"run_us\": -1}",
+        "tasks[3].program[0].run_us: -1 is out of range",
+    );
+    check_err(
+        "{\"exp\": 9000}",
+        "{\"gamma\": 9000}",
+        "tasks[2].program[1].sleep_us.gamma: unknown distribution",
+    );
+    check_err(
+        "\"count\": 1",
+        "\"count\": 0",
+        "tasks[0].count: 0 is out of range (allowed 1..=10000)",
+    );
+    check_err(
+        "\"duration_ms\": 3000",
+        "\"duration_ms\": 0",
+        "duration_ms: 0 is out of range",
+    );
+    check_err(
+        "\"version\": 1",
+        "\"version\": 2",
+        "version: unsupported format version 2",
+    );
+    check_err(
+        "\"cfs-6.1\"",
+        "\"cfs-6.2\"",
+        "variants[1]: unknown kernel variant `cfs-6.2`",
+    );
+    check_err(
+        "NO_RUN_TO_PARITY",
+        "NO_RUN_TO_PARTY",
+        "variants[2]: unknown feature `RUN_TO_PARTY`",
+    );
+    check_err(
+        "\"name\": \"per\"",
+        "\"name\": \"a-very-long-task-name\"",
+        "tasks[2].name: is 21 bytes long; at most 15",
+    );
+}
+
+#[test]
+fn unknown_keys_are_rejected() {
+    check_err(
+        "\"nice\": -5",
+        "\"nicee\": -5",
+        "tasks[2].nicee: unknown field; expected one of: name, count, nice",
+    );
+    check_err(
+        "\"seed\": 1",
+        "\"seed\": 1, \"sed\": 2",
+        "sed: unknown field",
+    );
+    check_err(
+        "{\"run_us\": 60}",
+        "{\"run_us\": 60, \"sleep_us\": 1}",
+        "tasks[3].program[0]: a step has exactly one key",
+    );
+    check_err(
+        "{\"run_us\": 60}",
+        "{\"walk_us\": 60}",
+        "tasks[3].program[0].walk_us: unknown step",
+    );
+}
+
+#[test]
+fn channels_must_be_both_written_and_read() {
+    check_err(
+        "{\"recv\": \"p1\"}",
+        "{\"recv\": \"p2\"}",
+        "tasks[3].program[2].recv: channel \"p2\" is read here but no task writes to it",
+    );
+}
+
+#[test]
+fn programs_must_make_progress() {
+    check_err(
+        "[{\"recv\": \"p0\"}, {\"run_us\": 45}, {\"send\": \"p1\"}]",
+        "[{\"recv\": \"p0\"}, {\"send\": \"p1\"}]",
+        "tasks[4].program: the program never runs, sleeps or exits",
+    );
+    check_err(
+        "[{\"run\": \"forever\"}]}",
+        "[{\"exit\": true}, {\"run\": \"forever\"}]}",
+        "program[1]: never reached",
+    );
+}
+
+#[test]
+fn all_errors_are_reported_at_once() {
+    let text = EXAMPLE
+        .replacen("\"nice\": -5", "\"nice\": 99", 1)
+        .replacen("\"hz\": 1000", "\"hz\": 7", 1);
+    assert_eq!(errors(&text).len(), 2, "{:#?}", errors(&text));
+}
+
+#[test]
+fn garbage_is_an_error_not_a_panic() {
+    for text in [
+        "",
+        "{",
+        "[]",
+        "null",
+        "42",
+        "{\"version\": 1}",
+        "\u{0}",
+        &"[".repeat(10_000),
+    ] {
+        let e = errors(text);
+        assert!(!e.is_empty());
+    }
+    assert!(errors("[1,2]")[0].contains("a scenario is a JSON object"));
+    assert!(errors("{")[0].contains("not valid JSON"));
+    let big = format!("{{\"name\": \"{}\"}}", "x".repeat(2 << 20));
+    assert!(errors(&big)[0].contains("at most 1048576"));
+}
+
+#[test]
+fn mutated_documents_never_panic() {
+    // A deterministic mutation fuzz: flip, drop and duplicate bytes of the example.
+    let mut r = schedlab_sim::rng::Rng::new(42, 0);
+    let bytes = EXAMPLE.as_bytes();
+    for _ in 0..3000 {
+        let mut b = bytes.to_vec();
+        for _ in 0..1 + r.below(4) {
+            let i = r.below(b.len() as u64) as usize;
+            match r.below(3) {
+                0 => b[i] = b"{}[]\",:0123456789-.e aZ"[r.below(23) as usize],
+                1 => {
+                    b.remove(i);
+                }
+                _ => {
+                    let c = b[i];
+                    b.insert(i, c);
+                }
+            }
+        }
+        if let Ok(text) = String::from_utf8(b) {
+            if let Ok(s) = Scenario::from_json(&text) {
+                // Whatever parses must convert and pass the engine's own check.
+                assert!(s.sim_config().check().is_ok(), "{text}");
+            }
+        }
+    }
+}
+
+#[test]
+fn group_instances_get_their_own_channels() {
+    let text = r#"{"version":1,"name":"pairs","cpus":2,"hz":250,"duration_ms":10,
+      "tasks":[{"name":"ping","count":3,"program":[{"run_us":5},{"send":"a{i}"},{"recv":"b{i}"}]},
+               {"name":"pong","count":3,"program":[{"recv":"a{i}"},{"run_us":5},{"send":"b{i}"}]}]}"#;
+    let c = Scenario::from_json(text).unwrap().sim_config();
+    assert_eq!(c.channels, ["a0", "b0", "a1", "b1", "a2", "b2"]);
+    assert_eq!(c.tasks[4].program[0], Op::Recv(2));
+}
