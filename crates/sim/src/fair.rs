@@ -1232,3 +1232,102 @@ impl Fair {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: i64 = 1_000_000;
+
+    fn fair(v: &str, hz: u64) -> Fair {
+        let variant = Variant::parse(v).unwrap();
+        Fair {
+            p: variant.params(16),
+            sw: variant.preset.switches,
+            variant,
+            tick_ns: 1_000_000_000 / hz,
+        }
+    }
+
+    fn nice0() -> Entity {
+        Entity::new(LoadWeight::from_nice(0), SchedPolicy::Normal, None)
+    }
+
+    /// C9: two queued nice-0 tasks (W = 2048 with curr) and a nice-0 wakee with vlag = +2 ms:
+    /// lag' = 2 ms × 3072/2048 = 3 ms, v = V − 3 ms, V' = V − 1024 × 3 ms/3072 = V − 1 ms, so the
+    /// effective lag V' − v is 2 ms; deadline = (V − 3 ms) + 3 ms = the old V.
+    #[test]
+    fn c9_place_lag_inflation() {
+        let f = fair("eevdf-6.6", 1000);
+        let mut ents = vec![nice0(), nice0(), nice0()];
+        let mut rq = Rq::default();
+        let mut out = vec![];
+        let mut c = Ctx {
+            rq: &mut rq,
+            ents: &mut ents,
+            now: 0,
+            clock_task: 0,
+            cpu: 0,
+            out: &mut out,
+        };
+        for id in [0, 1] {
+            c.ents[id].on_rq = true;
+            f.account_enqueue(&mut c, id);
+        }
+        c.rq.curr = Some(0);
+        f.tree_insert(&mut c, 1);
+        let v_before = f.avg(&c).v();
+        assert_eq!(v_before, 0);
+        c.ents[2].vlag = 2 * MS;
+        f.eevdf_place(&mut c, 2, false);
+        assert_eq!(c.ents[2].vruntime, v_before - 3 * MS);
+        assert_eq!(c.ents[2].deadline, v_before);
+        f.account_enqueue(&mut c, 2);
+        f.tree_insert(&mut c, 2);
+        c.ents[2].on_rq = true;
+        let v_after = f.avg(&c).v();
+        assert_eq!(v_after, v_before - MS);
+        assert_eq!(v_after - c.ents[2].vruntime, 2 * MS);
+        // curr's lag dropped by 1 ms: at V it was eligible with lag 0; now it is not.
+        assert!(!f.entity_eligible(&c, 0));
+    }
+
+    /// C10: the lag clamp ±calc_delta_fair(max(2·slice, TICK_NSEC)).
+    #[test]
+    fn c10_lag_clamp() {
+        let clamp_of = |v: &str, hz: u64, e: Entity| {
+            let f = fair(v, hz);
+            let mut ents = vec![nice0(), e];
+            let mut rq = Rq::default();
+            let mut out = vec![];
+            let mut c = Ctx {
+                rq: &mut rq,
+                ents: &mut ents,
+                now: 0,
+                clock_task: 0,
+                cpu: 0,
+                out: &mut out,
+            };
+            for id in [0, 1] {
+                c.ents[id].on_rq = true;
+                f.account_enqueue(&mut c, id);
+                f.tree_insert(&mut c, id);
+            }
+            f.base_slice_for(&mut c, 1);
+            // Entity 1 far to the left: a huge positive lag, clamped.
+            c.ents[1].vruntime = -1_000_000 * MS;
+            f.update_entity_lag(&mut c, 1);
+            c.ents[1].vlag
+        };
+        // Nice 0, 16 CPUs: 2 × 3 ms = 6 ms (5.6 ms on 6.15+).
+        assert_eq!(clamp_of("eevdf-6.6", 1000, nice0()), 6 * MS);
+        assert_eq!(clamp_of("eevdf-6.19", 1000, nice0()), 5_600_000);
+        // SCHED_IDLE: 6 ms × 1024/3 in virtual time.
+        let idle = Entity::new(LoadWeight::idle(), SchedPolicy::Idle, None);
+        assert_eq!(clamp_of("eevdf-6.6", 1000, idle), 2_047_999_999);
+        // A 0.1 ms custom slice: max(0.2 ms, TICK) = 1 ms at HZ=1000, 4 ms at HZ=250.
+        let short = || Entity::new(LoadWeight::from_nice(0), SchedPolicy::Normal, Some(100_000));
+        assert_eq!(clamp_of("eevdf-6.12", 1000, short()), MS);
+        assert_eq!(clamp_of("eevdf-6.12", 250, short()), 4 * MS);
+    }
+}
