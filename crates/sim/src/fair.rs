@@ -1236,6 +1236,7 @@ impl Fair {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::vec;
 
     const MS: i64 = 1_000_000;
 
