@@ -229,7 +229,8 @@ fn run(o: &RunOpts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Fail
         let mut sim = Simulator::new(&cfg, v).map_err(|e| Fail(1, format!("{}: {e}", v.name)))?;
         let chunk = 2_000_000;
         loop {
-            if sim.run(chunk) == Status::Done {
+            let budget = chunk.min(o.max_events.saturating_sub(sim.events_processed()));
+            if budget > 0 && sim.run(budget) == Status::Done {
                 break;
             }
             if sim.events_processed() >= o.max_events {

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use schedlab_sim::{EventKind, Pid, PrevState, Trace};
+use schedlab_sim::{EventKind, Pid, Trace};
 
 use crate::cfmt::{lpad, ms3, rpad, ts_usec};
 
@@ -116,10 +116,6 @@ impl Atoms {
     }
 }
 
-fn letter(s: PrevState) -> char {
-    s.letter()
-}
-
 /// Replays the trace through perf's latency handlers (`perf sched latency` without `-C`).
 /// `on_delay(pid, t, delay)` is called for every delay counted, in time order.
 pub(crate) fn run_atoms(
@@ -142,7 +138,7 @@ pub(crate) fn run_atoms(
             } => {
                 map.entry(prev_pid)
                     .or_default()
-                    .sched_out(letter(prev_state), t);
+                    .sched_out(prev_state.letter(), t);
                 let inn = map.entry(next_pid).or_insert_with(|| {
                     // "Task came in we have not heard about yet, add in an initial atom in
                     // runnable state".
@@ -354,7 +350,7 @@ mod tests {
         assert_eq!(fmt_fixed3(1_062_500), "1.062");
         assert_eq!(fmt_fixed3(312_500), "0.312");
         assert_eq!(fmt_fixed3(500), "0.001"); // 0.0005 is stored slightly above the tie
-        assert_eq!(fmt_fixed3(1_500), "0.001"); // 0.0015 is stored slightly below the tie
+        assert_eq!(fmt_fixed3(4_500), "0.004"); // 0.0045 is stored slightly below the tie
         assert_eq!(fmt_fixed3(3_250_000), "3.250");
         assert_eq!(fmt_fixed3(0), "0.000");
     }

@@ -1,1 +1,18 @@
-//! placeholder
+//! # schedlab-report
+//!
+//! Turns a [`schedlab_sim::Trace`] into the reports people read off real kernels:
+//! `perf sched latency` ([`latency`]), `perf sched timehist` ([`timehist`]), schbench's
+//! percentile blocks ([`percentiles`]), raw wakeup-latency samples ([`wakeup`]) and plain
+//! histograms ([`histogram`]).
+//!
+//! Pure and deterministic: no I/O, no clock, no hash-map iteration order; text outputs are
+//! byte-for-byte what the C tools' `printf` calls would print (glibc rounding included).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod cfmt;
+pub mod histogram;
+pub mod latency;
+pub mod percentiles;
+pub mod timehist;
+pub mod wakeup;

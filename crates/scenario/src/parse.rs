@@ -718,28 +718,46 @@ fn duration(p: &mut P, path: &str, v: &Value, unit: Unit) -> Option<Duration> {
 /// Every channel that is read must be written somewhere, and the other way round: a typo in a
 /// channel name would otherwise leave a task blocked forever.
 fn check_channels(p: &mut P, tasks: &[TaskGroup]) {
-    let mut sends: Vec<(&str, String)> = vec![];
-    let mut recvs: Vec<(&str, String)> = vec![];
+    use std::collections::BTreeSet;
+    // Concrete channel names, with `{i}` expanded for every instance of its group.
+    let mut sent = BTreeSet::new();
+    let mut read = BTreeSet::new();
+    let mut uses: Vec<(bool, String, String)> = vec![];
     for (g, t) in tasks.iter().enumerate() {
         for (i, s) in t.program.iter().enumerate() {
-            match s {
-                Step::Send(c) => sends.push((c, format!("tasks[{g}].program[{i}].send"))),
-                Step::Recv(c) => recvs.push((c, format!("tasks[{g}].program[{i}].recv"))),
-                _ => {}
+            let (is_send, c) = match s {
+                Step::Send(c) => (true, c),
+                Step::Recv(c) => (false, c),
+                _ => continue,
+            };
+            let kind = if is_send { "send" } else { "recv" };
+            let path = format!("tasks[{g}].program[{i}].{kind}");
+            let instances = if c.contains("{i}") { t.count } else { 1 };
+            for n in 0..instances {
+                let name = c.replace("{i}", &n.to_string());
+                if is_send {
+                    sent.insert(name.clone());
+                } else {
+                    read.insert(name.clone());
+                }
+                uses.push((is_send, name, path.clone()));
             }
         }
     }
-    for (c, path) in &recvs {
-        if !sends.iter().any(|(s, _)| s == c) {
-            p.err(path, format!("channel \"{c}\" is read here but no task writes to it, so this task would block forever"));
+    let mut reported = BTreeSet::new();
+    for (is_send, name, path) in uses {
+        if !reported.insert(path.clone()) {
+            continue;
         }
-    }
-    for (c, path) in &sends {
-        if !recvs.iter().any(|(r, _)| r == c) {
+        if !is_send && !sent.contains(&name) {
+            p.err(&path, format!("channel \"{name}\" is read here but no task writes to it, so this task would block forever"));
+        } else if is_send && !read.contains(&name) {
             p.err(
-                path,
-                format!("channel \"{c}\" is written here but no task reads it"),
+                &path,
+                format!("channel \"{name}\" is written here but no task reads it"),
             );
+        } else {
+            reported.remove(&path);
         }
     }
 }

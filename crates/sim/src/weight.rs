@@ -98,10 +98,9 @@ impl LoadWeight {
         let w = scale_load_down(self.weight);
         if w >= WMULT_CONST {
             1
-        } else if w == 0 {
-            WMULT_CONST as u32
         } else {
-            (WMULT_CONST / w) as u32
+            // w == 0 → WMULT_CONST
+            WMULT_CONST.checked_div(w).unwrap_or(WMULT_CONST) as u32
         }
     }
 }
