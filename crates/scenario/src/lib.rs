@@ -396,6 +396,8 @@ impl Scenario {
         }
         SimConfig {
             cpus: self.cpus as u32,
+            llc_size: 0,
+            smt: 1,
             hz: self.hz as u32,
             duration_ns: self.duration_ns(),
             seed: self.seed,

@@ -69,6 +69,18 @@ pub enum Op {
     Recv(u32),
     /// Exit.
     Exit,
+    /// Jump back to step `start` until this step has been reached `times` times, then go on
+    /// (a counted loop; the counter resets when the loop is done, so an enclosing loop or the
+    /// program's repetition runs it again in full).
+    Loop {
+        /// Index of the loop's first step.
+        start: u32,
+        /// How many times the body runs.
+        times: u32,
+    },
+    /// Sleep until the next multiple of this period since the task started (an absolute timer,
+    /// like cyclictest's `clock_nanosleep(TIMER_ABSTIME)`); an overrun skips missed periods.
+    WaitPeriod(u64),
 }
 
 /// One task.
@@ -98,6 +110,10 @@ pub struct TaskSpec {
 pub struct SimConfig {
     /// Online CPUs (sets the tunable scaling factor, capped at 8 like the kernel).
     pub cpus: u32,
+    /// CPUs per last-level cache (the MC domain); 0 = all CPUs share one LLC.
+    pub llc_size: u32,
+    /// SMT threads per core (1 = no SMT); consecutive CPU numbers are siblings.
+    pub smt: u32,
     /// CONFIG_HZ: 100, 250, 300 or 1000.
     pub hz: u32,
     /// How long to simulate.
@@ -144,6 +160,8 @@ pub mod limits {
     pub const MAX_PROGRAM_OPS: usize = 1024;
     /// Largest δ.
     pub const MAX_SWITCH_DELAY_NS: u64 = 1_000_000;
+    /// Most iterations of one loop.
+    pub const MAX_LOOP_TIMES: u32 = 1_000_000;
 }
 
 impl SimConfig {
@@ -151,6 +169,12 @@ impl SimConfig {
     pub fn check(&self) -> Result<(), String> {
         if self.cpus == 0 || self.cpus > limits::MAX_CPUS {
             return Err(format!("cpus must be 1..={}", limits::MAX_CPUS));
+        }
+        if self.smt == 0 || self.cpus % self.smt != 0 {
+            return Err("smt must divide the number of CPUs".into());
+        }
+        if self.llc_size != 0 && (self.cpus % self.llc_size != 0 || self.llc_size % self.smt != 0) {
+            return Err("llc_size must divide the number of CPUs and be a multiple of smt".into());
         }
         if ![100, 250, 300, 1000].contains(&self.hz) {
             return Err(format!("hz must be 100, 250, 300 or 1000, not {}", self.hz));
@@ -184,10 +208,20 @@ impl SimConfig {
                 ));
             }
             let mut progress = false;
-            for op in &t.program {
+            for (idx, op) in t.program.iter().enumerate() {
+                if let Op::Loop { start, .. } = *op {
+                    if start as usize > idx {
+                        return Err(format!("task {i}: a loop must jump backwards"));
+                    }
+                }
                 match *op {
-                    Op::Run(_) | Op::Sleep(_) | Op::Exit => progress = true,
+                    Op::Run(_) | Op::Sleep(_) | Op::Exit | Op::WaitPeriod(_) => progress = true,
                     Op::Recv(_) => {}
+                    Op::Loop { start, times } => {
+                        if start as usize >= t.program.len() || times == 0 || times > limits::MAX_LOOP_TIMES {
+                            return Err(format!("task {i}: bad loop"));
+                        }
+                    }
                     Op::Send(c) => {
                         if c as usize >= self.channels.len() {
                             return Err(format!("task {i}: unknown channel {c}"));

@@ -87,6 +87,8 @@ struct TaskCtl {
     timer_gen: u32,
     rng: Rng,
     stats: TaskStats,
+    /// Iteration counters of the program's loops, by step index (allocated on first use).
+    loops: Vec<u32>,
 }
 
 #[derive(Default)]
@@ -148,6 +150,8 @@ pub struct Simulator {
     processed: u64,
     done: bool,
     scratch: Vec<Tid>,
+    /// Tasks not yet exited; the run ends early when it reaches 0.
+    alive: usize,
 }
 
 impl Simulator {
@@ -180,6 +184,7 @@ impl Simulator {
                 timer_gen: 0,
                 rng: Rng::new(cfg.seed, i as u64),
                 stats: TaskStats::default(),
+                loops: Vec::new(),
             });
             infos.push(TaskInfo {
                 pid: i as u32 + 1,
@@ -206,6 +211,7 @@ impl Simulator {
             processed: 0,
             done: false,
             scratch: Vec::new(),
+            alive: cfg.tasks.len(),
             cfg: cfg.clone(),
         };
         for (i, t) in cfg.tasks.iter().enumerate() {
@@ -244,11 +250,14 @@ impl Simulator {
             return Status::Done;
         }
         let next = match self.heap.peek() {
-            Some(Reverse(q)) if q.t <= self.cfg.duration_ns => self.heap.pop().map(|r| r.0),
+            Some(Reverse(q)) if q.t <= self.cfg.duration_ns && self.alive > 0 => {
+                self.heap.pop().map(|r| r.0)
+            }
             _ => None,
         };
         let Some(q) = next else {
-            self.finish_run();
+            let end = if self.alive == 0 { self.now } else { self.cfg.duration_ns };
+            self.finish_run(end);
             return Status::Done;
         };
         debug_assert!(q.t >= self.now, "time went backwards");
@@ -725,14 +734,17 @@ impl Simulator {
     }
 
     /// Runs the task's program from its current op, at `now`, while it is on its CPU. Zero-time
-    /// ops (send, a satisfied recv) chain; the loop is bounded because every program holds a
-    /// run, a sleep or an exit (checked by `SimConfig::check`).
+    /// ops (send, a satisfied recv, a loop jump) chain; after `ZERO_TIME_STEPS` of them in one go
+    /// the task yields to other events at the same instant and resumes, so one event's work is
+    /// bounded. Every program holds a run, a sleep, a periodic wait or an exit, and loop counts
+    /// are bounded, so time always advances (checked by `SimConfig::check`).
     fn run_program(&mut self, id: Tid) {
+        const ZERO_TIME_STEPS: usize = 4096;
         let cpu = self.tasks[id].cpu;
         self.with_rq(cpu, |f, c| f.update_curr(c));
-        let len = self.cfg.tasks[id].program.len();
-        for _ in 0..=len {
-            let op = self.cfg.tasks[id].program[self.tasks[id].pc];
+        for _ in 0..ZERO_TIME_STEPS {
+            let pc = self.tasks[id].pc;
+            let op = self.cfg.tasks[id].program[pc];
             match op {
                 Op::Run(None) => {
                     self.tasks[id].burst = Burst::Forever;
@@ -748,12 +760,13 @@ impl Simulator {
                 }
                 Op::Sleep(d) => {
                     let n = d.sample(&mut self.tasks[id].rng);
-                    self.advance_pc(id);
-                    let t = &mut self.tasks[id];
-                    t.timer_gen = t.timer_gen.wrapping_add(1);
-                    let gen = t.timer_gen;
-                    self.push(self.now + n, Ev::Timer(id, gen));
-                    self.block(id, TState::Sleeping);
+                    self.sleep_for(id, n);
+                    return;
+                }
+                Op::WaitPeriod(period) => {
+                    let start = self.cfg.tasks[id].start_ns;
+                    let k = (self.now - start) / period + 1;
+                    self.sleep_for(id, start + k * period - self.now);
                     return;
                 }
                 Op::Send(ch) => {
@@ -775,12 +788,36 @@ impl Simulator {
                         return;
                     }
                 }
+                Op::Loop { start, times } => {
+                    let t = &mut self.tasks[id];
+                    if t.loops.is_empty() {
+                        t.loops = alloc::vec![0; self.cfg.tasks[id].program.len()];
+                    }
+                    t.loops[pc] += 1;
+                    if t.loops[pc] < times {
+                        t.pc = start as usize;
+                    } else {
+                        t.loops[pc] = 0;
+                        self.advance_pc(id);
+                    }
+                }
                 Op::Exit => {
                     self.block(id, TState::Dead);
                     return;
                 }
             }
         }
+        let gen = self.tasks[id].gen;
+        self.push(self.now, Ev::Resume(id, gen));
+    }
+
+    fn sleep_for(&mut self, id: Tid, n: u64) {
+        self.advance_pc(id);
+        let t = &mut self.tasks[id];
+        t.timer_gen = t.timer_gen.wrapping_add(1);
+        let gen = t.timer_gen;
+        self.push(self.now + n.max(1), Ev::Timer(id, gen));
+        self.block(id, TState::Sleeping);
     }
 
     /// The running task blocks (or exits) and calls `schedule()` itself.
@@ -789,6 +826,9 @@ impl Simulator {
         self.tasks[id].state = state;
         self.tasks[id].burst = Burst::Idle;
         let special = state == TState::Dead;
+        if special {
+            self.alive -= 1;
+        }
         self.with_rq(cpu, |f, c| {
             f.dequeue_sleep(c, id, special);
         });
@@ -804,8 +844,9 @@ impl Simulator {
         self.schedule(cpu);
     }
 
-    fn finish_run(&mut self) {
-        self.now = self.cfg.duration_ns;
+    fn finish_run(&mut self, end: u64) {
+        self.now = end;
+        self.trace.end_ns = end;
         for cpu in 0..self.cpus.len() as u32 {
             self.with_rq(cpu, |f, c| f.update_curr(c));
         }

@@ -69,6 +69,8 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
     let delta = r.below(20 * US);
     let cfg = SimConfig {
         cpus,
+        llc_size: 0,
+        smt: 1,
         hz,
         duration_ns: 50 * MS + r.below(150 * MS),
         seed,

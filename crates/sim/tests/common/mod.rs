@@ -33,6 +33,8 @@ pub fn idle_hog(comm: &str) -> TaskSpec {
 pub fn cfg(cpus: u32, hz: u32, duration_ns: u64, tasks: Vec<TaskSpec>) -> SimConfig {
     SimConfig {
         cpus,
+        llc_size: 0,
+        smt: 1,
         hz,
         duration_ns,
         seed: 1,
