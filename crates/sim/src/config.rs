@@ -218,7 +218,10 @@ impl SimConfig {
                     Op::Run(_) | Op::Sleep(_) | Op::Exit | Op::WaitPeriod(_) => progress = true,
                     Op::Recv(_) => {}
                     Op::Loop { start, times } => {
-                        if start as usize >= t.program.len() || times == 0 || times > limits::MAX_LOOP_TIMES {
+                        if start as usize >= t.program.len()
+                            || times == 0
+                            || times > limits::MAX_LOOP_TIMES
+                        {
                             return Err(format!("task {i}: bad loop"));
                         }
                     }

@@ -89,6 +89,12 @@ struct TaskCtl {
     stats: TaskStats,
     /// Iteration counters of the program's loops, by step index (allocated on first use).
     loops: Vec<u32>,
+    /// `wakee_flips`, `wakee_flip_decay_ts`, `last_wakee` (for `wake_wide`).
+    wakee_flips: u32,
+    wakee_flip_decay_ns: u64,
+    last_wakee: Option<Tid>,
+    /// `recent_used_cpu`.
+    recent_used_cpu: u32,
 }
 
 #[derive(Default)]
@@ -103,6 +109,38 @@ struct Cpu {
     /// IRQ time so far; `rq_clock_task` = wall − this (kept monotonic).
     irq_ns: u64,
     clock_task: u64,
+    /// When the CPU last went idle (`idle_stamp`; the fork path prefers the most recent).
+    idle_stamp: u64,
+    /// Per sched-domain level (lowest first): last balance time and `nr_balance_failed`.
+    lb: [LbState; 3],
+    /// Since when this CPU has been idle while another CPU had a waiting task that may run
+    /// here (for the balancing invariant).
+    starved_since: Option<u64>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct LbState {
+    last_balance_ns: u64,
+    nr_balance_failed: u32,
+}
+
+/// One sched domain as seen from a CPU: the CPUs it spans (a contiguous range) and its
+/// `sd_init` parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Domain {
+    lo: u32,
+    hi: u32,
+    imbalance_pct: u64,
+    cache_nice_tries: u32,
+}
+
+impl Domain {
+    fn weight(&self) -> u32 {
+        self.hi - self.lo
+    }
+    fn contains(&self, cpu: u32) -> bool {
+        (self.lo..self.hi).contains(&cpu)
+    }
 }
 
 #[derive(Default)]
@@ -152,6 +190,8 @@ pub struct Simulator {
     scratch: Vec<Tid>,
     /// Tasks not yet exited; the run ends early when it reaches 0.
     alive: usize,
+    /// CPUs per LLC.
+    llc: u32,
 }
 
 impl Simulator {
@@ -185,6 +225,10 @@ impl Simulator {
                 rng: Rng::new(cfg.seed, i as u64),
                 stats: TaskStats::default(),
                 loops: Vec::new(),
+                wakee_flips: 0,
+                wakee_flip_decay_ns: 0,
+                last_wakee: None,
+                recent_used_cpu: t.affinity[0],
             });
             infos.push(TaskInfo {
                 pid: i as u32 + 1,
@@ -212,6 +256,11 @@ impl Simulator {
             done: false,
             scratch: Vec::new(),
             alive: cfg.tasks.len(),
+            llc: if cfg.llc_size == 0 {
+                cfg.cpus
+            } else {
+                cfg.llc_size
+            },
             cfg: cfg.clone(),
         };
         for (i, t) in cfg.tasks.iter().enumerate() {
@@ -256,7 +305,11 @@ impl Simulator {
             _ => None,
         };
         let Some(q) = next else {
-            let end = if self.alive == 0 { self.now } else { self.cfg.duration_ns };
+            let end = if self.alive == 0 {
+                self.now
+            } else {
+                self.cfg.duration_ns
+            };
             self.finish_run(end);
             return Status::Done;
         };
@@ -304,7 +357,7 @@ impl Simulator {
                 if gen == self.tasks[id].timer_gen && self.tasks[id].state == TState::Sleeping {
                     // The hrtimer interrupt fires on the sleeper's CPU.
                     let cpu = self.tasks[id].cpu;
-                    self.wake(id, cpu, false);
+                    self.wake(id, cpu, None, false);
                     self.irq_exit(cpu);
                 }
             }
@@ -404,6 +457,41 @@ impl Simulator {
                     cpu,
                     rq.nr_running
                 ));
+            }
+        }
+        // Load balancing: no CPU stays idle beside a waiting task that may run on it for longer
+        // than its idle balance interval allows, including the failed attempts that
+        // cache_nice_tries lets cache-hot tasks win (3 intervals) and the ticks that deliver
+        // the NOHZ kick.
+        let max_weight = (0..self.cfg.cpus)
+            .map(|c| {
+                let (d, n) = self.domains(c);
+                d[..n].iter().map(|d| d.weight()).max().unwrap_or(1)
+            })
+            .max()
+            .unwrap_or(1) as u64;
+        let bound = 3 * max_weight.div_ceil(1000 / self.cfg.hz as u64) * self.fair.tick_ns
+            + 3 * self.fair.tick_ns
+            + self.cfg.switch_delay_ns;
+        for i in 0..self.cfg.cpus {
+            let starving = self.idle_cpu(i)
+                && self.cpus.iter().any(|c| {
+                    c.rq.tree
+                        .iter()
+                        .any(|&t| !self.ents[t].sched_delayed && self.allowed(t, i))
+                });
+            let now = self.now;
+            let cp = &mut self.cpus[i as usize];
+            if !starving {
+                cp.starved_since = None;
+            } else {
+                let since = *cp.starved_since.get_or_insert(now);
+                if now - since > bound {
+                    return Err(alloc::format!(
+                        "cpu {i} idle for {} ns beside a waiting task that may run there (bound {bound})",
+                        now - since
+                    ));
+                }
             }
         }
         for (i, t) in self.tasks.iter().enumerate() {
@@ -507,7 +595,10 @@ impl Simulator {
     }
 
     fn start_task(&mut self, id: Tid) {
-        let cpu = self.tasks[id].cpu;
+        // wake_up_new_task → select_task_rq(WF_FORK): the slow path.
+        let cpu = self.find_idlest_cpu(id);
+        self.tasks[id].cpu = cpu;
+        self.tasks[id].recent_used_cpu = cpu;
         self.tasks[id].state = TState::Runnable;
         self.with_rq(cpu, |f, c| f.enqueue_new(c, id));
         self.sched_info_enqueue(id);
@@ -532,8 +623,9 @@ impl Simulator {
         }
     }
 
-    /// `try_to_wake_up` by a waker running on `waker_cpu`.
-    fn wake(&mut self, id: Tid, waker_cpu: u32, sync: bool) {
+    /// `try_to_wake_up` by a waker running on `waker_cpu`: `waker` is the task doing it (a
+    /// send), `None` for a timer.
+    fn wake(&mut self, id: Tid, waker_cpu: u32, waker: Option<Tid>, sync: bool) {
         if self.tasks[id].state != TState::Sleeping {
             return;
         }
@@ -561,11 +653,26 @@ impl Simulator {
                 self.check_preempt_curr(cpu, id, false, sync);
             }
         } else {
-            // select_task_rq: the task stays on its CPU (load balancing is not modelled yet).
-            self.with_rq(cpu, |f, c| f.enqueue_wakeup(c, id));
+            let new_cpu = self.select_task_rq(id, waker_cpu, waker, sync);
+            let migrated = new_cpu != cpu;
+            if migrated {
+                self.with_rq(cpu, |f, c| f.migrate_waking(c, id));
+                self.emit(
+                    waker_cpu,
+                    EventKind::MigrateTask {
+                        pid,
+                        orig_cpu: cpu,
+                        dest_cpu: new_cpu,
+                    },
+                );
+                self.tasks[id].cpu = new_cpu;
+                self.tasks[id].stats.migrations += 1;
+            }
+            self.with_rq(new_cpu, |f, c| f.enqueue_wakeup(c, id, migrated));
             self.sched_info_enqueue(id);
-            self.check_preempt_curr(cpu, id, false, sync);
+            self.check_preempt_curr(new_cpu, id, false, sync);
         }
+        let cpu = self.tasks[id].cpu;
         self.emit(
             cpu,
             EventKind::Wakeup {
@@ -591,6 +698,7 @@ impl Simulator {
         let hr = c.hrtick_expires.is_some_and(|t| t > self.now);
         self.with_rq(cpu, |f, c| f.task_tick(c, false, hr));
         self.irq_exit(cpu);
+        self.trigger_load_balance(cpu);
         self.snapshot(cpu, curr);
         self.arm_tick(cpu);
         self.kick(cpu);
@@ -611,13 +719,19 @@ impl Simulator {
         let prev = self.cpus[cpu as usize].rq.curr;
         let mut blocked = core::mem::take(&mut self.scratch);
         blocked.clear();
-        let next = self.with_rq(cpu, |f, c| f.pick_next(c, &mut blocked));
+        let mut next = self.with_rq(cpu, |f, c| f.pick_next(c, &mut blocked));
+        if next.is_none() && self.newidle_balance(cpu) {
+            next = self.with_rq(cpu, |f, c| f.pick_next(c, &mut blocked));
+        }
         self.scratch = blocked;
         // clear_tsk_need_resched(prev) comes after pick_next_task: a resched that the pick's
         // update_curr raised on prev is void.
         self.cpus[cpu as usize].rq.need_resched = false;
         if next.is_none() {
             self.cpus[cpu as usize].rq.stats.sched_goidle += 1;
+            if prev.is_some() {
+                self.cpus[cpu as usize].idle_stamp = now;
+            }
         }
         if next != prev {
             if let Some(p) = prev {
@@ -774,7 +888,7 @@ impl Simulator {
                     let chan = &mut self.chans[ch as usize];
                     chan.count += 1;
                     if let Some(w) = chan.waiters.pop_front() {
-                        self.wake(w, cpu, true);
+                        self.wake(w, cpu, Some(id), true);
                     }
                 }
                 Op::Recv(ch) => {
@@ -851,6 +965,446 @@ impl Simulator {
             self.with_rq(cpu, |f, c| f.update_curr(c));
         }
         self.done = true;
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Many CPUs: wakeup placement and load balancing (kernel/sched/fair.c `select_task_rq_fair`,
+// `wake_wide`, `wake_affine`, `select_idle_sibling`, `sched_balance_find_dst_cpu`,
+// `sched_balance_rq`/`load_balance`, `sched_balance_newidle`, `nohz_balancer_kick`), to the
+// scope of reference §6.5. Loads are instantaneous runnable weights, not PELT averages
+// (DEVIATION(kernel), listed in ARCHITECTURE.md).
+
+impl Simulator {
+    /// The sched domains of `cpu`, lowest first: SMT (siblings), MC (the LLC), PKG (all CPUs);
+    /// a level whose span equals its child's is degenerate and left out, as the kernel does.
+    fn domains(&self, cpu: u32) -> ([Domain; 3], usize) {
+        let mut out = [Domain {
+            lo: 0,
+            hi: 0,
+            imbalance_pct: 0,
+            cache_nice_tries: 0,
+        }; 3];
+        let mut n = 0;
+        let mut push = |lo: u32, hi: u32, pct: u64, tries: u32| {
+            if hi - lo > 1 && (n == 0 || out[n - 1].weight() != hi - lo) {
+                out[n] = Domain {
+                    lo,
+                    hi,
+                    imbalance_pct: pct,
+                    cache_nice_tries: tries,
+                };
+                n += 1;
+            }
+        };
+        let smt = self.cfg.smt;
+        let core = cpu / smt * smt;
+        push(core, core + smt, 110, 0);
+        let llc = cpu / self.llc * self.llc;
+        push(llc, llc + self.llc, 117, 1);
+        push(0, self.cfg.cpus, 117, 1);
+        (out, n)
+    }
+
+    fn share_cache(&self, a: u32, b: u32) -> bool {
+        a / self.llc == b / self.llc
+    }
+
+    fn allowed(&self, id: Tid, cpu: u32) -> bool {
+        self.cfg.tasks[id].affinity.binary_search(&cpu).is_ok()
+    }
+
+    /// `available_idle_cpu`: running the idle task with nothing queued.
+    fn idle_cpu(&self, cpu: u32) -> bool {
+        let rq = &self.cpus[cpu as usize].rq;
+        rq.curr.is_none() && rq.nr_running == 0
+    }
+
+    /// `sched_idle_cpu`: only SCHED_IDLE tasks queued.
+    fn sched_idle_cpu(&self, cpu: u32) -> bool {
+        let rq = &self.cpus[cpu as usize].rq;
+        rq.nr_running > 0 && rq.nr_running == rq.nr_idle
+    }
+
+    fn idle_or_sched_idle(&self, cpu: u32) -> bool {
+        self.idle_cpu(cpu) || self.sched_idle_cpu(cpu)
+    }
+
+    /// Σ user weights queued on `cpu` (stands in for PELT's `cpu_load`).
+    fn cpu_load(&self, cpu: u32) -> i64 {
+        (self.cpus[cpu as usize].rq.load >> crate::weight::SCHED_FIXEDPOINT_SHIFT) as i64
+    }
+
+    fn task_load(&self, id: Tid) -> i64 {
+        self.ents[id].load_user() as i64
+    }
+
+    /// `record_wakee`: the waker counts how often it switches wakee; flips halve every second.
+    fn record_wakee(&mut self, waker: Tid, wakee: Tid) {
+        let now = self.now;
+        let t = &mut self.tasks[waker];
+        if now > t.wakee_flip_decay_ns + 1_000_000_000 {
+            t.wakee_flips >>= 1;
+            t.wakee_flip_decay_ns = now;
+        }
+        if t.last_wakee != Some(wakee) {
+            t.last_wakee = Some(wakee);
+            t.wakee_flips += 1;
+        }
+    }
+
+    /// `wake_wide`: a waker and wakee that both switch partners more than the LLC is wide
+    /// should spread out rather than pull together.
+    fn wake_wide(&self, waker: Tid, wakee: Tid) -> bool {
+        let mut master = self.tasks[waker].wakee_flips;
+        let mut slave = self.tasks[wakee].wakee_flips;
+        let factor = self.llc;
+        if master < slave {
+            core::mem::swap(&mut master, &mut slave);
+        }
+        !(slave < factor || master < slave * factor)
+    }
+
+    /// `select_task_rq_fair` for a wakeup.
+    fn select_task_rq(&mut self, id: Tid, waker_cpu: u32, waker: Option<Tid>, sync: bool) -> u32 {
+        let prev = self.tasks[id].cpu;
+        if self.cfg.cpus == 1 {
+            return prev;
+        }
+        let mut want_affine = false;
+        if let Some(w) = waker {
+            self.record_wakee(w, id);
+            want_affine = !self.wake_wide(w, id) && self.allowed(id, waker_cpu);
+        }
+        let mut target = prev;
+        if want_affine && waker_cpu != prev {
+            // The first domain of the waker's CPU with SD_WAKE_AFFINE spanning prev: every
+            // level here has it.
+            let (doms, n) = self.domains(waker_cpu);
+            if doms[..n].iter().any(|d| d.contains(prev)) {
+                target = self.wake_affine(id, waker_cpu, prev, sync, waker);
+            }
+        }
+        self.select_idle_sibling(id, prev, target)
+    }
+
+    /// `wake_affine`: the waker's CPU or the wakee's previous one.
+    fn wake_affine(&self, id: Tid, this: u32, prev: u32, sync: bool, waker: Option<Tid>) -> u32 {
+        let v = &self.fair.variant;
+        let mut target = None;
+        if v.has(Feature::WaIdle) {
+            target = self.wake_affine_idle(this, prev, sync);
+        }
+        if target.is_none() && v.has(Feature::WaWeight) {
+            target = self.wake_affine_weight(id, this, prev, sync, waker);
+        }
+        match target {
+            Some(t) if t == this => this,
+            _ => prev,
+        }
+    }
+
+    /// `wake_affine_idle`.
+    fn wake_affine_idle(&self, this: u32, prev: u32, sync: bool) -> Option<u32> {
+        if self.idle_cpu(this) && self.share_cache(this, prev) {
+            return Some(if self.idle_cpu(prev) { prev } else { this });
+        }
+        if sync && self.cpus[this as usize].rq.nr_running == 1 {
+            return Some(this);
+        }
+        if self.idle_cpu(prev) {
+            return Some(prev);
+        }
+        None
+    }
+
+    /// `wake_affine_weight`, with runnable weights for loads and equal CPU capacities.
+    fn wake_affine_weight(
+        &self,
+        id: Tid,
+        this: u32,
+        prev: u32,
+        sync: bool,
+        waker: Option<Tid>,
+    ) -> Option<u32> {
+        let mut this_eff = self.cpu_load(this);
+        if sync {
+            if let Some(w) = waker {
+                let current = self.task_load(w);
+                if current > this_eff {
+                    return Some(this);
+                }
+                this_eff -= current;
+            }
+        }
+        let task = self.task_load(id);
+        this_eff += task;
+        let mut prev_eff = self.cpu_load(prev) - task;
+        if self.fair.variant.has(Feature::WaBias) {
+            let pct = self.domains(this).0[0].imbalance_pct.max(100) as i64;
+            this_eff *= 100;
+            prev_eff *= 100 + (pct - 100) / 2;
+        }
+        if sync {
+            prev_eff += 1;
+        }
+        (this_eff < prev_eff).then_some(this)
+    }
+
+    /// `select_idle_sibling`: an idle CPU near `target`, else `target`. The scan of the LLC is
+    /// not limited by SIS_UTIL (DEVIATION(kernel)).
+    fn select_idle_sibling(&mut self, id: Tid, prev: u32, target: u32) -> u32 {
+        if self.idle_or_sched_idle(target) && self.allowed(id, target) {
+            return target;
+        }
+        if prev != target
+            && self.share_cache(prev, target)
+            && self.idle_or_sched_idle(prev)
+            && self.allowed(id, prev)
+        {
+            return prev;
+        }
+        let recent = self.tasks[id].recent_used_cpu;
+        self.tasks[id].recent_used_cpu = prev;
+        if recent != prev
+            && recent != target
+            && self.share_cache(recent, target)
+            && self.idle_or_sched_idle(recent)
+            && self.allowed(id, recent)
+        {
+            return recent;
+        }
+        let llc = target / self.llc * self.llc;
+        let smt = self.cfg.smt;
+        let scan = (1..=self.llc).map(|k| llc + (target - llc + k) % self.llc);
+        if smt > 1 {
+            // An idle core first (all siblings idle), then an idle SMT sibling of prev.
+            for cpu in scan.clone() {
+                let core = cpu / smt * smt;
+                if cpu == core && (core..core + smt).all(|c| self.idle_cpu(c)) {
+                    if let Some(c) = (core..core + smt).find(|&c| self.allowed(id, c)) {
+                        return c;
+                    }
+                }
+            }
+            if self.share_cache(prev, target) {
+                let core = prev / smt * smt;
+                if let Some(c) = (core..core + smt)
+                    .find(|&c| c != prev && self.idle_cpu(c) && self.allowed(id, c))
+                {
+                    return c;
+                }
+            }
+        }
+        for cpu in scan {
+            if self.idle_or_sched_idle(cpu) && self.allowed(id, cpu) {
+                return cpu;
+            }
+        }
+        if self.allowed(id, target) {
+            target
+        } else {
+            self.cfg.tasks[id].affinity[0]
+        }
+    }
+
+    /// The fork/exec slow path (`sched_balance_find_dst_cpu`, simplified): descend the domains
+    /// from the widest, each time into the child group with the most idle CPUs (then the
+    /// fewest queued tasks); in the last group take the most recently idled CPU, else the
+    /// least loaded. Restricted to the task's affinity.
+    fn find_idlest_cpu(&self, id: Tid) -> u32 {
+        let aff = &self.cfg.tasks[id].affinity;
+        if aff.len() == 1 || self.cfg.cpus == 1 {
+            return aff[0];
+        }
+        let groups = |lo: u32, hi: u32, size: u32| {
+            (lo..hi).step_by(size as usize).map(move |g| (g, g + size))
+        };
+        let score = |lo: u32, hi: u32| {
+            let cpus: Vec<u32> = (lo..hi).filter(|c| aff.contains(c)).collect();
+            let idle = cpus.iter().filter(|&&c| self.idle_cpu(c)).count();
+            let queued: u32 = cpus
+                .iter()
+                .map(|&c| self.cpus[c as usize].rq.nr_running)
+                .sum();
+            (cpus.is_empty(), core::cmp::Reverse(idle), queued, lo)
+        };
+        let (mut lo, mut hi) = (0, self.cfg.cpus);
+        for size in [self.llc, self.cfg.smt] {
+            if size >= hi - lo || size <= 1 {
+                continue;
+            }
+            let best = groups(lo, hi, size).min_by_key(|&(a, b)| score(a, b));
+            if let Some((a, b)) = best {
+                lo = a;
+                hi = b;
+            }
+        }
+        let cands: Vec<u32> = (lo..hi).filter(|c| aff.contains(c)).collect();
+        let cands = if cands.is_empty() { aff.clone() } else { cands };
+        if let Some(&c) = cands
+            .iter()
+            .filter(|&&c| self.idle_cpu(c))
+            .max_by_key(|&&c| (self.cpus[c as usize].idle_stamp, core::cmp::Reverse(c)))
+        {
+            return c;
+        }
+        *cands
+            .iter()
+            .min_by_key(|&&c| (self.cpu_load(c), self.cpus[c as usize].rq.nr_running, c))
+            .expect("affinity is non-empty")
+    }
+
+    /// `trigger_load_balance` from a busy CPU's tick: its own periodic balance, and the NOHZ
+    /// kick that balances on behalf of idle CPUs (whose ticks are stopped) when this CPU has
+    /// more than one task.
+    fn trigger_load_balance(&mut self, cpu: u32) {
+        if self.cfg.cpus == 1 {
+            return;
+        }
+        self.rebalance_domains(cpu, false);
+        if self.cpus[cpu as usize].rq.nr_running >= 2 {
+            for i in 0..self.cfg.cpus {
+                if i != cpu && self.idle_cpu(i) {
+                    self.rebalance_domains(i, true);
+                }
+            }
+        }
+    }
+
+    /// `sched_balance_domains`: balance each domain whose interval has elapsed.
+    fn rebalance_domains(&mut self, cpu: u32, idle: bool) {
+        let (doms, n) = self.domains(cpu);
+        let hz = self.cfg.hz;
+        let tick = self.fair.tick_ns;
+        for (level, d) in doms[..n].iter().enumerate() {
+            let jiffies =
+                crate::balance::balance_interval_jiffies(d.weight(), !idle, hz, self.cfg.cpus);
+            let last = self.cpus[cpu as usize].lb[level].last_balance_ns;
+            if self.now < last + jiffies * tick {
+                continue;
+            }
+            self.cpus[cpu as usize].lb[level].last_balance_ns = self.now;
+            let moved = self.load_balance(cpu, level, d, false);
+            if moved && idle {
+                // An idle CPU that got work stops balancing on this pass (it is busy now).
+                break;
+            }
+        }
+    }
+
+    /// `sched_balance_newidle`: about to go idle, try to pull one task, lowest domain first.
+    fn newidle_balance(&mut self, cpu: u32) -> bool {
+        if self.cfg.cpus == 1 {
+            return false;
+        }
+        let (doms, n) = self.domains(cpu);
+        for (level, d) in doms[..n].iter().enumerate() {
+            if self.load_balance(cpu, level, d, true) {
+                self.cpus[cpu as usize].rq.stats.lb_newidle_pulled += 1;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// `sched_balance_rq` (load_balance), CPU-level: the busiest CPU of the domain (most
+    /// queued, then most load) gives tasks to `this` when `this` is idle and it has a waiting
+    /// task, or when its load exceeds this CPU's by `imbalance_pct`; tasks go least recently run
+    /// first, never the running one, never a delayed one, never outside the affinity, and not
+    /// cache hot (ran within `migration_cost_ns`) unless balancing failed more than
+    /// `cache_nice_tries` times. Returns whether it moved anything.
+    fn load_balance(&mut self, this: u32, level: usize, d: &Domain, newidle: bool) -> bool {
+        let this_idle = self.idle_cpu(this) || newidle;
+        let this_load = self.cpu_load(this);
+        let mut busiest_order: Vec<u32> = (d.lo..d.hi)
+            .filter(|&c| c != this && self.cpus[c as usize].rq.nr_running >= 2)
+            .collect();
+        busiest_order.sort_by_key(|&c| {
+            (
+                core::cmp::Reverse(self.cpus[c as usize].rq.nr_running),
+                core::cmp::Reverse(self.cpu_load(c)),
+                c,
+            )
+        });
+        let failed = self.cpus[this as usize].lb[level].nr_balance_failed;
+        let migration_cost = self.fair.p.migration_cost_ns;
+        for busiest in busiest_order {
+            let busiest_load = self.cpu_load(busiest);
+            let mut imbalance = if this_idle {
+                // Spare capacity here: move one task whatever its weight.
+                i64::MAX
+            } else {
+                if busiest_load * 100 <= this_load * d.imbalance_pct as i64 {
+                    continue;
+                }
+                (busiest_load - this_load) / 2
+            };
+            let bc = &self.cpus[busiest as usize];
+            let clock = bc.clock_task.max(self.now.saturating_sub(bc.irq_ns));
+            let movable: Vec<Tid> = bc
+                .rq
+                .tree
+                .iter()
+                .copied()
+                .filter(|&t| !self.ents[t].sched_delayed && self.allowed(t, this))
+                .collect();
+            if movable.is_empty() {
+                // LBF_ALL_PINNED: nothing there may run here; try the next busiest.
+                continue;
+            }
+            let mut cands: Vec<Tid> = movable
+                .into_iter()
+                .filter(|&t| {
+                    failed > d.cache_nice_tries
+                        || !crate::balance::task_hot(clock, self.ents[t].exec_start, migration_cost)
+                })
+                .collect();
+            cands.sort_by_key(|&t| self.ents[t].mru);
+            let mut moved = 0;
+            for t in cands.into_iter().take(32) {
+                let load = self.task_load(t);
+                if !this_idle && load / 2 > imbalance {
+                    continue;
+                }
+                self.migrate_queued(t, busiest, this);
+                moved += 1;
+                imbalance -= load;
+                if this_idle || imbalance <= 0 {
+                    break;
+                }
+            }
+            let st = &mut self.cpus[this as usize];
+            if moved == 0 {
+                st.lb[level].nr_balance_failed += 1;
+                st.rq.stats.lb_failed += 1;
+                return false;
+            }
+            st.lb[level].nr_balance_failed = 0;
+            st.rq.stats.lb_pulled += moved;
+            return true;
+        }
+        false
+    }
+
+    /// `detach_task` + `attach_task`: move a queued, not running task between CPUs.
+    fn migrate_queued(&mut self, id: Tid, from: u32, to: u32) {
+        self.with_rq(from, |f, c| f.dequeue_detach(c, id));
+        self.emit(
+            to,
+            EventKind::MigrateTask {
+                pid: id as u32 + 1,
+                orig_cpu: from,
+                dest_cpu: to,
+            },
+        );
+        // sched_info: the wait continues on the new CPU.
+        self.tasks[id].cpu = to;
+        self.tasks[id].stats.migrations += 1;
+        self.with_rq(to, |f, c| f.enqueue_attach(c, id));
+        self.check_preempt_curr(to, id, false, false);
+        self.kick(to);
+        self.kick(from);
     }
 }
 

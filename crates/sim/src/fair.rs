@@ -52,6 +52,9 @@ pub(crate) struct Entity {
     pub prev_sum_exec_runtime: u64,
     /// Insertion sequence in the tree: among equal keys the earlier inserted is further left.
     pub seq: u64,
+    /// Position in `rq->cfs_tasks` (most recently enqueued or picked = largest): the load
+    /// balancer detaches from the other end, least recently run first.
+    pub mru: u64,
 }
 
 impl Entity {
@@ -72,11 +75,16 @@ impl Entity {
             sum_exec_runtime: 0,
             prev_sum_exec_runtime: 0,
             seq: 0,
+            mru: 0,
         }
     }
     /// `se_is_idle` with group scheduling built in: the task's policy.
     fn idle(&self) -> bool {
         self.policy == SchedPolicy::Idle
+    }
+    /// User-visible weight.
+    pub fn load_user(&self) -> u64 {
+        self.load.user()
     }
     /// User-visible weight (`scale_load_down`).
     fn w(&self) -> i128 {
@@ -196,6 +204,8 @@ impl Fair {
     }
 
     fn account_enqueue(&self, c: &mut Ctx, id: Tid) {
+        c.rq.seq += 1;
+        c.ents[id].mru = c.rq.seq;
         c.rq.nr_running += 1;
         c.rq.load += c.ents[id].load.weight;
         if c.ents[id].idle() {
@@ -601,18 +611,54 @@ impl Fair {
         c.ents[id].on_rq = true;
     }
 
-    /// A sleeping task wakes onto this runqueue (`enqueue_entity` with ENQUEUE_WAKEUP).
-    pub fn enqueue_wakeup(&self, c: &mut Ctx, id: Tid) {
+    /// A sleeping task wakes onto this runqueue (`enqueue_entity` with ENQUEUE_WAKEUP, plus
+    /// ENQUEUE_MIGRATED when it was moved from another CPU). Under CFS a migrated task carries
+    /// `vruntime − min_vruntime` of its old queue ([`Fair::migrate_waking`]); the new queue's
+    /// min_vruntime is added back after `update_curr`, then the sleeper credit applies. EEVDF
+    /// needs nothing: the lag saved at dequeue is what travels.
+    pub fn enqueue_wakeup(&self, c: &mut Ctx, id: Tid, migrated: bool) {
         if self.eevdf() {
             self.eevdf_enqueue(c, id, false);
             return;
         }
         self.update_curr(c);
+        if migrated {
+            c.ents[id].vruntime = c.ents[id].vruntime.wrapping_add(c.rq.min_vruntime);
+        }
         self.account_enqueue(c, id);
         self.cfs_place(c, id, false);
         if c.rq.curr != Some(id) {
             self.tree_insert(c, id);
         }
+        c.ents[id].on_rq = true;
+    }
+
+    /// CFS `migrate_task_rq_fair` for a waking task: make its vruntime relative to the old
+    /// queue's min_vruntime (6.1 renormalisation). EEVDF: nothing.
+    pub fn migrate_waking(&self, c: &mut Ctx, id: Tid) {
+        if !self.eevdf() {
+            c.ents[id].vruntime = c.ents[id].vruntime.wrapping_sub(c.rq.min_vruntime);
+        }
+    }
+
+    /// The load balancer takes a queued task off this runqueue (`detach_task`: a dequeue that
+    /// is not a sleep). CFS subtracts min_vruntime; EEVDF saves the lag and, with
+    /// PLACE_REL_DEADLINE, makes the deadline relative.
+    pub fn dequeue_detach(&self, c: &mut Ctx, id: Tid) {
+        self.dequeue_entity(c, id, false, true, false);
+    }
+
+    /// The load balancer puts a task on this runqueue (`attach_task`: an enqueue that is not a
+    /// wakeup): CFS adds min_vruntime back with no sleeper credit; EEVDF re-places by lag.
+    pub fn enqueue_attach(&self, c: &mut Ctx, id: Tid) {
+        if self.eevdf() {
+            self.eevdf_enqueue(c, id, false);
+            return;
+        }
+        self.update_curr(c);
+        c.ents[id].vruntime = c.ents[id].vruntime.wrapping_add(c.rq.min_vruntime);
+        self.account_enqueue(c, id);
+        self.tree_insert(c, id);
         c.ents[id].on_rq = true;
     }
 
@@ -693,6 +739,10 @@ impl Fair {
         }
         c.ents[id].on_rq = false;
         self.account_dequeue(c, id);
+        if !self.eevdf() && !sleep {
+            // Renormalise: what travels to another CPU is vruntime − min_vruntime.
+            c.ents[id].vruntime = c.ents[id].vruntime.wrapping_sub(c.rq.min_vruntime);
+        }
         self.update_min_vruntime(c);
         if delayed {
             c.ents[id].sched_delayed = false;
@@ -863,6 +913,8 @@ impl Fair {
             }
         }
         c.rq.curr = Some(id);
+        c.rq.seq += 1;
+        c.ents[id].mru = c.rq.seq;
         let e = &mut c.ents[id];
         e.exec_start = c.clock_task;
         e.prev_sum_exec_runtime = e.sum_exec_runtime;

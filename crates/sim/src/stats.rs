@@ -15,6 +15,8 @@ pub struct TaskStats {
     pub involuntary_switches: u64,
     /// Wakeups (`nr_wakeups`).
     pub wakeups: u64,
+    /// Migrations to another CPU (`nr_migrations`).
+    pub migrations: u64,
     /// Most recent `sched_info.last_queued` (0 = not queued); internal.
     pub(crate) last_queued_ns: u64,
     /// `sched_info.last_arrival`; internal.
@@ -65,4 +67,10 @@ pub struct CpuStats {
     pub preempt_short: u64,
     /// Preemptions by RESCHED_CURR_INELIGIBLE (the 2024 proposal) on a wakeup.
     pub preempt_resched_ineligible: u64,
+    /// Tasks the load balancer pulled to this CPU (periodic, NOHZ idle and newidle balancing).
+    pub lb_pulled: u64,
+    /// Pulls by newidle balancing.
+    pub lb_newidle_pulled: u64,
+    /// Balancing attempts that found an imbalance but could move nothing.
+    pub lb_failed: u64,
 }

@@ -59,6 +59,12 @@ pub enum Feature {
     Hrtick,
     /// CFS: let the periodic tick check preemption while an hrtick is armed. Off.
     DoubleTick,
+    /// `wake_affine_idle`: pull a wakee to an idle waker CPU, or keep it on an idle prev. On.
+    WaIdle,
+    /// `wake_affine_weight`: pull a wakee to the waker's CPU when that is less loaded. On.
+    WaWeight,
+    /// Bias `wake_affine_weight` toward prev by half the domain's imbalance_pct. On.
+    WaBias,
     /// Proposal (seed 000, Peter Zijlstra, Aug 2023; never merged): after `update_curr` in the
     /// wakeup-preemption check, give up if the wakee's deadline is later than curr's.
     WakeupDeadline,
@@ -69,7 +75,7 @@ pub enum Feature {
 }
 
 /// All features, in `features.h` order.
-pub const ALL_FEATURES: [Feature; 18] = [
+pub const ALL_FEATURES: [Feature; 21] = [
     Feature::GentleFairSleepers,
     Feature::StartDebit,
     Feature::LastBuddy,
@@ -86,6 +92,9 @@ pub const ALL_FEATURES: [Feature; 18] = [
     Feature::WakeupPreemption,
     Feature::Hrtick,
     Feature::DoubleTick,
+    Feature::WaIdle,
+    Feature::WaWeight,
+    Feature::WaBias,
     Feature::WakeupDeadline,
     Feature::ReschedIneligible,
 ];
@@ -110,6 +119,9 @@ impl Feature {
             Feature::WakeupPreemption => "WAKEUP_PREEMPTION",
             Feature::Hrtick => "HRTICK",
             Feature::DoubleTick => "DOUBLE_TICK",
+            Feature::WaIdle => "WA_IDLE",
+            Feature::WaWeight => "WA_WEIGHT",
+            Feature::WaBias => "WA_BIAS",
             Feature::WakeupDeadline => "WAKEUP_DEADLINE",
             Feature::ReschedIneligible => "RESCHED_CURR_INELIGIBLE",
         }
@@ -136,6 +148,9 @@ impl Feature {
             Feature::WakeupPreemption => "allow wakeup preemption at all",
             Feature::Hrtick => "end slices with an hrtimer instead of the tick",
             Feature::DoubleTick => "let the tick check preemption while an hrtick is armed",
+            Feature::WaIdle => "wake-affine: prefer an idle waker CPU or an idle previous CPU",
+            Feature::WaWeight => "wake-affine: pull the wakee to the less loaded waker CPU",
+            Feature::WaBias => "wake-affine: bias the load comparison toward the previous CPU",
             Feature::WakeupDeadline => {
                 "proposal (2023): preempt on wakeup only if the wakee's deadline is earlier"
             }
@@ -169,9 +184,6 @@ pub const UNMODELLED_FEATURES: &[(&str, &str)] = &[
     ("RT_RUNTIME_SHARE", "RT tasks are not modelled"),
     ("LB_MIN", "load balancing is not modelled yet"),
     ("ATTACH_AGE_LOAD", "PELT is not modelled"),
-    ("WA_IDLE", "wake-affine placement is not modelled yet"),
-    ("WA_WEIGHT", "wake-affine placement is not modelled yet"),
-    ("WA_BIAS", "wake-affine placement is not modelled yet"),
     ("UTIL_EST", "PELT and util_est are not modelled"),
     ("UTIL_EST_FASTUP", "PELT and util_est are not modelled"),
     ("LATENCY_WARN", "a debug check"),
@@ -282,6 +294,9 @@ const CFS_AVAILABLE: &[Feature] = &[
     WakeupPreemption,
     Hrtick,
     DoubleTick,
+    WaIdle,
+    WaWeight,
+    WaBias,
 ];
 const CFS_DEFAULTS: &[Feature] = &[
     GentleFairSleepers,
@@ -289,6 +304,9 @@ const CFS_DEFAULTS: &[Feature] = &[
     LastBuddy,
     BaseSlice,
     WakeupPreemption,
+    WaIdle,
+    WaWeight,
+    WaBias,
 ];
 const EEVDF66_AVAILABLE: &[Feature] = &[
     PlaceLag,
@@ -298,8 +316,18 @@ const EEVDF66_AVAILABLE: &[Feature] = &[
     Hrtick,
     WakeupDeadline,
     ReschedIneligible,
+    WaIdle,
+    WaWeight,
+    WaBias,
 ];
-const EEVDF66_DEFAULTS: &[Feature] = &[PlaceLag, RunToParity, WakeupPreemption];
+const EEVDF66_DEFAULTS: &[Feature] = &[
+    PlaceLag,
+    RunToParity,
+    WakeupPreemption,
+    WaIdle,
+    WaWeight,
+    WaBias,
+];
 const EEVDF612_AVAILABLE: &[Feature] = &[
     PlaceLag,
     PlaceDeadlineInitial,
@@ -313,6 +341,9 @@ const EEVDF612_AVAILABLE: &[Feature] = &[
     Hrtick,
     WakeupDeadline,
     ReschedIneligible,
+    WaIdle,
+    WaWeight,
+    WaBias,
 ];
 const EEVDF612_DEFAULTS: &[Feature] = &[
     PlaceLag,
@@ -323,6 +354,9 @@ const EEVDF612_DEFAULTS: &[Feature] = &[
     DelayDequeue,
     DelayZero,
     WakeupPreemption,
+    WaIdle,
+    WaWeight,
+    WaBias,
 ];
 const EEVDF619_AVAILABLE: &[Feature] = &[
     PlaceLag,
@@ -338,6 +372,9 @@ const EEVDF619_AVAILABLE: &[Feature] = &[
     Hrtick,
     WakeupDeadline,
     ReschedIneligible,
+    WaIdle,
+    WaWeight,
+    WaBias,
 ];
 const EEVDF619_DEFAULTS: &[Feature] = &[
     PlaceLag,
@@ -349,6 +386,9 @@ const EEVDF619_DEFAULTS: &[Feature] = &[
     DelayDequeue,
     DelayZero,
     WakeupPreemption,
+    WaIdle,
+    WaWeight,
+    WaBias,
 ];
 
 const CFS_SWITCHES: VersionSwitches = VersionSwitches {

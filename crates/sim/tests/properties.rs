@@ -240,3 +240,110 @@ fn equal_hogs_stay_within_the_lag_bound() {
         }
     }
 }
+
+/// Many CPUs with SMT and LLC topologies: the invariants above plus placement (a task on one
+/// CPU, inside its affinity, CPUs not left idle beside waiting work longer than balancing
+/// allows) hold after every event, and work does spread.
+#[test]
+fn many_cpu_invariants_hold_and_work_spreads() {
+    let mut migrations = 0u64;
+    let mut pulled = 0u64;
+    for seed in 0..60u64 {
+        let mut r = Rng::new(seed, 7);
+        let smt = [1, 2][r.below(2) as usize];
+        let cores = 1 + r.below(8) as u32;
+        let cpus = smt * cores;
+        let llc = if cores % 2 == 0 && r.below(2) == 0 {
+            cpus / 2
+        } else {
+            0
+        };
+        let n = 1 + r.below(3 * cpus as u64) as usize;
+        let tasks: Vec<TaskSpec> = (0..n)
+            .map(|i| {
+                let program = match r.below(4) {
+                    0 => vec![Op::Run(None)],
+                    // A hog that exits: its CPU goes idle beside others' queues, which only the
+                    // balancer fixes.
+                    3 => vec![Op::Run(Some(Dist::Fixed(r.below(100 * MS) + MS))), Op::Exit],
+                    1 => vec![Op::Run(Some(Dist::Exp(2 * MS))), Op::Sleep(Dist::Exp(MS))],
+                    _ => vec![
+                        Op::Run(Some(Dist::Fixed(300 * US))),
+                        Op::Sleep(Dist::Uniform(0, 3 * MS)),
+                    ],
+                };
+                let affinity = if r.below(4) == 0 {
+                    let a: Vec<u32> = (0..cpus).filter(|_| r.below(2) == 0).collect();
+                    if a.is_empty() {
+                        vec![0]
+                    } else {
+                        a
+                    }
+                } else {
+                    (0..cpus).collect()
+                };
+                TaskSpec {
+                    comm: format!("t{i}"),
+                    group: 0,
+                    nice: r.below(11) as i32 - 5,
+                    policy: if r.below(8) == 0 {
+                        SchedPolicy::Idle
+                    } else {
+                        SchedPolicy::Normal
+                    },
+                    slice_ns: None,
+                    affinity,
+                    program,
+                    start_ns: r.below(10 * MS),
+                }
+            })
+            .collect();
+        let mut c = cfg(cpus, [250, 1000][r.below(2) as usize], 150 * MS, tasks);
+        c.llc_size = llc;
+        c.smt = smt;
+        c.seed = seed;
+        let v = Variant::parse(PRESETS[r.below(PRESETS.len() as u64) as usize].name).unwrap();
+        let mut sim = Simulator::new(&c, &v).unwrap();
+        while sim.step() == Status::Running {
+            if let Err(e) = sim.check_invariants() {
+                panic!(
+                    "seed {seed} ({}, {cpus} cpus, smt {smt}, llc {llc}) at {} ns: {e}",
+                    v.name,
+                    sim.now_ns()
+                );
+            }
+        }
+        let out = sim.finish();
+        migrations += out.tasks.iter().map(|t| t.migrations).sum::<u64>();
+        pulled += out.cpus.iter().map(|c| c.lb_pulled).sum::<u64>();
+        // More runnable hogs than CPUs, all free: every CPU gets work.
+        let hogs_everywhere = c
+            .tasks
+            .iter()
+            .filter(|t| t.program == vec![Op::Run(None)] && t.affinity.len() == cpus as usize)
+            .count();
+        if hogs_everywhere >= cpus as usize {
+            for cpu in 0..cpus {
+                let busy: u64 = out
+                    .trace
+                    .events
+                    .iter()
+                    .filter(|e| e.cpu == cpu)
+                    .filter_map(|e| match e.kind {
+                        EventKind::StatRuntime { runtime_ns, .. } => Some(runtime_ns),
+                        _ => None,
+                    })
+                    .sum();
+                assert!(
+                    busy > 100 * MS,
+                    "seed {seed}: cpu {cpu} only busy {busy} ns with {hogs_everywhere} free hogs"
+                );
+            }
+        }
+    }
+    assert!(
+        migrations > 100,
+        "only {migrations} migrations: placement never moved anything"
+    );
+    assert!(pulled > 20, "the balancer pulled only {pulled} tasks");
+}
