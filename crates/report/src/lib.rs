@@ -3,7 +3,9 @@
 //! Turns a [`schedlab_sim::Trace`] into the reports people read off real kernels:
 //! `perf sched latency` ([`latency`]), `perf sched timehist` ([`timehist`]), schbench's
 //! percentile blocks ([`percentiles`]), raw wakeup-latency samples ([`wakeup`]) and plain
-//! histograms ([`histogram`]).
+//! histograms ([`histogram`]); per-workload figures and the benchmarks' own summaries
+//! (hackbench, schbench, rates: [`workload`]) and a side-by-side summary of variants
+//! ([`compare`]).
 //!
 //! Pure and deterministic: no I/O, no clock, no hash-map iteration order; text outputs are
 //! byte-for-byte what the C tools' `printf` calls would print (glibc rounding included).
@@ -11,8 +13,10 @@
 #![warn(missing_docs)]
 
 mod cfmt;
+pub mod compare;
 pub mod histogram;
 pub mod latency;
 pub mod percentiles;
 pub mod timehist;
 pub mod wakeup;
+pub mod workload;

@@ -22,6 +22,12 @@ enum State {
 /// measurement, and the first such wakeup wins; as in perf, wakeups of runnable or running
 /// tasks change nothing. `pid` restricts the samples to one task; the idle task never counts.
 pub fn wakeup_latencies_ns(trace: &Trace, pid: Option<Pid>) -> Vec<u64> {
+    wakeup_latencies_where(trace, |p| pid.is_none_or(|want| want == p))
+}
+
+/// [`wakeup_latencies_ns`] for the wakees `keep` accepts, in one pass over the trace (the
+/// samples of every accepted task, in switch-in order).
+pub(crate) fn wakeup_latencies_where(trace: &Trace, keep: impl Fn(Pid) -> bool) -> Vec<u64> {
     let has_waking = trace
         .events
         .iter()
@@ -54,7 +60,7 @@ pub fn wakeup_latencies_ns(trace: &Trace, pid: Option<Pid>) -> Vec<u64> {
                 st.insert(prev_pid, (s, None));
                 let n = st.entry(next_pid).or_insert((State::Unknown, None));
                 if let Some(w) = n.1.take() {
-                    if next_pid != 0 && pid.is_none_or(|p| p == next_pid) {
+                    if next_pid != 0 && keep(next_pid) {
                         out.push(t.saturating_sub(w));
                     }
                 }

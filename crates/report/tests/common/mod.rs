@@ -79,3 +79,37 @@ pub fn migrate(t_ns: u64, cpu: u32, pid: Pid, dest_cpu: u32) -> Event {
         },
     }
 }
+
+pub fn wakeup_new(t_ns: u64, cpu: u32, pid: Pid) -> Event {
+    Event {
+        t_ns,
+        cpu,
+        kind: EventKind::WakeupNew {
+            pid,
+            target_cpu: cpu,
+        },
+    }
+}
+
+/// A trace whose tasks carry scenario groups: `(pid, comm, group)`.
+pub fn grouped_trace(
+    cpus: u32,
+    tasks: &[(Pid, &str, Option<u32>)],
+    events: Vec<Event>,
+    end_ns: u64,
+) -> Trace {
+    Trace {
+        cpus,
+        tasks: tasks
+            .iter()
+            .map(|&(pid, comm, group)| TaskInfo {
+                pid,
+                comm: comm.into(),
+                group,
+            })
+            .collect(),
+        events,
+        end_ns,
+        ..Default::default()
+    }
+}

@@ -1,0 +1,354 @@
+//! Figures per workload: what hackbench, schbench, tbench-like pipe pairs, fio-like jobs and
+//! periodic tasks would report, read off a [`Trace`] for the tasks of some scenario groups.
+//!
+//! The counting rules, shared by every function here:
+//!
+//! - A task **completes** a request / round trip / I/O each time it switches out in state S
+//!   (it blocks on its next read or sleep). That includes a task's first block after it
+//!   started, which is setup rather than a request, so [`completions`] can exceed the number
+//!   of [`request_latencies_ns`] samples by one per task.
+//! - A task **exits** with a switch-out in state X.
+//! - A task is **woken** by `sched_waking` (or by `sched_wakeup` when the trace has no
+//!   `sched_waking` at all, as in [`crate::wakeup`]); `sched_wakeup_new` starts a task but is
+//!   not a wakeup from sleep.
+//!
+//! Pid lists may be unsorted and may repeat pids; every function treats them as a set. The
+//! idle task (pid 0) is only counted if it is listed.
+
+use std::collections::BTreeMap;
+
+use schedlab_sim::{EventKind, Pid, PrevState, Trace};
+
+use crate::cfmt::c_fixed;
+use crate::histogram::percentile_ns;
+use crate::percentiles::{format_schbench_block, Hist};
+use crate::wakeup::wakeup_latencies_where;
+
+const NS_PER_SEC: u64 = 1_000_000_000;
+
+/// A set of pids with ordered lookups (no hashing, so no iteration-order surprises).
+struct PidSet(Vec<Pid>);
+
+impl PidSet {
+    fn new(pids: &[Pid]) -> Self {
+        let mut v = pids.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        PidSet(v)
+    }
+
+    /// The position of `pid` in the set, if it is in it.
+    fn index(&self, pid: Pid) -> Option<usize> {
+        self.0.binary_search(&pid).ok()
+    }
+
+    fn contains(&self, pid: Pid) -> bool {
+        self.index(pid).is_some()
+    }
+}
+
+/// `(t_ns, pid)` of every switch-out of a task in `pids` in state `state`, in trace order.
+fn switch_outs<'a>(
+    trace: &'a Trace,
+    pids: &'a PidSet,
+    state: PrevState,
+) -> impl Iterator<Item = (u64, Pid)> + 'a {
+    trace.events.iter().filter_map(move |e| match e.kind {
+        EventKind::Switch {
+            prev_pid,
+            prev_state,
+            ..
+        } if prev_state == state && pids.contains(prev_pid) => Some((e.t_ns, prev_pid)),
+        _ => None,
+    })
+}
+
+/// The pids of the trace's tasks whose `group` is one of `groups`, ascending.
+pub fn pids_of_groups(trace: &Trace, groups: &[u32]) -> Vec<Pid> {
+    let mut pids: Vec<Pid> = trace
+        .tasks
+        .iter()
+        .filter(|t| t.group.is_some_and(|g| groups.contains(&g)))
+        .map(|t| t.pid)
+        .collect();
+    pids.sort_unstable();
+    pids.dedup();
+    pids
+}
+
+/// CPU time of `pids`: the sum of their `sched_stat_runtime` runtimes, ns.
+pub fn cpu_time_ns(trace: &Trace, pids: &[Pid]) -> u64 {
+    let set = PidSet::new(pids);
+    trace
+        .events
+        .iter()
+        .map(|e| match e.kind {
+            EventKind::StatRuntime { pid, runtime_ns } if set.contains(pid) => runtime_ns,
+            _ => 0,
+        })
+        .sum()
+}
+
+/// When the last of `pids` exited (switched out in state X), ns from the trace start — but only
+/// if every one of them exited; `None` if one is still alive at the end of the trace or if
+/// `pids` is empty.
+///
+/// This is hackbench's "Time" when the group starts at t = 0; subtract the start otherwise.
+pub fn exit_time_ns(trace: &Trace, pids: &[Pid]) -> Option<u64> {
+    let set = PidSet::new(pids);
+    let mut exited = vec![false; set.0.len()];
+    let (mut left, mut last) = (set.0.len(), 0u64);
+    for (t, pid) in switch_outs(trace, &set, PrevState::Dead) {
+        if let Some(i) = set.index(pid) {
+            if !exited[i] {
+                exited[i] = true;
+                left -= 1;
+            }
+            last = last.max(t);
+        }
+    }
+    (left == 0 && !set.0.is_empty()).then_some(last)
+}
+
+/// Requests / round trips / I/Os completed by `pids`: their switch-outs in state S.
+pub fn completions(trace: &Trace, pids: &[Pid]) -> u64 {
+    let set = PidSet::new(pids);
+    switch_outs(trace, &set, PrevState::Sleeping).count() as u64
+}
+
+/// [`completions`] per whole simulated second: element `i` counts the S switch-outs with
+/// `i s <= t < (i + 1) s`, for every second that ended by `trace.end_ns`; the last partial
+/// second (and anything at or after the last whole second) is dropped. These are the samples
+/// of schbench's RPS block.
+pub fn completions_per_second(trace: &Trace, pids: &[Pid]) -> Vec<u64> {
+    let set = PidSet::new(pids);
+    let whole = usize::try_from(trace.end_ns / NS_PER_SEC).unwrap_or(usize::MAX);
+    let mut out = vec![0u64; whole];
+    for (t, _) in switch_outs(trace, &set, PrevState::Sleeping) {
+        if let Some(c) = usize::try_from(t / NS_PER_SEC)
+            .ok()
+            .and_then(|s| out.get_mut(s))
+        {
+            *c += 1;
+        }
+    }
+    out
+}
+
+/// What a task is doing, for [`request_latencies_ns`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReqState {
+    /// Not seen yet (a wakeup counts: the trace may have begun while it slept).
+    Unknown,
+    /// Blocked (switched out in state S).
+    Sleeping,
+    /// Started, running, runnable or exited: a wakeup starts nothing.
+    Other,
+}
+
+/// Service times of the requests of `pids` (schbench's "request latency"): from a task's
+/// wakeup while it was asleep (switched out in state S, or not seen yet) to its next
+/// switch-out in state S, ns, in the order the requests completed.
+///
+/// The span includes any time spent waiting for a CPU, before the first run and after
+/// preemptions. The first wakeup of a sleep wins; a task that exits instead of blocking
+/// completes no request; the stint after `sched_wakeup_new` is start-up, not a request.
+pub fn request_latencies_ns(trace: &Trace, pids: &[Pid]) -> Vec<u64> {
+    let set = PidSet::new(pids);
+    let has_waking = trace
+        .events
+        .iter()
+        .any(|e| matches!(e.kind, EventKind::Waking { .. }));
+    let mut st: BTreeMap<Pid, (ReqState, Option<u64>)> = BTreeMap::new();
+    let mut out = Vec::new();
+    for e in &trace.events {
+        let t = e.t_ns;
+        match e.kind {
+            EventKind::Waking { pid, .. } if set.contains(pid) => woken(&mut st, pid, t),
+            EventKind::Wakeup { pid, .. } if !has_waking && set.contains(pid) => {
+                woken(&mut st, pid, t)
+            }
+            EventKind::WakeupNew { pid, .. } if set.contains(pid) => {
+                st.insert(pid, (ReqState::Other, None));
+            }
+            EventKind::Switch {
+                prev_pid,
+                prev_state,
+                next_pid,
+            } => {
+                if set.contains(prev_pid) {
+                    let s = st.entry(prev_pid).or_insert((ReqState::Unknown, None));
+                    match prev_state {
+                        PrevState::Sleeping => {
+                            if let Some(w) = s.1.take() {
+                                out.push(t.saturating_sub(w));
+                            }
+                            s.0 = ReqState::Sleeping;
+                        }
+                        PrevState::Dead => *s = (ReqState::Other, None),
+                        // Preempted: the request goes on.
+                        PrevState::Running => s.0 = ReqState::Other,
+                    }
+                }
+                if set.contains(next_pid) {
+                    st.entry(next_pid).or_insert((ReqState::Unknown, None)).0 = ReqState::Other;
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn woken(st: &mut BTreeMap<Pid, (ReqState, Option<u64>)>, pid: Pid, t: u64) {
+    let s = st.entry(pid).or_insert((ReqState::Unknown, None));
+    if matches!(s.0, ReqState::Unknown | ReqState::Sleeping) && s.1.is_none() {
+        s.1 = Some(t);
+    }
+}
+
+/// Wakeup latencies of `pids`, ns: the samples [`crate::wakeup::wakeup_latencies_ns`] gives
+/// for each of them (same rules), computed in one pass and returned in switch-in order
+/// across all of them.
+pub fn wakeup_latencies_ns(trace: &Trace, pids: &[Pid]) -> Vec<u64> {
+    let set = PidSet::new(pids);
+    wakeup_latencies_where(trace, |p| set.contains(p))
+}
+
+/// How often `pids` got a CPU: `sched_switch` events whose `next_pid` is one of them.
+pub fn switches(trace: &Trace, pids: &[Pid]) -> u64 {
+    let set = PidSet::new(pids);
+    trace
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Switch { next_pid, .. } if set.contains(next_pid)))
+        .count() as u64
+}
+
+/// rt-tests hackbench's output, byte for byte:
+///
+/// ```text
+/// Running in threaded mode with 112 groups using 40 file descriptors each (== 4480 tasks)
+/// Each sender will pass 30000 messages of 100 bytes
+/// Time: 117.487
+/// ```
+///
+/// `fds` is hackbench's `-f` (senders = receivers = `fds` per group, so `2 * fds` file
+/// descriptors and `groups * 2 * fds` tasks); `threads` picks "threaded" over "process";
+/// `time_ns` prints as `"%lu.%03lu"` of seconds and truncated milliseconds. When `time_ns` is
+/// `None` (the run ended before every task exited) the last line is
+/// `"Time: did not finish within the simulated duration"`. Counts are computed in 64 bits
+/// (hackbench's `int` would overflow past 2^31 tasks).
+pub fn format_hackbench(
+    groups: u32,
+    fds: u32,
+    loops: u32,
+    datasize: u32,
+    threads: bool,
+    time_ns: Option<u64>,
+) -> String {
+    let fds2 = 2 * u64::from(fds);
+    let mut out = format!(
+        "Running in {} mode with {} groups using {} file descriptors each (== {} tasks)\n",
+        if threads { "threaded" } else { "process" },
+        groups,
+        fds2,
+        u64::from(groups) * fds2
+    );
+    out.push_str(&format!(
+        "Each sender will pass {loops} messages of {datasize} bytes\n"
+    ));
+    match time_ns {
+        Some(ns) => out.push_str(&format!(
+            "Time: {}.{:03}\n",
+            ns / NS_PER_SEC,
+            (ns % NS_PER_SEC) / 1_000_000
+        )),
+        None => out.push_str("Time: did not finish within the simulated duration\n"),
+    }
+    out
+}
+
+/// schbench's final summary: the "Wakeup Latencies" and "Request Latencies" blocks (usec) and
+/// the "RPS" block (requests per whole second, `rps_style`), as
+/// [`format_schbench_block`] prints them with `runtime_s` in their headers, then
+/// `"average rps: %.2f\n"` of `Σ rps / runtime_s` (0.00 when `runtime_s` is 0).
+///
+/// `wakeup` and `request` are in ns and converted to µs by truncating division, as schbench
+/// measures in whole microseconds; `rps` are the per-second counts
+/// ([`completions_per_second`]).
+pub fn format_schbench(runtime_s: u64, wakeup: &[u64], request: &[u64], rps: &[u64]) -> String {
+    let hist_us = |ns: &[u64]| {
+        let mut h = Hist::new();
+        for &v in ns {
+            h.add(v / 1_000);
+        }
+        h
+    };
+    let mut rps_hist = Hist::new();
+    for &r in rps {
+        rps_hist.add(r);
+    }
+    let mut out = format_schbench_block(
+        "Wakeup Latencies",
+        "usec",
+        runtime_s,
+        &hist_us(wakeup),
+        false,
+    );
+    out.push_str(&format_schbench_block(
+        "Request Latencies",
+        "usec",
+        runtime_s,
+        &hist_us(request),
+        false,
+    ));
+    out.push_str(&format_schbench_block(
+        "RPS", "requests", runtime_s, &rps_hist, true,
+    ));
+    let total: u64 = rps.iter().sum();
+    let avg = if runtime_s == 0 {
+        0.0
+    } else {
+        total as f64 / runtime_s as f64
+    };
+    out.push_str(&format!("average rps: {}\n", c_fixed(avg, 2)));
+    out
+}
+
+/// One line `"<label>: <count> (<rate>/s)\n"`, the rate being `count` per second of
+/// `duration_ns` with two decimals (`%.2f`; 0.00 when `duration_ns` is 0), e.g.
+/// `"tbench round trips: 12345 (6172.50/s)\n"` for 12345 over 2 s.
+pub fn format_rate(label: &str, count: u64, duration_ns: u64) -> String {
+    let rate = if duration_ns == 0 {
+        0.0
+    } else {
+        count as f64 * 1e9 / duration_ns as f64
+    };
+    format!("{label}: {count} ({}/s)\n", c_fixed(rate, 2))
+}
+
+/// p50, p90, p99 and p99.9 of `samples_ns` in µs (truncated), by nearest rank on the sorted
+/// samples ([`percentile_ns`]); all 0 for no samples.
+pub fn latency_percentiles_us(samples_ns: &[u64]) -> [u64; 4] {
+    let mut s = samples_ns.to_vec();
+    s.sort_unstable();
+    [50.0, 90.0, 99.0, 99.9].map(|p| percentile_ns(&s, p) / 1_000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rate_and_percentiles() {
+        assert_eq!(
+            format_rate("tbench round trips", 12345, 2 * NS_PER_SEC),
+            "tbench round trips: 12345 (6172.50/s)\n"
+        );
+        assert_eq!(format_rate("x", 5, 0), "x: 5 (0.00/s)\n");
+        let samples: Vec<u64> = (1..=1000).rev().map(|v| v * 1_000 + 999).collect();
+        assert_eq!(latency_percentiles_us(&samples), [500, 900, 990, 999]);
+        assert_eq!(latency_percentiles_us(&[]), [0; 4]);
+    }
+}

@@ -1,0 +1,243 @@
+//! Per-workload figures: exits, completions, request and wakeup latencies, and the hackbench,
+//! schbench and rate texts.
+mod common;
+use common::*;
+
+use schedlab_report::percentiles::{format_schbench_block, Hist};
+use schedlab_report::wakeup;
+use schedlab_report::workload::*;
+use schedlab_sim::Trace;
+
+const SEC: u64 = 1_000_000_000;
+
+fn exits() -> Trace {
+    grouped_trace(
+        2,
+        &[
+            (1, "a", Some(0)),
+            (2, "a", Some(0)),
+            (3, "b", Some(1)),
+            (4, "c", None),
+        ],
+        vec![
+            wakeup_new(0, 0, 1),
+            wakeup_new(0, 1, 2),
+            sw(10, 0, 0, 'R', 1),
+            sw(10, 1, 0, 'R', 2),
+            runtime(100, 0, 1, 90),
+            sw(100, 0, 1, 'X', 3),
+            runtime(250, 1, 2, 240),
+            sw(250, 1, 2, 'X', 0),
+            runtime(400, 0, 3, 300),
+        ],
+        400,
+    )
+}
+
+#[test]
+fn groups_and_cpu_time() {
+    let t = exits();
+    assert_eq!(pids_of_groups(&t, &[0]), [1, 2]);
+    assert_eq!(pids_of_groups(&t, &[1, 0]), [1, 2, 3]);
+    assert_eq!(pids_of_groups(&t, &[7]), Vec::<u32>::new());
+    assert_eq!(cpu_time_ns(&t, &[1, 2]), 330);
+    assert_eq!(cpu_time_ns(&t, &[2, 1, 2]), 330);
+    assert_eq!(cpu_time_ns(&t, &[3]), 300);
+}
+
+#[test]
+fn exit_time_only_when_all_exited() {
+    let t = exits();
+    assert_eq!(exit_time_ns(&t, &[1, 2]), Some(250));
+    assert_eq!(exit_time_ns(&t, &[2, 1, 2]), Some(250));
+    assert_eq!(exit_time_ns(&t, &[1]), Some(100));
+    assert_eq!(exit_time_ns(&t, &[1, 2, 3]), None); // 3 is still alive
+    assert_eq!(exit_time_ns(&t, &[4]), None); // never ran
+    assert_eq!(exit_time_ns(&t, &[]), None);
+}
+
+#[test]
+fn completions_and_per_second_buckets() {
+    let t = grouped_trace(
+        1,
+        &[(1, "w", Some(0)), (2, "other", Some(1))],
+        vec![
+            sw(SEC / 2, 0, 1, 'S', 2),
+            sw(SEC / 2 + 10, 0, 2, 'S', 1),
+            sw(9 * SEC / 10, 0, 1, 'S', 0),
+            sw(SEC, 0, 0, 'R', 1),
+            sw(SEC + SEC / 5, 0, 1, 'R', 2), // preempted: not a completion
+            sw(SEC + SEC / 4, 0, 2, 'S', 1),
+            sw(SEC + SEC / 3, 0, 1, 'S', 0),
+            sw(2 * SEC, 0, 0, 'R', 1),
+            sw(3 * SEC - 1, 0, 1, 'S', 0),
+            sw(3 * SEC + SEC / 2, 0, 1, 'S', 0), // in the partial 4th second: dropped
+        ],
+        3 * SEC + 7 * SEC / 10,
+    );
+    assert_eq!(completions(&t, &[1]), 5);
+    assert_eq!(completions(&t, &[2]), 2);
+    assert_eq!(completions(&t, &[1, 2]), 7);
+    assert_eq!(completions_per_second(&t, &[1]), [2, 1, 1]);
+    assert_eq!(completions_per_second(&t, &[1, 2]), [3, 2, 1]);
+    // Shorter than a second: no whole second at all.
+    let short = Trace {
+        end_ns: SEC - 1,
+        ..t.clone()
+    };
+    assert_eq!(completions_per_second(&short, &[1]), Vec::<u64>::new());
+    // Exactly three seconds: an event at t = 3 s belongs to the (empty) 4th.
+    let exact = Trace {
+        end_ns: 3 * SEC,
+        ..t
+    };
+    assert_eq!(completions_per_second(&exact, &[1]), [2, 1, 1]);
+}
+
+/// Task 1 is a request server on CPU 0, woken from CPU 1; task 2 shares CPU 0.
+fn requests() -> Trace {
+    grouped_trace(
+        2,
+        &[(1, "server", Some(0)), (2, "client", Some(1))],
+        vec![
+            wakeup_new(0, 0, 1),
+            sw(0, 0, 0, 'R', 1),
+            waking(50, 1, 1),      // while running: starts nothing
+            sw(100, 0, 1, 'S', 0), // start-up block: a completion, not a request
+            waking(1000, 1, 1),    // request 1 arrives
+            wakeup(1000, 0, 1),
+            sw(1200, 0, 0, 'R', 1),
+            waking(1400, 1, 2),     // task 2 first seen: it may have been asleep
+            sw(1500, 0, 1, 'R', 2), // request 1 preempted...
+            sw(1800, 0, 2, 'S', 1), // task 2's request done (400)
+            sw(2000, 0, 1, 'S', 0), // ...request 1 done: 1000
+            waking(3000, 1, 1),     // request 2
+            waking(3100, 1, 1),     // the first wakeup of a sleep wins
+            sw(3300, 0, 0, 'R', 1),
+            sw(3400, 0, 1, 'S', 0), // request 2 done: 400
+            waking(5000, 1, 1),
+            sw(5100, 0, 0, 'R', 1),
+            sw(5200, 0, 1, 'X', 0), // exits: no request completed
+        ],
+        6000,
+    )
+}
+
+#[test]
+fn request_latency_spans() {
+    let t = requests();
+    assert_eq!(request_latencies_ns(&t, &[1]), [1000, 400]);
+    assert_eq!(request_latencies_ns(&t, &[2]), [400]);
+    // In completion order across tasks.
+    assert_eq!(request_latencies_ns(&t, &[2, 1]), [400, 1000, 400]);
+    assert_eq!(completions(&t, &[1]), 3);
+    assert_eq!(switches(&t, &[1]), 5);
+    assert_eq!(switches(&t, &[1, 2]), 6);
+    assert_eq!(exit_time_ns(&t, &[1]), Some(5200));
+    assert_eq!(exit_time_ns(&t, &[1, 2]), None);
+}
+
+#[test]
+fn request_latency_without_sched_waking_uses_sched_wakeup() {
+    let t = grouped_trace(
+        1,
+        &[(1, "server", None)],
+        vec![
+            sw(0, 0, 0, 'R', 1),
+            sw(100, 0, 1, 'S', 0),
+            wakeup(1000, 0, 1),
+            sw(1100, 0, 0, 'R', 1),
+            sw(1600, 0, 1, 'S', 0),
+        ],
+        2000,
+    );
+    assert_eq!(request_latencies_ns(&t, &[1]), [600]);
+}
+
+#[test]
+fn wakeup_latencies_are_the_per_pid_samples() {
+    let t = requests();
+    // WakeupNew at 0 → 0; 1000 → 1200; 3000 → 3300; 5000 → 5100.
+    assert_eq!(wakeup_latencies_ns(&t, &[1]), [0, 200, 300, 100]);
+    let mut both = wakeup_latencies_ns(&t, &[1, 2]);
+    let mut per_pid = wakeup::wakeup_latencies_ns(&t, Some(1));
+    per_pid.extend(wakeup::wakeup_latencies_ns(&t, Some(2)));
+    assert_eq!(both.len(), 5);
+    both.sort_unstable();
+    per_pid.sort_unstable();
+    assert_eq!(both, per_pid);
+}
+
+#[test]
+fn hackbench_text() {
+    assert_eq!(
+        format_hackbench(112, 20, 30000, 100, true, Some(117_487_900_000)),
+        "Running in threaded mode with 112 groups using 40 file descriptors each (== 4480 tasks)\n\
+         Each sender will pass 30000 messages of 100 bytes\n\
+         Time: 117.487\n"
+    );
+    assert_eq!(
+        format_hackbench(10, 20, 100, 100, false, Some(1_005_999_999)),
+        "Running in process mode with 10 groups using 40 file descriptors each (== 400 tasks)\n\
+         Each sender will pass 100 messages of 100 bytes\n\
+         Time: 1.005\n"
+    );
+    assert_eq!(
+        format_hackbench(1, 1, 1, 1, true, None),
+        "Running in threaded mode with 1 groups using 2 file descriptors each (== 2 tasks)\n\
+         Each sender will pass 1 messages of 1 bytes\n\
+         Time: did not finish within the simulated duration\n"
+    );
+    assert!(format_hackbench(1, 1, 1, 1, true, Some(42_000)).ends_with("Time: 0.000\n"));
+}
+
+#[test]
+fn schbench_summary() {
+    let wakeup = [1_999, 2_000, 2_999, 10_500];
+    let request = [5_000_000, 7_000_999];
+    let rps = [3, 4, 3];
+    let text = format_schbench(3, &wakeup, &request, &rps);
+
+    let us = |ns: &[u64]| {
+        let mut h = Hist::new();
+        for &v in ns {
+            h.add(v);
+        }
+        h
+    };
+    let want = format_schbench_block("Wakeup Latencies", "usec", 3, &us(&[1, 2, 2, 10]), false)
+        + &format_schbench_block("Request Latencies", "usec", 3, &us(&[5000, 7000]), false)
+        + &format_schbench_block("RPS", "requests", 3, &us(&rps), true)
+        + "average rps: 3.33\n";
+    assert_eq!(text, want);
+
+    let headers: Vec<&str> = text.lines().filter(|l| !l.starts_with('\t')).collect();
+    assert_eq!(
+        headers,
+        [
+            "Wakeup Latencies percentiles (usec) runtime 3 (s) (4 total samples)",
+            "Request Latencies percentiles (usec) runtime 3 (s) (2 total samples)",
+            "RPS percentiles (requests) runtime 3 (s) (3 total samples)",
+            "average rps: 3.33",
+        ]
+    );
+    // ns → µs truncates: 1999 ns is 1 µs.
+    assert!(text.contains("\t  min=1, max=10\n"));
+    assert!(text.contains("\t  min=5000, max=7000\n"));
+    assert!(text.contains("\t* 50.0th: 3 "));
+
+    assert!(format_schbench(0, &[], &[], &[]).ends_with("average rps: 0.00\n"));
+}
+
+#[test]
+fn rates_and_compact_percentiles() {
+    assert_eq!(
+        format_rate("tbench round trips", 12345, 2 * SEC),
+        "tbench round trips: 12345 (6172.50/s)\n"
+    );
+    assert_eq!(format_rate("fio IOs", 1, 3 * SEC), "fio IOs: 1 (0.33/s)\n");
+    // 1..=100 µs (+ 999 ns, truncated away): nearest rank.
+    let samples: Vec<u64> = (1..=100).map(|us| us * 1000 + 999).collect();
+    assert_eq!(latency_percentiles_us(&samples), [50, 90, 99, 100]);
+    assert_eq!(latency_percentiles_us(&[7_000]), [7; 4]);
+}
