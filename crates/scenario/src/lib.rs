@@ -13,6 +13,18 @@
 //!  ]}
 //! ```
 //!
+//! Beyond plain task groups, a document may use:
+//!
+//! - program steps `{"loop": N, "steps": [...]}` (a counted loop, nestable) and
+//!   `{"wait_period_us": P}` (sleep until the next multiple of P since the task started);
+//! - `"topology": {"llc_size": L, "smt": S}` (CPUs per LLC, threads per core);
+//! - `"workloads": [{"hackbench": {"groups": 8}}, {"massive_intr": {}}, ...]`: benchmark
+//!   generators ([`Workload`]) that expand into ordinary task groups after `tasks`
+//!   ([`Scenario::expanded`] shows them as text, [`Scenario::workloads`] says which group plays
+//!   which [`Role`]).
+//!
+//! [`presets`] bundles the LKML experiments schedlab replays.
+//!
 //! Parsing never panics and never stops at the first problem: [`Scenario::from_json`] returns
 //! every error it finds, each naming the field (`tasks[2].nice`) and what is allowed. A
 //! [`Scenario`] that parsed is valid: [`Scenario::sim_config`] and [`Scenario::variants`] cannot
@@ -23,6 +35,8 @@
 #![warn(missing_docs)]
 
 mod parse;
+pub mod presets;
+mod workload;
 
 use core::fmt;
 
@@ -30,6 +44,10 @@ use schedlab_sim::{Dist, Op, SchedPolicy, SimConfig, TaskSpec, Variant};
 use serde_json::{Map, Number, Value};
 
 pub use parse::MAX_SCENARIO_BYTES;
+pub use workload::{
+    FioLike, Hackbench, MassiveIntr, Periodic, PipePair, Placement, Role, Schbench, Workload,
+    WorkloadInfo, WorkloadKind,
+};
 
 /// The format version this crate writes. Every version it ever wrote stays readable.
 pub const FORMAT_VERSION: u64 = 1;
@@ -37,6 +55,9 @@ pub const FORMAT_VERSION: u64 = 1;
 pub const MAX_VARIANTS: usize = 8;
 /// Most tasks one group may expand to.
 pub const MAX_COUNT: u64 = 10_000;
+/// Most program steps of all tasks together (each task's program counted once per task, loops
+/// expanded), so that a short document (a workload line) cannot ask for gigabytes of programs.
+pub const MAX_TOTAL_OPS: u64 = 4_000_000;
 /// Default δ, the switch-in delay after an interrupt (ns).
 pub const DEFAULT_SWITCH_DELAY_NS: u64 = 5_000;
 /// Default hardirq time of one timer interrupt (ns).
@@ -135,6 +156,30 @@ pub enum Step {
     Recv(String),
     /// `{"exit": true}`: the task exits (otherwise the program repeats).
     Exit,
+    /// `{"loop": N, "steps": [...]}`: run the nested steps N times (1..=1 000 000). Becomes the
+    /// nested ops followed by `Op::Loop { start: <first nested op>, times: N }`.
+    Loop(u64, Vec<Step>),
+    /// `{"wait_period_us": P}` (or `_ns`, `_ms`): sleep until the next multiple of P since the
+    /// task started (an absolute timer, like cyclictest's).
+    WaitPeriod(Number, Unit),
+}
+
+/// The machine's cache and SMT layout (`"topology": {"llc_size": L, "smt": S}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Topology {
+    /// CPUs per last-level cache; 0 (default) = all CPUs share one LLC.
+    pub llc_size: u64,
+    /// SMT threads per core (default 1); consecutive CPU numbers are siblings.
+    pub smt: u64,
+}
+
+impl Default for Topology {
+    fn default() -> Self {
+        Topology {
+            llc_size: 0,
+            smt: 1,
+        }
+    }
 }
 
 /// A group of identical tasks.
@@ -181,8 +226,12 @@ pub struct Scenario {
     pub irq_ns: Option<u64>,
     /// Kernel variants to compare.
     pub variants: Vec<String>,
+    /// CPU topology (default: one LLC, no SMT).
+    pub topology: Topology,
     /// Task groups.
     pub tasks: Vec<TaskGroup>,
+    /// Workload generators, expanded into task groups after `tasks`.
+    pub workloads: Vec<Workload>,
 }
 
 fn num_f64(n: &Number) -> f64 {
@@ -296,39 +345,30 @@ impl Scenario {
                 if let Some(s) = &t.start_ms {
                     o.insert("start_ms".into(), Value::Number(s.clone()));
                 }
-                let prog = t
-                    .program
-                    .iter()
-                    .map(|st| {
-                        let mut p = Map::new();
-                        match st {
-                            Step::RunForever => {
-                                p.insert("run".into(), "forever".into());
-                            }
-                            Step::Run(d, u) => {
-                                p.insert(format!("run_{}", u.suffix()), d.to_value());
-                            }
-                            Step::Sleep(d, u) => {
-                                p.insert(format!("sleep_{}", u.suffix()), d.to_value());
-                            }
-                            Step::Send(c) => {
-                                p.insert("send".into(), c.clone().into());
-                            }
-                            Step::Recv(c) => {
-                                p.insert("recv".into(), c.clone().into());
-                            }
-                            Step::Exit => {
-                                p.insert("exit".into(), true.into());
-                            }
-                        }
-                        Value::Object(p)
-                    })
-                    .collect();
+                let prog = t.program.iter().map(Step::to_value).collect();
                 o.insert("program".into(), Value::Array(prog));
                 Value::Object(o)
             })
             .collect();
-        m.insert("tasks".into(), Value::Array(tasks));
+        if self.topology != Topology::default() {
+            let mut t = Map::new();
+            if self.topology.llc_size != 0 {
+                t.insert("llc_size".into(), self.topology.llc_size.into());
+            }
+            if self.topology.smt != 1 {
+                t.insert("smt".into(), self.topology.smt.into());
+            }
+            m.insert("topology".into(), Value::Object(t));
+        }
+        if !self.tasks.is_empty() {
+            m.insert("tasks".into(), Value::Array(tasks));
+        }
+        if !self.workloads.is_empty() {
+            m.insert(
+                "workloads".into(),
+                Value::Array(self.workloads.iter().map(Workload::to_value).collect()),
+            );
+        }
         Value::Object(m)
     }
 
@@ -346,8 +386,30 @@ impl Scenario {
             .collect()
     }
 
-    /// The engine's config: groups expanded into tasks (pid order = group order), channel names
-    /// resolved (`{i}` replaced by the task's index in its group).
+    /// The workloads' task groups, numbered after `tasks`, and what each workload became.
+    fn expand_workloads(&self) -> (Vec<TaskGroup>, Vec<WorkloadInfo>) {
+        workload::expand(self.cpus, &self.workloads, self.tasks.len())
+    }
+
+    /// A copy with the workloads turned into plain task groups (appended after `tasks`) and no
+    /// workloads left: what the generators stand for, as text a user can read and edit. It
+    /// gives the same [`Scenario::sim_config`], and its JSON parses back to it.
+    pub fn expanded(&self) -> Scenario {
+        let mut s = self.clone();
+        s.tasks.extend(self.expand_workloads().0);
+        s.workloads.clear();
+        s
+    }
+
+    /// What each workload expands to: its kind, a label, and the groups of each role (indices
+    /// into the expanded task list, i.e. `TaskSpec.group`).
+    pub fn workloads(&self) -> Vec<WorkloadInfo> {
+        self.expand_workloads().1
+    }
+
+    /// The engine's config: workloads expanded after the task groups, groups expanded into tasks
+    /// (pid order = group order), loops flattened into `Op::Loop`, channel names resolved (`{i}`
+    /// replaced by the task's index in its group).
     pub fn sim_config(&self) -> SimConfig {
         let mut channels: Vec<String> = Vec::new();
         let mut chan = |name: String| -> u32 {
@@ -359,8 +421,9 @@ impl Scenario {
                 }
             }
         };
+        let generated = self.expand_workloads().0;
         let mut tasks = Vec::new();
-        for (g, t) in self.tasks.iter().enumerate() {
+        for (g, t) in self.tasks.iter().chain(generated.iter()).enumerate() {
             let affinity: Vec<u32> = match &t.affinity {
                 Some(a) => {
                     let mut a: Vec<u32> = a.iter().map(|&c| c as u32).collect();
@@ -370,18 +433,8 @@ impl Scenario {
                 None => (0..self.cpus as u32).collect(),
             };
             for i in 0..t.count {
-                let program = t
-                    .program
-                    .iter()
-                    .map(|st| match st {
-                        Step::RunForever => Op::Run(None),
-                        Step::Run(d, u) => Op::Run(Some(d.dist(*u))),
-                        Step::Sleep(d, u) => Op::Sleep(d.dist(*u)),
-                        Step::Send(c) => Op::Send(chan(c.replace("{i}", &i.to_string()))),
-                        Step::Recv(c) => Op::Recv(chan(c.replace("{i}", &i.to_string()))),
-                        Step::Exit => Op::Exit,
-                    })
-                    .collect();
+                let mut program = Vec::new();
+                push_ops(&t.program, &i.to_string(), &mut chan, &mut program);
                 tasks.push(TaskSpec {
                     comm: t.name.clone(),
                     group: g as u32,
@@ -396,8 +449,8 @@ impl Scenario {
         }
         SimConfig {
             cpus: self.cpus as u32,
-            llc_size: 0,
-            smt: 1,
+            llc_size: self.topology.llc_size as u32,
+            smt: self.topology.smt as u32,
             hz: self.hz as u32,
             duration_ns: self.duration_ns(),
             seed: self.seed,
@@ -408,6 +461,79 @@ impl Scenario {
             channels,
             tasks,
             record_snapshots: false,
+        }
+    }
+}
+
+/// Appends the ops of `steps` for the task with index `i` in its group.
+fn push_ops(steps: &[Step], i: &str, chan: &mut impl FnMut(String) -> u32, ops: &mut Vec<Op>) {
+    for st in steps {
+        let op = match st {
+            Step::RunForever => Op::Run(None),
+            Step::Run(d, u) => Op::Run(Some(d.dist(*u))),
+            Step::Sleep(d, u) => Op::Sleep(d.dist(*u)),
+            Step::Send(c) => Op::Send(chan(c.replace("{i}", i))),
+            Step::Recv(c) => Op::Recv(chan(c.replace("{i}", i))),
+            Step::Exit => Op::Exit,
+            Step::WaitPeriod(p, u) => Op::WaitPeriod(to_ns(p, *u)),
+            Step::Loop(n, body) => {
+                let start = ops.len() as u32;
+                push_ops(body, i, chan, ops);
+                Op::Loop {
+                    start,
+                    times: *n as u32,
+                }
+            }
+        };
+        ops.push(op);
+    }
+}
+
+impl Step {
+    /// The canonical JSON value of this step.
+    pub fn to_value(&self) -> Value {
+        let mut p = Map::new();
+        match self {
+            Step::RunForever => {
+                p.insert("run".into(), "forever".into());
+            }
+            Step::Run(d, u) => {
+                p.insert(format!("run_{}", u.suffix()), d.to_value());
+            }
+            Step::Sleep(d, u) => {
+                p.insert(format!("sleep_{}", u.suffix()), d.to_value());
+            }
+            Step::Send(c) => {
+                p.insert("send".into(), c.clone().into());
+            }
+            Step::Recv(c) => {
+                p.insert("recv".into(), c.clone().into());
+            }
+            Step::Exit => {
+                p.insert("exit".into(), true.into());
+            }
+            Step::Loop(n, body) => {
+                p.insert("loop".into(), (*n).into());
+                p.insert(
+                    "steps".into(),
+                    Value::Array(body.iter().map(Step::to_value).collect()),
+                );
+            }
+            Step::WaitPeriod(n, u) => {
+                p.insert(
+                    format!("wait_period_{}", u.suffix()),
+                    Value::Number(n.clone()),
+                );
+            }
+        }
+        Value::Object(p)
+    }
+
+    /// How many engine ops this step becomes (a loop adds one op after its body).
+    pub fn op_count(&self) -> usize {
+        match self {
+            Step::Loop(_, body) => 1 + body.iter().map(Step::op_count).sum::<usize>(),
+            _ => 1,
         }
     }
 }

@@ -1,0 +1,119 @@
+//! The bundled experiments: the LKML threads schedlab was built to replay, each scaled down to
+//! run in seconds. The documents live in `scenarios/presets/NAME.json`.
+//!
+//! ```
+//! let p = schedlab_scenario::presets::preset("sched-idle").unwrap();
+//! let s = p.scenario();
+//! assert_eq!(s.variants, ["cfs-5.14", "cfs-6.1"]);
+//! ```
+
+use crate::Scenario;
+
+/// One bundled experiment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Preset {
+    /// Short name (`sched-idle`), also the file name.
+    pub name: &'static str,
+    /// One-line title.
+    pub title: &'static str,
+    /// The thread it comes from: subject, author, date.
+    pub source: &'static str,
+    /// What the thread observed on real machines.
+    pub observed: &'static str,
+    /// The scenario document.
+    pub json: &'static str,
+}
+
+impl Preset {
+    /// The scenario, parsed. Every bundled document is valid (a test parses them all).
+    pub fn scenario(&self) -> Scenario {
+        match Scenario::from_json(self.json) {
+            Ok(s) => s,
+            Err(e) => panic!("bundled preset {} does not parse: {e}", self.name),
+        }
+    }
+}
+
+static PRESETS: &[Preset] = &[
+    Preset {
+        name: "sched-idle",
+        title: "A SCHED_IDLE hog next to a nice-0 hog on one CPU",
+        source: "\"[PATCH 2/2] sched: adjust SCHED_IDLE interactions\", Josh Don, Jul 2021",
+        observed: "Two threads affined to one CPU at HZ=1000, one SCHED_IDLE: without the patch \
+                   the SCHED_IDLE thread runs for 4 ms then waits 1.4 s; with it, it runs 1 ms \
+                   and waits 340 ms.",
+        json: include_str!("../../../scenarios/presets/sched-idle.json"),
+    },
+    Preset {
+        name: "hackbench",
+        title: "hackbench under CFS and EEVDF: wakeup preemption",
+        source: "\"[tip:sched/eevdf] [sched/fair] e0c2ff903c: phoronix-test-suite.blogbench\
+                 .Write.final_score -34.8% regression\", Chen Yu and Peter Zijlstra, Aug 2023",
+        observed: "With hackbench -g 112 -f 20 --threads -l 30000 -s 100 on 112 CPUs, the \
+                   wakeup-preemption success ratio (need_preempt/check_preempt) is 20% on CFS, \
+                   80% on EEVDF without RUN_TO_PARITY and 23% with it; hackbench takes 117 s \
+                   without RUN_TO_PARITY and 101 s with it.",
+        json: include_str!("../../../scenarios/presets/hackbench.json"),
+    },
+    Preset {
+        name: "schbench",
+        title: "schbench wakeup latency with and without RUN_TO_PARITY",
+        source: "\"[tip:sched/eevdf] [sched/fair] e0c2ff903c: phoronix-test-suite.blogbench\
+                 .Write.final_score -34.8% regression\", Chen Yu and Peter Zijlstra, Aug 2023",
+        observed: "schbench -m 14 -t 16 showed no real difference in the wakeup latency \
+                   percentiles between NO_RUN_TO_PARITY and RUN_TO_PARITY.",
+        json: include_str!("../../../scenarios/presets/schbench.json"),
+    },
+    Preset {
+        name: "video-massive-intr",
+        title: "A 1080p video player against massive_intr",
+        source: "Re: \"[PATCH] sched/fair: Reschedule the cfs_rq when current is ineligible\", \
+                 Mike Galbraith, May 2024",
+        observed: "Playing a 1080p clip against one 88% massive_intr hog per CPU for 5 minutes, \
+                   EEVDF gives massive_intr far fewer switches than CFS (6.1M vs 11.6M) and the \
+                   video threads a higher average delay (0.26 vs 0.09 ms for the dav1d \
+                   workers).",
+        json: include_str!("../../../scenarios/presets/video-massive-intr.json"),
+    },
+    Preset {
+        name: "tbench-stacked",
+        title: "An asymmetric tbench pair stacked on one CPU",
+        source: "Re: \"[PATCH 17/24] sched/fair: Implement delayed dequeue\", Mike Galbraith, \
+                 Nov 2024",
+        observed: "Stacked on one CPU, CFS splits the pair 50/50; EEVDF without DELAY_DEQUEUE \
+                   gives the wider client 56% and the server 44%, with it 52/49. tbench 8 \
+                   throughput: 3674 MB/s on CFS, 3505 without DELAY_DEQUEUE, 3701 with it.",
+        json: include_str!("../../../scenarios/presets/tbench-stacked.json"),
+    },
+    Preset {
+        name: "tbench-cross",
+        title: "An asymmetric tbench pair on two CPUs",
+        source: "Re: \"[PATCH 17/24] sched/fair: Implement delayed dequeue\", Mike Galbraith, \
+                 Nov 2024",
+        observed: "Scheduled cross-core, the client uses 60% of its CPU and the server 47%; \
+                   stacking them is what exposes the scheduler's split (see tbench-stacked). \
+                   tbench 8 throughput: 3674 MB/s on CFS, 3505 without DELAY_DEQUEUE, 3701 \
+                   with it.",
+        json: include_str!("../../../scenarios/presets/tbench-cross.json"),
+    },
+    Preset {
+        name: "fio-grid",
+        title: "fio against CPU load: WAKEUP_PREEMPTION x DELAY_DEQUEUE",
+        source: "Re: \"[PATCH 17/24] sched/fair: Implement delayed dequeue\", Phil Auld (quoted \
+                 by Mike Galbraith), Nov 2024",
+        observed: "FIO likes preemption: WAKEUP_PREEMPTION with NO_DELAY_DEQUEUE 590 MB/s, \
+                   WAKEUP_PREEMPTION with DELAY_DEQUEUE 519, NO_WAKEUP_PREEMPTION with \
+                   NO_DELAY_DEQUEUE 498, NO_WAKEUP_PREEMPTION with DELAY_DEQUEUE 427.",
+        json: include_str!("../../../scenarios/presets/fio-grid.json"),
+    },
+];
+
+/// Every bundled experiment, in a fixed order.
+pub fn presets() -> &'static [Preset] {
+    PRESETS
+}
+
+/// The bundled experiment with this name.
+pub fn preset(name: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|p| p.name == name)
+}

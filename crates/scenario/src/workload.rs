@@ -1,0 +1,702 @@
+//! Workload generators: one line of a scenario that stands for a benchmark people run on LKML
+//! (`hackbench`, `schbench`, a tbench buddy pair, `massive_intr`, a periodic frame thread, an
+//! fio-like I/O loop), expanded into ordinary task groups.
+//!
+//! Each generator models its tool faithfully but simply: what the tool's tasks do to the
+//! scheduler (how much CPU they burn between blocking, whom they wake, how they block), not what
+//! they compute. The expansion is plain scenario text: [`crate::Scenario::expanded`] shows it.
+
+use schedlab_sim::SchedPolicy;
+use serde_json::{Map, Number, Value};
+
+use crate::{Duration, Step, TaskGroup, Unit};
+
+/// What kind of benchmark a workload is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkloadKind {
+    /// `hackbench` (pipe mode): groups of senders flooding groups of receivers.
+    Hackbench,
+    /// `schbench`: message threads waking workers and waiting for their answers.
+    Schbench,
+    /// A tbench-like client/server buddy pair over a pipe.
+    PipePair,
+    /// `massive_intr`: CPU hogs that sleep briefly between bursts.
+    MassiveIntr,
+    /// A periodic thread (a video frame, cyclictest).
+    Periodic,
+    /// An fio-like job: a CPU burst per I/O, then an I/O wait.
+    FioLike,
+}
+
+impl WorkloadKind {
+    /// Every kind, in the order of its JSON names.
+    pub const ALL: [WorkloadKind; 6] = [
+        WorkloadKind::Hackbench,
+        WorkloadKind::Schbench,
+        WorkloadKind::PipePair,
+        WorkloadKind::MassiveIntr,
+        WorkloadKind::Periodic,
+        WorkloadKind::FioLike,
+    ];
+
+    /// The JSON key naming the kind (`"hackbench"`, `"pipe_pair"`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            WorkloadKind::Hackbench => "hackbench",
+            WorkloadKind::Schbench => "schbench",
+            WorkloadKind::PipePair => "pipe_pair",
+            WorkloadKind::MassiveIntr => "massive_intr",
+            WorkloadKind::Periodic => "periodic",
+            WorkloadKind::FioLike => "fio_like",
+        }
+    }
+
+    /// The kind a JSON key names.
+    pub fn from_name(name: &str) -> Option<WorkloadKind> {
+        WorkloadKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// Short prefix of the kind's channel names.
+    fn chan_prefix(self) -> &'static str {
+        match self {
+            WorkloadKind::Hackbench => "hb",
+            WorkloadKind::Schbench => "sb",
+            WorkloadKind::PipePair => "pp",
+            WorkloadKind::MassiveIntr => "mi",
+            WorkloadKind::Periodic => "per",
+            WorkloadKind::FioLike => "fio",
+        }
+    }
+}
+
+/// The part a task group plays in its workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// hackbench sender.
+    Sender,
+    /// hackbench receiver.
+    Receiver,
+    /// schbench message thread.
+    MessageThread,
+    /// schbench worker.
+    Worker,
+    /// pipe_pair client (`tbench`).
+    Client,
+    /// pipe_pair server (`tbench_srv`).
+    Server,
+    /// massive_intr hog.
+    Hog,
+    /// periodic thread.
+    Periodic,
+    /// fio job.
+    Job,
+}
+
+impl Role {
+    /// The role's name in outputs (`"sender"`, `"message_thread"`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Sender => "sender",
+            Role::Receiver => "receiver",
+            Role::MessageThread => "message_thread",
+            Role::Worker => "worker",
+            Role::Client => "client",
+            Role::Server => "server",
+            Role::Hog => "hog",
+            Role::Periodic => "periodic",
+            Role::Job => "job",
+        }
+    }
+}
+
+/// `hackbench` in pipe mode (`hackbench -g GROUPS -f FDS -l LOOPS -s DATASIZE [--threads]`).
+///
+/// Per group, `fds` receivers and `fds` senders (hackbench creates the receivers first). Each
+/// sender writes `loops` rounds of one message to every receiver of its group; each receiver
+/// reads `fds × loops` messages from its own pipe. A write costs the sender `send_us` of CPU
+/// and wakes the receiver if it waits; a read costs the receiver `recv_us`. Both exit when done,
+/// so the run's length is hackbench's "Time:".
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hackbench {
+    /// `-g`: groups (default 10, 1..=1000).
+    pub groups: u64,
+    /// `-f`: senders and receivers per group (default 20, 1..=500).
+    pub fds: u64,
+    /// `-l`: messages each sender writes to each receiver (default 100; `fds × loops` ≤ 1 000 000).
+    pub loops: u64,
+    /// `-s`: message size in bytes (default 100, 1..=65536). The model does not copy bytes: the
+    /// per-message cost is `send_us` / `recv_us`, which the user scales with it.
+    pub datasize: u64,
+    /// `--threads` (default false, process mode). Recorded only: threads and processes schedule
+    /// alike in the model, and comm is `hackbench` either way.
+    pub threads: bool,
+    /// CPU time of one write, µs (default 2).
+    pub send_us: Number,
+    /// CPU time of one read, µs (default 2).
+    pub recv_us: Number,
+    /// CPUs of all its tasks (default all).
+    pub affinity: Option<Vec<u64>>,
+}
+
+impl Default for Hackbench {
+    fn default() -> Self {
+        Hackbench {
+            groups: 10,
+            fds: 20,
+            loops: 100,
+            datasize: 100,
+            threads: false,
+            send_us: 2.into(),
+            recv_us: 2.into(),
+            affinity: None,
+        }
+    }
+}
+
+/// `schbench -m MESSAGE_THREADS -t WORKERS`.
+///
+/// Each message thread does `think_us` of work per round, wakes each of its workers with a
+/// message of its own, then waits for one answer per worker. A worker wakes on its message,
+/// does `request_us` of work (schbench's per-request matrix multiplication) and answers. The
+/// workers' wakeup latency is what schbench reports.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Schbench {
+    /// `-m`: message threads (default 2, 1..=1024).
+    pub message_threads: u64,
+    /// `-t`: workers per message thread (default 16, 1..=1000).
+    pub workers: u64,
+    /// CPU work per request, µs (default 100).
+    pub request_us: Number,
+    /// The message thread's own work per round, µs (default 5).
+    pub think_us: Number,
+    /// CPUs of all its tasks (default all).
+    pub affinity: Option<Vec<u64>>,
+}
+
+impl Default for Schbench {
+    fn default() -> Self {
+        Schbench {
+            message_threads: 2,
+            workers: 16,
+            request_us: 100.into(),
+            think_us: 5.into(),
+            affinity: None,
+        }
+    }
+}
+
+/// Where the two tasks of each [`PipePair`] may run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Any CPU (default).
+    Free,
+    /// Pair k: both on CPU k mod cpus.
+    Stacked,
+    /// Pair k: client on CPU 2k mod cpus, server on CPU 2k+1 mod cpus.
+    Cross,
+}
+
+impl Placement {
+    /// The name in scenarios.
+    pub fn name(self) -> &'static str {
+        match self {
+            Placement::Free => "free",
+            Placement::Stacked => "stacked",
+            Placement::Cross => "cross",
+        }
+    }
+}
+
+/// tbench-like buddies: a client (`tbench`) and a server (`tbench_srv`) ping-ponging over two
+/// pipes. The client does `client_us` of work and sends a request, then waits for the reply; the
+/// server waits for a request, does `server_us` of work and replies. Both are 1:1 sleepers of
+/// different widths, the asymmetry of the delayed-dequeue thread.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PipePair {
+    /// Pairs (default 1, 1..=10000); `tbench N` runs N pairs.
+    pub pairs: u64,
+    /// Client work per message, µs (default 60).
+    pub client_us: Number,
+    /// Server work per message, µs (default 40).
+    pub server_us: Number,
+    /// Where the pairs run (default free).
+    pub placement: Placement,
+}
+
+impl Default for PipePair {
+    fn default() -> Self {
+        PipePair {
+            pairs: 1,
+            client_us: 60.into(),
+            server_us: 40.into(),
+            placement: Placement::Free,
+        }
+    }
+}
+
+/// `massive_intr`: each process loops over `work_ms` of CPU and `sleep_ms` of sleep, an ~88%
+/// hog at the tool's defaults (8 ms / 1 ms).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MassiveIntr {
+    /// Processes; 0 (default) = one per CPU (0..=10000).
+    pub count: u64,
+    /// CPU time per burst, ms (default 8).
+    pub work_ms: Number,
+    /// Sleep between bursts, ms (default 1).
+    pub sleep_ms: Number,
+    /// CPUs of all its tasks (default all).
+    pub affinity: Option<Vec<u64>>,
+}
+
+impl Default for MassiveIntr {
+    fn default() -> Self {
+        MassiveIntr {
+            count: 0,
+            work_ms: 8.into(),
+            sleep_ms: 1.into(),
+            affinity: None,
+        }
+    }
+}
+
+/// A periodic thread (a video decoder's frame, a compositor, cyclictest): `work_us` of CPU, then
+/// sleep until the next multiple of `period_us` since the task started (an absolute timer; an
+/// overrun skips the missed periods).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Periodic {
+    /// Threads (default 1, 1..=10000).
+    pub count: u64,
+    /// Period, µs (default 16667, one 60 Hz frame).
+    pub period_us: Number,
+    /// Work per period, µs: a number or a distribution (default 2000).
+    pub work_us: Duration,
+    /// Custom slice in µs (`sched_attr.sched_runtime`, 100..=100000), honoured from 6.12.
+    pub slice_us: Option<Number>,
+    /// Nice value (default 0).
+    pub nice: i64,
+    /// Policy (default normal).
+    pub policy: SchedPolicy,
+    /// comm (default `periodic`, 1–15 bytes).
+    pub name: String,
+    /// CPUs (default all).
+    pub affinity: Option<Vec<u64>>,
+}
+
+impl Default for Periodic {
+    fn default() -> Self {
+        Periodic {
+            count: 1,
+            period_us: 16667.into(),
+            work_us: Duration::Fixed(2000.into()),
+            slice_us: None,
+            nice: 0,
+            policy: SchedPolicy::Normal,
+            name: "periodic".into(),
+            affinity: None,
+        }
+    }
+}
+
+/// fio-like jobs doing synchronous I/O: `cpu_us` of CPU to issue and complete one I/O, then
+/// `io_us` of waiting for the device (a sleep: the device's completion wakes the job).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FioLike {
+    /// `numjobs` (default 4, 1..=10000).
+    pub jobs: u64,
+    /// CPU time per I/O, µs (default 20).
+    pub cpu_us: Number,
+    /// Device time per I/O, µs: a number or a distribution (default `{"exp": 100}`).
+    pub io_us: Duration,
+    /// CPUs of all its jobs (default all).
+    pub affinity: Option<Vec<u64>>,
+}
+
+impl Default for FioLike {
+    fn default() -> Self {
+        FioLike {
+            jobs: 4,
+            cpu_us: 20.into(),
+            io_us: Duration::Exp(100.into()),
+            affinity: None,
+        }
+    }
+}
+
+/// One workload generator with its parameters, as written.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Workload {
+    /// `{"hackbench": {...}}`.
+    Hackbench(Hackbench),
+    /// `{"schbench": {...}}`.
+    Schbench(Schbench),
+    /// `{"pipe_pair": {...}}`.
+    PipePair(PipePair),
+    /// `{"massive_intr": {...}}`.
+    MassiveIntr(MassiveIntr),
+    /// `{"periodic": {...}}`.
+    Periodic(Periodic),
+    /// `{"fio_like": {...}}`.
+    FioLike(FioLike),
+}
+
+/// What one workload expanded to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkloadInfo {
+    /// Its kind.
+    pub kind: WorkloadKind,
+    /// A one-line description, e.g. `hackbench 8 groups x 20 fds`.
+    pub label: String,
+    /// Task-group indices in the expanded task list (= `TaskSpec.group`) per role.
+    pub roles: Vec<(Role, Vec<u32>)>,
+    /// Its parameters.
+    pub params: Workload,
+}
+
+impl Workload {
+    /// Its kind.
+    pub fn kind(&self) -> WorkloadKind {
+        match self {
+            Workload::Hackbench(_) => WorkloadKind::Hackbench,
+            Workload::Schbench(_) => WorkloadKind::Schbench,
+            Workload::PipePair(_) => WorkloadKind::PipePair,
+            Workload::MassiveIntr(_) => WorkloadKind::MassiveIntr,
+            Workload::Periodic(_) => WorkloadKind::Periodic,
+            Workload::FioLike(_) => WorkloadKind::FioLike,
+        }
+    }
+
+    /// How many tasks it expands to on a machine with `cpus` CPUs.
+    pub fn task_count(&self, cpus: u64) -> u64 {
+        match self {
+            Workload::Hackbench(h) => h.groups.saturating_mul(h.fds).saturating_mul(2),
+            Workload::Schbench(s) => s
+                .message_threads
+                .saturating_mul(s.workers.saturating_add(1)),
+            Workload::PipePair(p) => p.pairs.saturating_mul(2),
+            Workload::MassiveIntr(m) => massive_count(m, cpus),
+            Workload::Periodic(p) => p.count,
+            Workload::FioLike(f) => f.jobs,
+        }
+    }
+
+    /// The canonical JSON value: `{"kind": {params that differ from the defaults}}`.
+    pub fn to_value(&self) -> Value {
+        let mut o = Map::new();
+        fn put<T: PartialEq + Into<Value> + Clone>(
+            o: &mut Map<String, Value>,
+            k: &str,
+            v: &T,
+            d: &T,
+        ) {
+            if v != d {
+                o.insert(k.into(), v.clone().into());
+            }
+        }
+        fn aff(o: &mut Map<String, Value>, a: &Option<Vec<u64>>) {
+            if let Some(a) = a {
+                o.insert(
+                    "affinity".into(),
+                    Value::Array(a.iter().map(|&c| c.into()).collect()),
+                );
+            }
+        }
+        match self {
+            Workload::Hackbench(h) => {
+                let d = Hackbench::default();
+                put(&mut o, "groups", &h.groups, &d.groups);
+                put(&mut o, "fds", &h.fds, &d.fds);
+                put(&mut o, "loops", &h.loops, &d.loops);
+                put(&mut o, "datasize", &h.datasize, &d.datasize);
+                put(&mut o, "threads", &h.threads, &d.threads);
+                put(&mut o, "send_us", &h.send_us, &d.send_us);
+                put(&mut o, "recv_us", &h.recv_us, &d.recv_us);
+                aff(&mut o, &h.affinity);
+            }
+            Workload::Schbench(s) => {
+                let d = Schbench::default();
+                put(
+                    &mut o,
+                    "message_threads",
+                    &s.message_threads,
+                    &d.message_threads,
+                );
+                put(&mut o, "workers", &s.workers, &d.workers);
+                put(&mut o, "request_us", &s.request_us, &d.request_us);
+                put(&mut o, "think_us", &s.think_us, &d.think_us);
+                aff(&mut o, &s.affinity);
+            }
+            Workload::PipePair(p) => {
+                let d = PipePair::default();
+                put(&mut o, "pairs", &p.pairs, &d.pairs);
+                put(&mut o, "client_us", &p.client_us, &d.client_us);
+                put(&mut o, "server_us", &p.server_us, &d.server_us);
+                if p.placement != d.placement {
+                    o.insert("placement".into(), p.placement.name().into());
+                }
+            }
+            Workload::MassiveIntr(m) => {
+                let d = MassiveIntr::default();
+                put(&mut o, "count", &m.count, &d.count);
+                put(&mut o, "work_ms", &m.work_ms, &d.work_ms);
+                put(&mut o, "sleep_ms", &m.sleep_ms, &d.sleep_ms);
+                aff(&mut o, &m.affinity);
+            }
+            Workload::Periodic(p) => {
+                let d = Periodic::default();
+                put(&mut o, "name", &p.name, &d.name);
+                put(&mut o, "count", &p.count, &d.count);
+                put(&mut o, "period_us", &p.period_us, &d.period_us);
+                if p.work_us != d.work_us {
+                    o.insert("work_us".into(), p.work_us.to_value());
+                }
+                if let Some(s) = &p.slice_us {
+                    o.insert("slice_us".into(), Value::Number(s.clone()));
+                }
+                put(&mut o, "nice", &p.nice, &d.nice);
+                if p.policy != d.policy {
+                    o.insert("policy".into(), p.policy.name().into());
+                }
+                aff(&mut o, &p.affinity);
+            }
+            Workload::FioLike(f) => {
+                let d = FioLike::default();
+                put(&mut o, "jobs", &f.jobs, &d.jobs);
+                put(&mut o, "cpu_us", &f.cpu_us, &d.cpu_us);
+                if f.io_us != d.io_us {
+                    o.insert("io_us".into(), f.io_us.to_value());
+                }
+                aff(&mut o, &f.affinity);
+            }
+        }
+        let mut w = Map::new();
+        w.insert(self.kind().name().into(), Value::Object(o));
+        Value::Object(w)
+    }
+}
+
+fn massive_count(m: &MassiveIntr, cpus: u64) -> u64 {
+    if m.count == 0 {
+        cpus
+    } else {
+        m.count
+    }
+}
+
+fn group(name: &str, count: u64, affinity: Option<Vec<u64>>, program: Vec<Step>) -> TaskGroup {
+    TaskGroup {
+        name: name.into(),
+        count,
+        nice: 0,
+        policy: SchedPolicy::Normal,
+        affinity,
+        slice_us: None,
+        start_ms: None,
+        program,
+    }
+}
+
+fn run_us(n: &Number) -> Step {
+    Step::Run(Duration::Fixed(n.clone()), Unit::Us)
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Expands `workloads` into task groups numbered from `first_group` on a machine with `cpus`
+/// CPUs. Channel names start with the kind's prefix (`hb`, `sb`, `pp`); a second workload of
+/// the same kind gets `w{index}.` in front so that the two never share a channel.
+pub(crate) fn expand(
+    cpus: u64,
+    workloads: &[Workload],
+    first_group: usize,
+) -> (Vec<TaskGroup>, Vec<WorkloadInfo>) {
+    let mut groups: Vec<TaskGroup> = vec![];
+    let mut infos = vec![];
+    for (k, w) in workloads.iter().enumerate() {
+        let kind = w.kind();
+        let prefix = if workloads[..k].iter().any(|x| x.kind() == kind) {
+            format!("w{k}.{}", kind.chan_prefix())
+        } else {
+            kind.chan_prefix().to_string()
+        };
+        let mut roles: Vec<(Role, Vec<u32>)> = vec![];
+        let mut add = |groups: &mut Vec<TaskGroup>, role: Role, g: TaskGroup| {
+            let idx = (first_group + groups.len()) as u32;
+            match roles.iter_mut().find(|(r, _)| *r == role) {
+                Some((_, v)) => v.push(idx),
+                None => roles.push((role, vec![idx])),
+            }
+            groups.push(g);
+        };
+        let label = match w {
+            Workload::Hackbench(h) => {
+                for g in 0..h.groups {
+                    // Receivers: fds × loops reads from their own pipe, recv_us each.
+                    let recv = vec![
+                        Step::Loop(
+                            h.fds * h.loops,
+                            vec![
+                                Step::Recv(format!("{prefix}{g}.r{{i}}")),
+                                run_us(&h.recv_us),
+                            ],
+                        ),
+                        Step::Exit,
+                    ];
+                    add(
+                        &mut groups,
+                        Role::Receiver,
+                        group("hackbench", h.fds, h.affinity.clone(), recv),
+                    );
+                    // Senders: loops × one write to every receiver of the group.
+                    let body = (0..h.fds)
+                        .flat_map(|j| [run_us(&h.send_us), Step::Send(format!("{prefix}{g}.r{j}"))])
+                        .collect();
+                    let send = vec![Step::Loop(h.loops, body), Step::Exit];
+                    add(
+                        &mut groups,
+                        Role::Sender,
+                        group("hackbench", h.fds, h.affinity.clone(), send),
+                    );
+                }
+                format!(
+                    "hackbench {} x {}",
+                    plural(h.groups, "group", "groups"),
+                    plural(h.fds, "fd", "fds")
+                )
+            }
+            Workload::Schbench(s) => {
+                for m in 0..s.message_threads {
+                    let mut mt = vec![run_us(&s.think_us)];
+                    mt.extend((0..s.workers).map(|w| Step::Send(format!("{prefix}{m}.req{w}"))));
+                    mt.push(Step::Loop(
+                        s.workers,
+                        vec![Step::Recv(format!("{prefix}{m}.done"))],
+                    ));
+                    add(
+                        &mut groups,
+                        Role::MessageThread,
+                        group("schbench", 1, s.affinity.clone(), mt),
+                    );
+                    let worker = vec![
+                        Step::Recv(format!("{prefix}{m}.req{{i}}")),
+                        run_us(&s.request_us),
+                        Step::Send(format!("{prefix}{m}.done")),
+                    ];
+                    add(
+                        &mut groups,
+                        Role::Worker,
+                        group("schbench", s.workers, s.affinity.clone(), worker),
+                    );
+                }
+                format!(
+                    "schbench {} x {}",
+                    plural(s.message_threads, "message thread", "message threads"),
+                    plural(s.workers, "worker", "workers")
+                )
+            }
+            Workload::PipePair(p) => {
+                let client = |i: &str| {
+                    vec![
+                        run_us(&p.client_us),
+                        Step::Send(format!("{prefix}.req{i}")),
+                        Step::Recv(format!("{prefix}.rsp{i}")),
+                    ]
+                };
+                let server = |i: &str| {
+                    vec![
+                        Step::Recv(format!("{prefix}.req{i}")),
+                        run_us(&p.server_us),
+                        Step::Send(format!("{prefix}.rsp{i}")),
+                    ]
+                };
+                let cpus = cpus.max(1);
+                match p.placement {
+                    Placement::Free => {
+                        add(
+                            &mut groups,
+                            Role::Client,
+                            group("tbench", p.pairs, None, client("{i}")),
+                        );
+                        add(
+                            &mut groups,
+                            Role::Server,
+                            group("tbench_srv", p.pairs, None, server("{i}")),
+                        );
+                    }
+                    Placement::Stacked | Placement::Cross => {
+                        for k in 0..p.pairs {
+                            let (c, s) = if p.placement == Placement::Stacked {
+                                (k % cpus, k % cpus)
+                            } else {
+                                ((2 * k) % cpus, (2 * k + 1) % cpus)
+                            };
+                            let i = k.to_string();
+                            add(
+                                &mut groups,
+                                Role::Client,
+                                group("tbench", 1, Some(vec![c]), client(&i)),
+                            );
+                            add(
+                                &mut groups,
+                                Role::Server,
+                                group("tbench_srv", 1, Some(vec![s]), server(&i)),
+                            );
+                        }
+                    }
+                }
+                format!(
+                    "pipe_pair {} ({})",
+                    plural(p.pairs, "pair", "pairs"),
+                    p.placement.name()
+                )
+            }
+            Workload::MassiveIntr(m) => {
+                let n = massive_count(m, cpus);
+                let prog = vec![
+                    Step::Run(Duration::Fixed(m.work_ms.clone()), Unit::Ms),
+                    Step::Sleep(Duration::Fixed(m.sleep_ms.clone()), Unit::Ms),
+                ];
+                add(
+                    &mut groups,
+                    Role::Hog,
+                    group("massive_intr", n, m.affinity.clone(), prog),
+                );
+                format!(
+                    "massive_intr {} ({} ms work, {} ms sleep)",
+                    plural(n, "hog", "hogs"),
+                    m.work_ms,
+                    m.sleep_ms
+                )
+            }
+            Workload::Periodic(p) => {
+                let prog = vec![
+                    Step::Run(p.work_us.clone(), Unit::Us),
+                    Step::WaitPeriod(p.period_us.clone(), Unit::Us),
+                ];
+                let mut g = group(&p.name, p.count, p.affinity.clone(), prog);
+                g.nice = p.nice;
+                g.policy = p.policy;
+                g.slice_us = p.slice_us.clone();
+                add(&mut groups, Role::Periodic, g);
+                format!("periodic {} x {} every {} us", p.name, p.count, p.period_us)
+            }
+            Workload::FioLike(f) => {
+                let prog = vec![run_us(&f.cpu_us), Step::Sleep(f.io_us.clone(), Unit::Us)];
+                add(
+                    &mut groups,
+                    Role::Job,
+                    group("fio", f.jobs, f.affinity.clone(), prog),
+                );
+                format!("fio_like {}", plural(f.jobs, "job", "jobs"))
+            }
+        };
+        infos.push(WorkloadInfo {
+            kind,
+            label,
+            roles,
+            params: w.clone(),
+        });
+    }
+    (groups, infos)
+}

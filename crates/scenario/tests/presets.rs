@@ -1,0 +1,106 @@
+//! The bundled experiments: they parse, convert, pass the engine's check, and say where they
+//! come from.
+
+use std::collections::BTreeSet;
+
+use schedlab_scenario::presets::{preset, presets};
+use schedlab_scenario::{Scenario, WorkloadKind};
+
+#[test]
+fn every_preset_parses_and_passes_the_engine_check() {
+    assert!(presets().len() >= 7);
+    for p in presets() {
+        let s = p.scenario();
+        let c = s.sim_config();
+        assert!(c.check().is_ok(), "{}: {:?}", p.name, c.check());
+        assert!(!s.variants.is_empty(), "{}", p.name);
+        assert_eq!(s.variants().len(), s.variants.len(), "{}", p.name);
+        assert!(!p.title.is_empty() && !p.source.is_empty() && !p.observed.is_empty());
+        // The canonical form round-trips, and so does the expansion.
+        assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s, "{}", p.name);
+        assert_eq!(
+            Scenario::from_json(&s.expanded().to_json())
+                .unwrap()
+                .sim_config(),
+            c,
+            "{}",
+            p.name
+        );
+    }
+}
+
+#[test]
+fn preset_names_are_unique_and_found() {
+    let names: BTreeSet<&str> = presets().iter().map(|p| p.name).collect();
+    assert_eq!(names.len(), presets().len());
+    for p in presets() {
+        assert_eq!(preset(p.name), Some(p));
+    }
+    assert_eq!(preset("no-such-preset"), None);
+}
+
+#[test]
+fn presets_have_the_shapes_of_their_threads() {
+    let get = |n: &str| preset(n).unwrap().scenario();
+    let s = get("sched-idle");
+    assert_eq!(
+        (s.cpus, s.hz, s.variants.clone()),
+        (16, 1000, vec!["cfs-5.14".to_string(), "cfs-6.1".into()])
+    );
+
+    // One hackbench group per CPU, 20 fds: 8 × 40 tasks.
+    let s = get("hackbench");
+    assert_eq!(s.cpus, 8);
+    assert_eq!(s.sim_config().tasks.len(), 8 * 40);
+    assert_eq!(s.workloads()[0].kind, WorkloadKind::Hackbench);
+    assert_eq!(s.variants.len(), 4);
+
+    let s = get("schbench");
+    assert_eq!(s.sim_config().tasks.len(), 2 * (1 + 8));
+
+    // massive_intr: one hog per CPU; 8 dav1d workers and a compositor.
+    let c = get("video-massive-intr").sim_config();
+    let count = |comm: &str| c.tasks.iter().filter(|t| t.comm == comm).count();
+    assert_eq!(
+        (
+            count("massive_intr"),
+            count("dav1d-worker"),
+            count("Compositor")
+        ),
+        (8, 8, 1)
+    );
+
+    let c = get("tbench-stacked").sim_config();
+    assert_eq!(c.tasks.len(), 2);
+    assert_eq!(c.tasks[0].affinity, c.tasks[1].affinity);
+    let c = get("tbench-cross").sim_config();
+    assert_ne!(c.tasks[0].affinity, c.tasks[1].affinity);
+
+    let s = get("fio-grid");
+    assert_eq!(s.variants.len(), 4);
+    assert!(s.sim_config().tasks.iter().any(|t| t.comm == "fio"));
+}
+
+/// How many events each preset's variants take (release: `cargo test -p schedlab-scenario
+/// --release --test presets -- --ignored --nocapture`). Each should stay within a few million.
+#[test]
+#[ignore]
+fn preset_event_counts() {
+    for p in presets() {
+        let s = p.scenario();
+        let c = s.sim_config();
+        for (name, v) in s.variants.iter().zip(s.variants()) {
+            let t = std::time::Instant::now();
+            let mut sim = schedlab_sim::Simulator::new(&c, &v).unwrap();
+            let status = sim.run(20_000_000);
+            println!(
+                "{:20} {:50} {:>10} events {:>8.0} ms simulated {:>6} ms wall {status:?}",
+                p.name,
+                name,
+                sim.events_processed(),
+                sim.now_ns() as f64 / 1e6,
+                t.elapsed().as_millis()
+            );
+        }
+    }
+}

@@ -1,0 +1,560 @@
+//! Workload generators: the task groups they expand to, their parameters' errors, round trips.
+
+use std::collections::BTreeMap;
+
+use schedlab_scenario::{Placement, Role, Scenario, ScenarioErrors, Workload, WorkloadKind};
+use schedlab_sim::{Dist, Op, SchedPolicy, SimConfig};
+
+fn doc(cpus: u32, workloads: &str) -> String {
+    format!(
+        r#"{{"version": 1, "name": "w", "cpus": {cpus}, "hz": 1000, "duration_ms": 100,
+            "workloads": {workloads}}}"#
+    )
+}
+
+fn config(cpus: u32, workloads: &str) -> (Scenario, SimConfig) {
+    let s = Scenario::from_json(&doc(cpus, workloads)).unwrap();
+    let c = s.sim_config();
+    assert!(c.check().is_ok(), "{:?}", c.check());
+    (s, c)
+}
+
+fn errors(text: &str) -> Vec<String> {
+    match Scenario::from_json(text) {
+        Ok(s) => panic!("expected errors for {text}, got {s:?}"),
+        Err(ScenarioErrors(e)) => e.iter().map(|e| e.to_string()).collect(),
+    }
+}
+
+fn has(errs: &[String], want: &str) {
+    assert!(
+        errs.iter().any(|e| e.contains(want)),
+        "wanted `{want}` in {errs:#?}"
+    );
+}
+
+/// Runs a program's control flow (the engine's `Op::Loop` semantics) and returns the ops it
+/// executes up to its exit, or the first `cap` of them.
+fn trace(program: &[Op], cap: usize) -> Vec<Op> {
+    let mut counts = vec![0u32; program.len()];
+    let mut out = vec![];
+    let mut pc = 0;
+    while out.len() < cap {
+        if pc == program.len() {
+            pc = 0;
+        }
+        match program[pc] {
+            Op::Loop { start, times } => {
+                counts[pc] += 1;
+                if counts[pc] < times {
+                    pc = start as usize;
+                } else {
+                    counts[pc] = 0;
+                    pc += 1;
+                }
+            }
+            Op::Exit => {
+                out.push(Op::Exit);
+                return out;
+            }
+            op => {
+                out.push(op);
+                pc += 1;
+            }
+        }
+    }
+    out
+}
+
+fn chan<'a>(c: &'a SimConfig, op: &Op) -> &'a str {
+    match op {
+        Op::Send(i) | Op::Recv(i) => &c.channels[*i as usize],
+        _ => panic!("{op:?} has no channel"),
+    }
+}
+
+#[test]
+fn hackbench_expands_to_receivers_and_senders_per_group() {
+    let (s, c) = config(
+        4,
+        r#"[{"hackbench": {"groups": 2, "fds": 3, "loops": 4, "send_us": 7, "recv_us": 5}}]"#,
+    );
+    assert_eq!(c.tasks.len(), 12);
+    assert!(c.tasks.iter().all(|t| t.comm == "hackbench"));
+    let info = &s.workloads()[0];
+    assert_eq!(info.kind, WorkloadKind::Hackbench);
+    assert_eq!(info.label, "hackbench 2 groups x 3 fds");
+    assert_eq!(
+        info.roles,
+        vec![(Role::Receiver, vec![0, 2]), (Role::Sender, vec![1, 3])]
+    );
+    for g in 0..2u32 {
+        let receivers: Vec<_> = c.tasks.iter().filter(|t| t.group == 2 * g).collect();
+        let senders: Vec<_> = c.tasks.iter().filter(|t| t.group == 2 * g + 1).collect();
+        assert_eq!((receivers.len(), senders.len()), (3, 3));
+        let mut received: BTreeMap<String, usize> = BTreeMap::new();
+        for (j, r) in receivers.iter().enumerate() {
+            let ops = trace(&r.program, 10_000);
+            assert_eq!(ops.last(), Some(&Op::Exit), "receivers exit");
+            let reads: Vec<_> = ops.iter().filter(|o| matches!(o, Op::Recv(_))).collect();
+            // fds × loops = 12 messages, all from its own pipe, recv_us of work each.
+            assert_eq!(reads.len(), 12);
+            assert!(reads.iter().all(|o| chan(&c, o) == format!("hb{g}.r{j}")));
+            let runs = ops
+                .iter()
+                .filter(|o| **o == Op::Run(Some(Dist::Fixed(5_000))))
+                .count();
+            assert_eq!(runs, 12);
+        }
+        for snd in &senders {
+            let ops = trace(&snd.program, 10_000);
+            assert_eq!(ops.last(), Some(&Op::Exit), "senders exit");
+            let writes: Vec<_> = ops.iter().filter(|o| matches!(o, Op::Send(_))).collect();
+            assert_eq!(writes.len(), 12);
+            for w in writes {
+                *received.entry(chan(&c, w).to_string()).or_default() += 1;
+            }
+            // Each write costs send_us first.
+            assert_eq!(ops[0], Op::Run(Some(Dist::Fixed(7_000))));
+            assert!(matches!(ops[1], Op::Send(_)));
+        }
+        // Every receiver's pipe gets fds × loops messages in all.
+        let want: BTreeMap<String, usize> = (0..3).map(|j| (format!("hb{g}.r{j}"), 12)).collect();
+        assert_eq!(received, want);
+    }
+}
+
+#[test]
+fn two_workloads_of_a_kind_do_not_share_channels() {
+    let (_, c) = config(
+        2,
+        r#"[{"hackbench": {"groups": 1, "fds": 1, "loops": 1}}, {"pipe_pair": {}}, {"hackbench": {"groups": 1, "fds": 1, "loops": 1}}]"#,
+    );
+    assert_eq!(c.channels, ["hb0.r0", "pp.req0", "pp.rsp0", "w2.hb0.r0"]);
+}
+
+#[test]
+fn schbench_channels_are_unique_per_message_thread_and_worker() {
+    let (s, c) = config(
+        8,
+        r#"[{"schbench": {"message_threads": 3, "workers": 4, "request_us": 50, "think_us": 2}}]"#,
+    );
+    assert_eq!(c.tasks.len(), 3 * (1 + 4));
+    let info = &s.workloads()[0];
+    assert_eq!(info.label, "schbench 3 message threads x 4 workers");
+    assert_eq!(
+        info.roles,
+        vec![
+            (Role::MessageThread, vec![0, 2, 4]),
+            (Role::Worker, vec![1, 3, 5])
+        ]
+    );
+    let mut seen = std::collections::BTreeSet::new();
+    for m in 0..3u32 {
+        let mt: Vec<_> = c.tasks.iter().filter(|t| t.group == 2 * m).collect();
+        assert_eq!(mt.len(), 1);
+        let ops = trace(&mt[0].program, 100);
+        let round: Vec<_> = ops[..1 + 4 + 4].to_vec();
+        assert_eq!(round[0], Op::Run(Some(Dist::Fixed(2_000))));
+        for w in 0..4 {
+            assert_eq!(chan(&c, &round[1 + w]), format!("sb{m}.req{w}"));
+            assert!(matches!(round[1 + w], Op::Send(_)));
+            assert_eq!(chan(&c, &round[5 + w]), format!("sb{m}.done"));
+            assert!(matches!(round[5 + w], Op::Recv(_)));
+        }
+        let workers: Vec<_> = c.tasks.iter().filter(|t| t.group == 2 * m + 1).collect();
+        assert_eq!(workers.len(), 4);
+        for (w, t) in workers.iter().enumerate() {
+            let req = chan(&c, &t.program[0]).to_string();
+            assert_eq!(req, format!("sb{m}.req{w}"));
+            assert!(seen.insert(req), "request channels are unique");
+            assert_eq!(t.program[1], Op::Run(Some(Dist::Fixed(50_000))));
+            assert_eq!(chan(&c, &t.program[2]), format!("sb{m}.done"));
+        }
+    }
+    assert_eq!(seen.len(), 12);
+}
+
+#[test]
+fn pipe_pair_placements() {
+    let placed = |placement: &str| {
+        let (s, c) = config(
+            4,
+            &format!(r#"[{{"pipe_pair": {{"pairs": 3, "placement": "{placement}"}}}}]"#),
+        );
+        let aff: Vec<(String, Vec<u32>)> = c
+            .tasks
+            .iter()
+            .map(|t| (t.comm.clone(), t.affinity.clone()))
+            .collect();
+        (s, c, aff)
+    };
+    let all: Vec<u32> = (0..4).collect();
+    let (s, c, free) = placed("free");
+    assert_eq!(
+        s.workloads()[0].roles,
+        vec![(Role::Client, vec![0]), (Role::Server, vec![1])]
+    );
+    assert_eq!(free.len(), 6);
+    assert!(free.iter().all(|(_, a)| *a == all));
+    // Client i talks to server i.
+    assert_eq!(chan(&c, &c.tasks[1].program[1]), "pp.req1");
+    assert_eq!(chan(&c, &c.tasks[4].program[0]), "pp.req1");
+    assert_eq!(chan(&c, &c.tasks[4].program[2]), "pp.rsp1");
+    assert_eq!(c.tasks[0].program[0], Op::Run(Some(Dist::Fixed(60_000))));
+    assert_eq!(c.tasks[3].program[1], Op::Run(Some(Dist::Fixed(40_000))));
+
+    let (s, _, stacked) = placed("stacked");
+    assert_eq!(
+        s.workloads()[0].roles,
+        vec![(Role::Client, vec![0, 2, 4]), (Role::Server, vec![1, 3, 5])]
+    );
+    let want = |v: &[(&str, u32)]| -> Vec<(String, Vec<u32>)> {
+        v.iter().map(|(n, c)| (n.to_string(), vec![*c])).collect()
+    };
+    assert_eq!(
+        stacked,
+        want(&[
+            ("tbench", 0),
+            ("tbench_srv", 0),
+            ("tbench", 1),
+            ("tbench_srv", 1),
+            ("tbench", 2),
+            ("tbench_srv", 2)
+        ])
+    );
+    let (_, _, cross) = placed("cross");
+    assert_eq!(
+        cross,
+        want(&[
+            ("tbench", 0),
+            ("tbench_srv", 1),
+            ("tbench", 2),
+            ("tbench_srv", 3),
+            ("tbench", 0),
+            ("tbench_srv", 1)
+        ])
+    );
+}
+
+#[test]
+fn massive_intr_defaults_to_one_hog_per_cpu() {
+    let (s, c) = config(6, r#"[{"massive_intr": {}}]"#);
+    assert_eq!(c.tasks.len(), 6);
+    assert!(c.tasks.iter().all(|t| t.comm == "massive_intr"));
+    assert_eq!(
+        c.tasks[0].program,
+        vec![
+            Op::Run(Some(Dist::Fixed(8_000_000))),
+            Op::Sleep(Dist::Fixed(1_000_000))
+        ]
+    );
+    assert_eq!(s.workloads()[0].roles, vec![(Role::Hog, vec![0])]);
+    assert_eq!(
+        s.workloads()[0].label,
+        "massive_intr 6 hogs (8 ms work, 1 ms sleep)"
+    );
+    let (_, c) = config(
+        6,
+        r#"[{"massive_intr": {"count": 2, "work_ms": 4, "sleep_ms": 0.5, "affinity": [5]}}]"#,
+    );
+    assert_eq!(c.tasks.len(), 2);
+    assert_eq!(c.tasks[1].affinity, [5]);
+    assert_eq!(c.tasks[1].program[1], Op::Sleep(Dist::Fixed(500_000)));
+}
+
+#[test]
+fn periodic_and_fio_like_programs() {
+    let (s, c) = config(
+        4,
+        r#"[{"periodic": {"name": "dav1d-worker", "count": 2, "period_us": 16667, "work_us": {"uniform": [1000, 3000]},
+                          "slice_us": 300, "nice": -3, "policy": "batch", "affinity": [1, 2]}},
+            {"periodic": {}},
+            {"fio_like": {"jobs": 3}}]"#,
+    );
+    assert_eq!(c.tasks.len(), 2 + 1 + 3);
+    let t = &c.tasks[0];
+    assert_eq!(
+        (
+            t.comm.as_str(),
+            t.nice,
+            t.policy,
+            t.slice_ns,
+            t.affinity.clone()
+        ),
+        (
+            "dav1d-worker",
+            -3,
+            SchedPolicy::Batch,
+            Some(300_000),
+            vec![1, 2]
+        )
+    );
+    assert_eq!(
+        t.program,
+        vec![
+            Op::Run(Some(Dist::Uniform(1_000_000, 3_000_000))),
+            Op::WaitPeriod(16_667_000)
+        ]
+    );
+    assert_eq!(c.tasks[2].comm, "periodic");
+    assert_eq!(
+        c.tasks[2].program,
+        vec![
+            Op::Run(Some(Dist::Fixed(2_000_000))),
+            Op::WaitPeriod(16_667_000)
+        ]
+    );
+    assert_eq!(c.tasks[3].comm, "fio");
+    assert_eq!(
+        c.tasks[3].program,
+        vec![
+            Op::Run(Some(Dist::Fixed(20_000))),
+            Op::Sleep(Dist::Exp(100_000))
+        ]
+    );
+    let infos = s.workloads();
+    assert_eq!(infos[0].roles, vec![(Role::Periodic, vec![0])]);
+    assert_eq!(infos[1].roles, vec![(Role::Periodic, vec![1])]);
+    assert_eq!(infos[2].roles, vec![(Role::Job, vec![2])]);
+    assert_eq!(infos[2].kind.name(), "fio_like");
+    assert!(matches!(&infos[0].params, Workload::Periodic(p) if p.count == 2));
+}
+
+#[test]
+fn workloads_come_after_the_tasks_and_share_the_task_limit() {
+    let text = r#"{"version": 1, "name": "w", "cpus": 2, "hz": 1000, "duration_ms": 100,
+        "tasks": [{"name": "hog", "program": [{"run": "forever"}]}],
+        "workloads": [{"fio_like": {"jobs": 2}}]}"#;
+    let s = Scenario::from_json(text).unwrap();
+    let c = s.sim_config();
+    assert_eq!(
+        c.tasks
+            .iter()
+            .map(|t| (t.comm.as_str(), t.group))
+            .collect::<Vec<_>>(),
+        [("hog", 0), ("fio", 1), ("fio", 1)]
+    );
+    assert_eq!(s.workloads()[0].roles, vec![(Role::Job, vec![1])]);
+
+    let too_many = r#"{"version": 1, "name": "w", "cpus": 2, "hz": 1000, "duration_ms": 100,
+        "tasks": [{"name": "hog", "count": 10000, "program": [{"run": "forever"}]}],
+        "workloads": [{"hackbench": {"groups": 1000, "fds": 50, "loops": 1}}]}"#;
+    has(
+        &errors(too_many),
+        "workloads: 110000 tasks in all (10000 from tasks, 100000 from workloads); at most 100000 allowed",
+    );
+    // 50 000 tasks are allowed, but not 25 000 senders with 1 002-step programs each
+    // (+ 25 000 receivers x 4).
+    has(
+        &errors(&doc(
+            8,
+            r#"[{"hackbench": {"groups": 50, "fds": 500, "loops": 1}}]"#,
+        )),
+        "workloads: the tasks' programs add up to 25150000 steps; at most 4000000 in all",
+    );
+}
+
+#[test]
+fn a_scenario_needs_tasks_or_workloads() {
+    let none = r#"{"version": 1, "name": "w", "cpus": 2, "hz": 1000, "duration_ms": 100}"#;
+    has(
+        &errors(none),
+        "tasks: no tasks: add at least one task group (or a workload)",
+    );
+    has(&errors(&doc(2, "[]")), "tasks: no tasks");
+    // Workloads alone are enough, and the canonical form then has no "tasks".
+    let s = Scenario::from_json(&doc(2, r#"[{"massive_intr": {}}]"#)).unwrap();
+    assert!(s.tasks.is_empty());
+    assert!(!s.to_json().contains("\"tasks\""));
+}
+
+#[test]
+fn workload_errors_name_their_path_and_range() {
+    let e = |w: &str| errors(&doc(8, w));
+    has(
+        &e(r#"[{"hackbench": {"fds": 0}}]"#),
+        "workloads[0].hackbench.fds: 0 is out of range (allowed 1..=500)",
+    );
+    has(
+        &e(r#"[{"hackbench": {"groups": 1001}}]"#),
+        "workloads[0].hackbench.groups: 1001 is out of range (allowed 1..=1000)",
+    );
+    has(
+        &e(r#"[{"hackbench": {"fds": 20, "loops": 60000}}]"#),
+        "workloads[0].hackbench.loops: 60000 loops x 20 fds = 1200000 messages per receiver; at most 1000000 (allowed 1..=50000)",
+    );
+    has(
+        &e(r#"[{"hackbench": {"threads": 1}}]"#),
+        "workloads[0].hackbench.threads: expected true or false",
+    );
+    has(
+        &e(r#"[{"hackbench": {"send_us": 0}}]"#),
+        "workloads[0].hackbench.send_us: 0 is out of range (allowed 0.001..=1000000)",
+    );
+    has(
+        &e(r#"[{"hackbench": {"affinity": [8]}}]"#),
+        "workloads[0].hackbench.affinity[0]: 8 is not a CPU of this machine (allowed 0..=7)",
+    );
+    has(
+        &e(r#"[{"hackbench": {"fd": 3}}]"#),
+        "workloads[0].hackbench.fd: unknown field; expected one of: groups, fds, loops",
+    );
+    has(
+        &e(r#"[{"massive_intr": {}}, {"schbench": {"workers": 1001}}]"#),
+        "workloads[1].schbench.workers: 1001 is out of range (allowed 1..=1000)",
+    );
+    has(&e(r#"[{"pipe_pair": {"placement": "numa"}}]"#), "workloads[0].pipe_pair.placement: \"numa\" is not a placement (allowed \"free\", \"stacked\", \"cross\")");
+    has(
+        &e(r#"[{"massive_intr": {"work_ms": -1}}]"#),
+        "workloads[0].massive_intr.work_ms: -1 is out of range",
+    );
+    has(
+        &e(r#"[{"periodic": {"name": "a/b"}}]"#),
+        "workloads[0].periodic.name: must not contain '/'",
+    );
+    has(
+        &e(r#"[{"periodic": {"name": "a-very-long-thread"}}]"#),
+        "workloads[0].periodic.name: is 18 bytes long; at most 15",
+    );
+    has(
+        &e(r#"[{"periodic": {"work_us": {"exp": 0}}}]"#),
+        "workloads[0].periodic.work_us.exp: 0 is out of range",
+    );
+    has(
+        &e(r#"[{"periodic": {"slice_us": 50}}]"#),
+        "workloads[0].periodic.slice_us: 50 is out of range (allowed 100..=100000)",
+    );
+    has(
+        &e(r#"[{"periodic": {"nice": 20}}]"#),
+        "workloads[0].periodic.nice: 20 is out of range (allowed -20..=19)",
+    );
+    has(
+        &e(r#"[{"fio_like": {"io_us": "fast"}}]"#),
+        "workloads[0].fio_like.io_us: expected a number or a distribution",
+    );
+    has(
+        &e(r#"[{"fio_like": {"jobs": 0}}]"#),
+        "workloads[0].fio_like.jobs: 0 is out of range (allowed 1..=10000)",
+    );
+    has(&e(r#"[{"tbench": {}}]"#), "workloads[0].tbench: unknown workload kind; expected one of: hackbench, schbench, pipe_pair");
+    has(
+        &e(r#"[{"hackbench": {}, "schbench": {}}]"#),
+        "workloads[0]: a workload has exactly one key naming its kind",
+    );
+    has(
+        &e(r#"[{"hackbench": 3}]"#),
+        "workloads[0].hackbench: expected an object of parameters",
+    );
+    has(
+        &e(r#"["hackbench"]"#),
+        "workloads[0]: a workload is an object",
+    );
+    has(
+        &e(r#"{"hackbench": {}}"#),
+        "workloads: expected an array of workloads",
+    );
+    // Every error at once.
+    assert_eq!(
+        e(r#"[{"hackbench": {"fds": 0, "groups": 0}}, {"fio_like": {"jobs": 0}}]"#).len(),
+        3
+    );
+}
+
+const EVERYTHING: &str = r#"{"version": 1, "name": "all", "cpus": 8, "hz": 250, "duration_ms": 50,
+  "topology": {"llc_size": 4, "smt": 2},
+  "tasks": [{"name": "t", "program": [{"loop": 2, "steps": [{"run_us": 10}, {"wait_period_us": 100}]}]}],
+  "workloads": [
+    {"hackbench": {"groups": 2, "fds": 3, "loops": 4, "datasize": 512, "threads": true, "send_us": 1.5, "recv_us": 3, "affinity": [0, 1]}},
+    {"schbench": {"message_threads": 1, "workers": 3, "request_us": 80, "think_us": 2.0, "affinity": [2]}},
+    {"pipe_pair": {"pairs": 2, "client_us": 60, "server_us": 45, "placement": "cross"}},
+    {"massive_intr": {"count": 3, "work_ms": 8, "sleep_ms": 1, "affinity": [3, 4]}},
+    {"periodic": {"name": "Compositor", "count": 2, "period_us": 16667, "work_us": {"normal": [500, 50]}, "slice_us": 200, "nice": -5, "policy": "batch", "affinity": [5]}},
+    {"fio_like": {"jobs": 2, "cpu_us": 20, "io_us": {"uniform": [50, 150]}, "affinity": [6, 7]}},
+    {"fio_like": {}}
+  ]}"#;
+
+#[test]
+fn documents_with_every_new_key_round_trip() {
+    let s = Scenario::from_json(EVERYTHING).unwrap();
+    let text = s.to_json();
+    let again = Scenario::from_json(&text).unwrap();
+    assert_eq!(s, again);
+    assert_eq!(text, again.to_json());
+    assert_eq!(s.sim_config(), again.sim_config());
+    // Defaults are left out; numbers keep their form.
+    assert!(text.contains("\"think_us\": 2.0"), "{text}");
+    assert!(!text.contains("\"work_ms\": 8"), "{text}");
+    assert!(text.contains("\"fio_like\": {}"), "{text}");
+    assert!(matches!(&s.workloads[2], Workload::PipePair(p) if p.placement == Placement::Cross));
+}
+
+#[test]
+fn the_expansion_is_plain_tasks_with_the_same_config() {
+    let s = Scenario::from_json(EVERYTHING).unwrap();
+    let x = s.expanded();
+    assert!(x.workloads.is_empty());
+    assert_eq!(x.tasks.len(), 1 + 4 + 2 + 4 + 1 + 1 + 1 + 1);
+    let parsed = Scenario::from_json(&x.to_json()).unwrap();
+    assert_eq!(parsed, x);
+    assert_eq!(parsed.sim_config(), s.sim_config());
+    assert!(parsed.workloads().is_empty());
+    // The roles point at the expanded groups.
+    for info in s.workloads() {
+        for (role, groups) in &info.roles {
+            for &g in groups {
+                let name = &x.tasks[g as usize].name;
+                let want = match role {
+                    Role::Sender | Role::Receiver => "hackbench",
+                    Role::MessageThread | Role::Worker => "schbench",
+                    Role::Client => "tbench",
+                    Role::Server => "tbench_srv",
+                    Role::Hog => "massive_intr",
+                    Role::Periodic => "Compositor",
+                    Role::Job => "fio",
+                };
+                assert_eq!(name, want, "{} {}", info.label, role.name());
+            }
+        }
+    }
+}
+
+#[test]
+fn mutated_workload_documents_never_panic() {
+    // The fuzz of format.rs, on a document using every new key.
+    let mut r = schedlab_sim::rng::Rng::new(7, 0);
+    let bytes = EVERYTHING.as_bytes();
+    let mut parsed = 0;
+    for _ in 0..2000 {
+        let mut b = bytes.to_vec();
+        for _ in 0..1 + r.below(4) {
+            let i = r.below(b.len() as u64) as usize;
+            match r.below(3) {
+                0 => b[i] = b"{}[]\",:0123456789-.e aZ"[r.below(23) as usize],
+                1 => {
+                    b.remove(i);
+                }
+                _ => {
+                    let c = b[i];
+                    b.insert(i, c);
+                }
+            }
+        }
+        if let Ok(text) = String::from_utf8(b) {
+            if let Ok(s) = Scenario::from_json(&text) {
+                parsed += 1;
+                // Whatever parses must convert, pass the engine's own check, and expand.
+                assert!(s.sim_config().check().is_ok(), "{text}");
+                assert_eq!(
+                    Scenario::from_json(&s.expanded().to_json()).map(|x| x.sim_config()),
+                    Ok(s.sim_config()),
+                    "{text}"
+                );
+            }
+        }
+    }
+    assert!(
+        parsed > 100,
+        "the fuzz should also exercise valid documents ({parsed})"
+    );
+}
