@@ -9,9 +9,12 @@
 use std::fmt::Write as _;
 use std::io::{self, IsTerminal, Write};
 
+use schedlab_report::compare::{format_comparison, summarize, VariantSummary};
 use schedlab_report::latency::{format_perf, format_sum, latency_rows, LatencyRow};
 use schedlab_report::timehist::{format_timehist, timehist_lines};
-use schedlab_scenario::Scenario;
+use schedlab_report::workload as wl;
+use schedlab_scenario::presets::{preset, presets};
+use schedlab_scenario::{Role, Scenario, Workload, WorkloadInfo};
 use schedlab_sim::{
     CpuStats, EventKind, Output, Simulator, Status, TaskStats, Trace, Variant, ALL_FEATURES,
     PRESETS, UNMODELLED_FEATURES,
@@ -22,7 +25,13 @@ schedlab: the Linux fair scheduler (CFS and EEVDF generations), simulated
 
 USAGE:
     schedlab run FILE.json [OPTIONS]    run a scenario (FILE - reads standard input)
+    schedlab run --preset NAME [OPTIONS]
+                                        run one of the LKML experiments (see `presets`)
+    schedlab presets                    list the bundled experiments
     schedlab check FILE.json            validate a scenario and say what it contains
+    schedlab expand FILE.json | --preset NAME
+                                        print the scenario with its workloads as plain tasks
+    schedlab bench [--preset NAME]...   time every variant of the presets (events per second)
     schedlab variants                   list kernel variants, their features and tunables
     schedlab --help | --version
 
@@ -42,6 +51,7 @@ RUN OPTIONS:
 #[derive(Debug)]
 struct RunOpts {
     file: String,
+    preset: Option<String>,
     variants: Vec<String>,
     format: Format,
     layout_sum: bool,
@@ -84,6 +94,16 @@ fn dispatch(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Result
             writeln!(out, "schedlab {}", env!("CARGO_PKG_VERSION")).map_err(io)
         }
         Some("variants") => out.write_all(variants_text().as_bytes()).map_err(io),
+        Some("presets") => out.write_all(presets_text().as_bytes()).map_err(io),
+        Some("expand") => {
+            let (_, s) = match (args.get(1).map(String::as_str), args.get(2)) {
+                (Some("--preset"), Some(name)) => load_preset(name)?,
+                (Some(file), None) if !file.starts_with("--") => (None, load(file)?),
+                _ => return Err(usage_err("expand needs a scenario file or --preset NAME")),
+            };
+            out.write_all(s.expanded().to_json().as_bytes()).map_err(io)
+        }
+        Some("bench") => bench(&args[1..], out),
         Some("check") => {
             let file = args
                 .get(1)
@@ -118,6 +138,7 @@ fn dispatch(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Result
 fn parse_run(args: &[String]) -> Result<RunOpts, Fail> {
     let mut o = RunOpts {
         file: String::new(),
+        preset: None,
         variants: vec![],
         format: Format::Table,
         layout_sum: true,
@@ -155,6 +176,7 @@ fn parse_run(args: &[String]) -> Result<RunOpts, Fail> {
                 }
             }
             "--pids" => o.pids = true,
+            "--preset" => o.preset = Some(value("--preset")?),
             "--timehist" => o.timehist = true,
             "--trace" => o.trace = Some(value("--trace")?),
             "--max-events" => {
@@ -177,8 +199,14 @@ fn parse_run(args: &[String]) -> Result<RunOpts, Fail> {
             }
         }
     }
-    if o.file.is_empty() {
-        return Err(usage_err("run needs a scenario file"));
+    match (&o.preset, o.file.is_empty()) {
+        (None, true) => return Err(usage_err("run needs a scenario file or --preset NAME")),
+        (Some(_), false) => {
+            return Err(usage_err(
+                "give either a scenario file or --preset, not both",
+            ))
+        }
+        _ => {}
     }
     Ok(o)
 }
@@ -198,8 +226,28 @@ fn load(file: &str) -> Result<Scenario, Fail> {
     })
 }
 
+/// A preset's header and scenario.
+fn load_preset(name: &str) -> Result<(Option<String>, Scenario), Fail> {
+    let p = preset(name).ok_or_else(|| {
+        let names: Vec<&str> = presets().iter().map(|p| p.name).collect();
+        usage_err(format!(
+            "unknown preset `{name}`; the presets are: {}",
+            names.join(", ")
+        ))
+    })?;
+    let header = format!(
+        "# preset {}: {}\n# source: {}\n# observed: {}\n",
+        p.name, p.title, p.source, p.observed
+    );
+    Ok((Some(header), p.scenario()))
+}
+
 fn run(o: &RunOpts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Fail> {
-    let scenario = load(&o.file)?;
+    let (header, scenario) = match &o.preset {
+        Some(name) => load_preset(name)?,
+        None => (None, load(&o.file)?),
+    };
+    let source = o.preset.clone().unwrap_or_else(|| o.file.clone());
     let names: Vec<String> = if o.variants.is_empty() {
         scenario.variants.clone()
     } else {
@@ -208,7 +256,7 @@ fn run(o: &RunOpts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Fail
     if names.is_empty() {
         return Err(usage_err(format!(
             "{}: the scenario lists no variants; pass one with --variant, e.g. --variant cfs-6.1",
-            o.file
+            source
         )));
     }
     let mut variants = vec![];
@@ -271,7 +319,11 @@ fn run(o: &RunOpts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Fail
             .map_err(|e| Fail(1, format!("cannot write the trace: {e}")))?;
     }
     let text = match o.format {
-        Format::Table => table(&scenario, &results, o),
+        Format::Table => {
+            let mut t = header.unwrap_or_default();
+            t.push_str(&table(&scenario, &results, o));
+            t
+        }
         Format::Json => json(&scenario, &results),
         Format::Csv => csv(&results),
     };
@@ -283,7 +335,9 @@ fn err_is_terminal() -> bool {
     io::stderr().is_terminal()
 }
 
-/// The table report: per variant, the variant string and its perf-sched-latency table.
+/// The table report: per variant, the variant string, its perf-sched-latency table, the
+/// schedstat totals and the figures of the scenario's workloads; then, with several variants,
+/// the comparison of all of them against the first.
 pub fn table_text(scenario: &Scenario, results: &[Output], layout_sum: bool, pids: bool) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -291,6 +345,7 @@ pub fn table_text(scenario: &Scenario, results: &[Output], layout_sum: bool, pid
         "# {} ({} CPUs, HZ={}, {} ms, seed {})",
         scenario.name, scenario.cpus, scenario.hz, scenario.duration_ms, scenario.seed
     );
+    let infos = scenario.workloads();
     for r in results {
         let rows = latency_rows(&r.trace, !pids);
         let _ = writeln!(s, "\n{}", r.variant);
@@ -301,8 +356,162 @@ pub fn table_text(scenario: &Scenario, results: &[Output], layout_sum: bool, pid
         };
         s.push_str(t.strip_prefix('\n').unwrap_or(&t));
         s.push_str(&schedstat_line(&r.cpus));
+        let figures = workload_figures(&infos, r);
+        if !figures.text.is_empty() {
+            s.push('\n');
+            s.push_str(&figures.text);
+        }
+    }
+    if results.len() > 1 {
+        s.push_str("\ncomparison\n");
+        s.push_str(&format_comparison(&summaries(scenario, results)));
     }
     s
+}
+
+/// The figures of a run's workloads: their tool-style text, the throughput figure the
+/// comparison uses (the first workload that has one), and the task sets whose CPU shares it
+/// shows.
+struct Figures {
+    text: String,
+    throughput: Option<(String, f64)>,
+}
+
+fn pids_of(r: &Output, info: &WorkloadInfo, roles: &[Role]) -> Vec<schedlab_sim::Pid> {
+    let groups: Vec<u32> = info
+        .roles
+        .iter()
+        .filter(|(role, _)| roles.is_empty() || roles.contains(role))
+        .flat_map(|(_, g)| g.iter().copied())
+        .collect();
+    wl::pids_of_groups(&r.trace, &groups)
+}
+
+fn workload_figures(infos: &[WorkloadInfo], r: &Output) -> Figures {
+    let mut text = String::new();
+    let mut throughput = None;
+    let end = r.trace.end_ns;
+    let secs = end as f64 / 1e9;
+    let rate = |n: u64| if end > 0 { n as f64 / secs } else { 0.0 };
+    for info in infos {
+        let _ = writeln!(text, "[{}]", info.label);
+        let fig = match &info.params {
+            Workload::Hackbench(h) => {
+                let time = wl::exit_time_ns(&r.trace, &pids_of(r, info, &[]));
+                text.push_str(&wl::format_hackbench(
+                    h.groups as u32,
+                    h.fds as u32,
+                    h.loops as u32,
+                    h.datasize as u32,
+                    h.threads,
+                    time,
+                ));
+                time.map(|t| ("hackbench s".to_string(), t as f64 / 1e9))
+            }
+            Workload::Schbench(_) => {
+                let workers = pids_of(r, info, &[Role::Worker]);
+                let rps = wl::completions_per_second(&r.trace, &workers);
+                text.push_str(&wl::format_schbench(
+                    (end / 1_000_000_000).max(1),
+                    &wl::wakeup_latencies_ns(&r.trace, &workers),
+                    &wl::request_latencies_ns(&r.trace, &workers),
+                    &rps,
+                ));
+                Some((
+                    "requests/s".to_string(),
+                    rate(wl::completions(&r.trace, &workers)),
+                ))
+            }
+            Workload::PipePair(p) => {
+                // Every round trip costs the client exactly client_us + client_post_us of CPU;
+                // counting blocks would miss round trips whose reply was already waiting.
+                let per_ns = ((p.client_us.as_f64().unwrap_or(0.0)
+                    + p.client_post_us.as_f64().unwrap_or(0.0))
+                    * 1e3)
+                    .round()
+                    .max(1.0) as u64;
+                let n = wl::cpu_time_ns(&r.trace, &pids_of(r, info, &[Role::Client])) / per_ns;
+                text.push_str(&wl::format_rate("round trips", n, end));
+                Some(("round trips/s".to_string(), rate(n)))
+            }
+            Workload::MassiveIntr(_) => {
+                let hogs = pids_of(r, info, &[]);
+                let n = wl::completions(&r.trace, &hogs);
+                text.push_str(&wl::format_rate("massive_intr work loops", n, end));
+                let _ = writeln!(
+                    text,
+                    "massive_intr switches: {}",
+                    wl::switches(&r.trace, &hogs)
+                );
+                Some(("loops/s".to_string(), rate(n)))
+            }
+            Workload::Periodic(p) => {
+                let lat = wl::wakeup_latencies_ns(&r.trace, &pids_of(r, info, &[]));
+                let [p50, p90, p99, p999] = wl::latency_percentiles_us(&lat);
+                let _ = writeln!(
+                    text,
+                    "{} wakeup latency (us): p50 {p50}  p90 {p90}  p99 {p99}  p99.9 {p999}  ({} wakeups)",
+                    p.name,
+                    lat.len()
+                );
+                None
+            }
+            Workload::FioLike(_) => {
+                let n = wl::completions(&r.trace, &pids_of(r, info, &[]));
+                text.push_str(&wl::format_rate("fio I/Os", n, end));
+                Some(("IO/s".to_string(), rate(n)))
+            }
+        };
+        if throughput.is_none() {
+            throughput = fig;
+        }
+    }
+    Figures { text, throughput }
+}
+
+/// Labelled task sets for CPU shares: each plain task group by name, each workload by its kind
+/// (a periodic workload by its task name).
+fn task_sets(
+    scenario: &Scenario,
+    infos: &[WorkloadInfo],
+    r: &Output,
+) -> Vec<(String, Vec<schedlab_sim::Pid>)> {
+    let mut sets: Vec<(String, Vec<schedlab_sim::Pid>)> = vec![];
+    let mut add = |label: String, pids: Vec<schedlab_sim::Pid>| match sets
+        .iter_mut()
+        .find(|(l, _)| *l == label)
+    {
+        Some((_, v)) => v.extend(pids),
+        None => sets.push((label, pids)),
+    };
+    for (g, t) in scenario.tasks.iter().enumerate() {
+        add(t.name.clone(), wl::pids_of_groups(&r.trace, &[g as u32]));
+    }
+    for info in infos {
+        let label = match &info.params {
+            Workload::Periodic(p) => p.name.clone(),
+            w => w.kind().name().to_string(),
+        };
+        add(label, pids_of(r, info, &[]));
+    }
+    sets
+}
+
+fn summaries(scenario: &Scenario, results: &[Output]) -> Vec<VariantSummary> {
+    let infos = scenario.workloads();
+    results
+        .iter()
+        .map(|r| {
+            let figures = workload_figures(&infos, r);
+            summarize(
+                &r.variant,
+                &r.trace,
+                &r.cpus,
+                &task_sets(scenario, &infos, r),
+                figures.throughput,
+            )
+        })
+        .collect()
 }
 
 fn table(scenario: &Scenario, results: &[Output], o: &RunOpts) -> String {
@@ -425,12 +634,28 @@ pub fn json(scenario: &Scenario, results: &[Output]) -> String {
             serde_json::json!({
                 "variant": r.variant,
                 "events": r.events_processed,
+                "end_ns": r.trace.end_ns,
                 "tasks": tasks,
                 "cpus": cpus,
             })
         })
         .collect();
+    let summary: Vec<serde_json::Value> = summaries(scenario, results)
+        .into_iter()
+        .map(|v| {
+            serde_json::json!({
+                "variant": v.variant,
+                "switches": v.switches,
+                "delay_avg_ns": v.delay_avg_ns,
+                "delay_max_ns": v.delay_max_ns,
+                "wakeup_preempt_ratio": v.preempt_ratio,
+                "cpu_shares": v.shares.into_iter().map(|(l, x)| serde_json::json!({"tasks": l, "share": x})).collect::<Vec<_>>(),
+                "throughput": v.throughput.map(|(u, x)| serde_json::json!({"unit": u, "value": x})),
+            })
+        })
+        .collect();
     let doc = serde_json::json!({
+        "summary": summary,
         "scenario": scenario.name,
         "cpus": scenario.cpus,
         "hz": scenario.hz,
@@ -531,6 +756,67 @@ pub fn write_trace(w: &mut dyn Write, trace: &Trace, variant: Option<&str>) -> i
             ),
         };
         writeln!(w, "{{{head}\"t_ns\":{},\"cpu\":{},{body}}}", e.t_ns, e.cpu)?;
+    }
+    Ok(())
+}
+
+/// The `schedlab presets` text.
+pub fn presets_text() -> String {
+    let mut s = String::from("Bundled experiments (schedlab run --preset NAME):\n");
+    for p in presets() {
+        let sc = p.scenario();
+        let _ = writeln!(s, "\n  {:<20} {}", p.name, p.title);
+        let _ = writeln!(s, "  {:<20} source: {}", "", p.source);
+        let _ = writeln!(s, "  {:<20} variants: {}", "", sc.variants.join(", "));
+        let _ = writeln!(s, "  {:<20} observed: {}", "", p.observed);
+    }
+    s
+}
+
+/// `schedlab bench`: runs every variant of the named presets (all by default) and reports
+/// events, simulated time, wall time and events per second.
+fn bench(args: &[String], out: &mut dyn Write) -> Result<(), Fail> {
+    let mut names: Vec<String> = vec![];
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--preset" => names.push(
+                it.next()
+                    .cloned()
+                    .ok_or_else(|| usage_err("--preset needs a value"))?,
+            ),
+            other => return Err(usage_err(format!("unexpected argument `{other}`"))),
+        }
+    }
+    if names.is_empty() {
+        names = presets().iter().map(|p| p.name.to_string()).collect();
+    }
+    let io = |e: io::Error| Fail(1, format!("cannot write output: {e}"));
+    writeln!(
+        out,
+        "{:<20} {:<44} {:>10} {:>12} {:>10} {:>12}",
+        "preset", "variant", "events", "simulated ms", "wall ms", "events/s"
+    )
+    .map_err(io)?;
+    for name in names {
+        let (_, sc) = load_preset(&name)?;
+        let cfg = sc.sim_config();
+        for v in sc.variants() {
+            let t0 = std::time::Instant::now();
+            let o = Simulator::new(&cfg, &v).map_err(|e| Fail(1, e))?.finish();
+            let wall = t0.elapsed().as_secs_f64();
+            writeln!(
+                out,
+                "{:<20} {:<44} {:>10} {:>12.1} {:>10.1} {:>12.0}",
+                name,
+                v.name,
+                o.events_processed,
+                o.trace.end_ns as f64 / 1e6,
+                wall * 1e3,
+                o.events_processed as f64 / wall.max(1e-9)
+            )
+            .map_err(io)?;
+        }
     }
     Ok(())
 }

@@ -203,6 +203,32 @@ pub struct TaskGroup {
     pub program: Vec<Step>,
 }
 
+/// How many messages a channel holds before its writers block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChannelSpec {
+    /// The channel's name as the steps write it; `{i}` matches any task index.
+    pub name: String,
+    /// Messages it holds (1..=1000000).
+    pub capacity: u64,
+}
+
+impl ChannelSpec {
+    /// Whether this spec applies to the concrete channel `name`.
+    pub fn matches(&self, name: &str) -> bool {
+        match self.name.split_once("{i}") {
+            None => self.name == name,
+            Some((pre, post)) => {
+                name.len() > pre.len() + post.len()
+                    && name.starts_with(pre)
+                    && name.ends_with(post)
+                    && name[pre.len()..name.len() - post.len()]
+                        .bytes()
+                        .all(|b| b.is_ascii_digit())
+            }
+        }
+    }
+}
+
 /// A whole scenario. Every value here passed validation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
@@ -230,6 +256,9 @@ pub struct Scenario {
     pub topology: Topology,
     /// Task groups.
     pub tasks: Vec<TaskGroup>,
+    /// Channel capacities (`"channels": [{"name": "p0", "capacity": 640}]`); a channel not
+    /// listed is unbounded. A name may contain `{i}`, matching any index.
+    pub channels: Vec<ChannelSpec>,
     /// Workload generators, expanded into task groups after `tasks`.
     pub workloads: Vec<Workload>,
 }
@@ -369,6 +398,19 @@ impl Scenario {
                 Value::Array(self.workloads.iter().map(Workload::to_value).collect()),
             );
         }
+        if !self.channels.is_empty() {
+            let cs = self
+                .channels
+                .iter()
+                .map(|c| {
+                    let mut o = Map::new();
+                    o.insert("name".into(), c.name.clone().into());
+                    o.insert("capacity".into(), c.capacity.into());
+                    Value::Object(o)
+                })
+                .collect();
+            m.insert("channels".into(), Value::Array(cs));
+        }
         Value::Object(m)
     }
 
@@ -397,6 +439,11 @@ impl Scenario {
     pub fn expanded(&self) -> Scenario {
         let mut s = self.clone();
         s.tasks.extend(self.expand_workloads().0);
+        for c in workload::channel_specs(&self.workloads) {
+            if !s.channels.iter().any(|x| x.name == c.name) {
+                s.channels.push(c);
+            }
+        }
         s.workloads.clear();
         s
     }
@@ -411,12 +458,22 @@ impl Scenario {
     /// (pid order = group order), loops flattened into `Op::Loop`, channel names resolved (`{i}`
     /// replaced by the task's index in its group).
     pub fn sim_config(&self) -> SimConfig {
-        let mut channels: Vec<String> = Vec::new();
+        let specs: Vec<ChannelSpec> = self
+            .channels
+            .iter()
+            .cloned()
+            .chain(workload::channel_specs(&self.workloads))
+            .collect();
+        let mut channels: Vec<schedlab_sim::Channel> = Vec::new();
         let mut chan = |name: String| -> u32 {
-            match channels.iter().position(|c| *c == name) {
+            match channels.iter().position(|c| c.name == name) {
                 Some(i) => i as u32,
                 None => {
-                    channels.push(name);
+                    let capacity = specs
+                        .iter()
+                        .find(|s| s.matches(&name))
+                        .map_or(0, |s| s.capacity);
+                    channels.push(schedlab_sim::Channel { name, capacity });
                     channels.len() as u32 - 1
                 }
             }

@@ -30,6 +30,7 @@ const TOP_KEYS: &[&str] = &[
     "topology",
     "tasks",
     "workloads",
+    "channels",
 ];
 const TASK_KEYS: &[&str] = &[
     "name", "count", "nice", "policy", "affinity", "slice_us", "start_ms", "program",
@@ -390,9 +391,66 @@ pub(crate) fn parse(text: &str) -> Result<Scenario, ScenarioErrors> {
             }
         }
     }
+    let channels = match o.get("channels") {
+        None => Some(vec![]),
+        Some(Value::Array(a)) => {
+            let mut out: Vec<crate::ChannelSpec> = vec![];
+            for (i, c) in a.iter().enumerate() {
+                let path = format!("channels[{i}]");
+                let Value::Object(co) = c else {
+                    p.err(
+                        &path,
+                        format!("expected {{\"name\": …, \"capacity\": …}}, got {}", show(c)),
+                    );
+                    continue;
+                };
+                p.unknown_keys(&path, co, &["name", "capacity"]);
+                let name = match co.get("name") {
+                    Some(v) => p.string(&join(&path, "name"), v, 64),
+                    None => {
+                        p.err(&join(&path, "name"), "missing (required)");
+                        None
+                    }
+                };
+                let capacity = match co.get("capacity") {
+                    Some(v) => p.uint(&join(&path, "capacity"), v, 1, 1_000_000),
+                    None => {
+                        p.err(&join(&path, "capacity"), "missing (required)");
+                        None
+                    }
+                };
+                if let (Some(name), Some(capacity)) = (name, capacity) {
+                    if out.iter().any(|c| c.name == name) {
+                        p.err(
+                            &join(&path, "name"),
+                            format!("channel \"{name}\" is listed twice"),
+                        );
+                    } else if name.is_empty() {
+                        p.err(&join(&path, "name"), "must not be empty");
+                    } else {
+                        out.push(crate::ChannelSpec { name, capacity });
+                    }
+                }
+            }
+            Some(out)
+        }
+        Some(v) => {
+            p.err(
+                "channels",
+                format!(
+                    "expected an array of {{\"name\", \"capacity\"}} objects, got {}",
+                    show(v)
+                ),
+            );
+            None
+        }
+    };
     if !p.errs.is_empty() {
         return Err(ScenarioErrors(p.errs));
     }
+    let Some(channels) = channels else {
+        return Err(ScenarioErrors(vec![]));
+    };
     match (
         version,
         name,
@@ -423,6 +481,7 @@ pub(crate) fn parse(text: &str) -> Result<Scenario, ScenarioErrors> {
             Some(tasks),
             Some(workloads),
         ) => Ok(Scenario {
+            channels,
             version,
             name,
             description,
@@ -1156,11 +1215,21 @@ fn pipe_pair(p: &mut P, w: &W) -> Option<PipePair> {
     p.unknown_keys(
         w.path,
         w.o,
-        &["pairs", "client_us", "server_us", "placement"],
+        &[
+            "pairs",
+            "client_us",
+            "client_post_us",
+            "server_us",
+            "placement",
+        ],
     );
     let d = PipePair::default();
     let pairs = w.uint(p, "pairs", d.pairs, 1, MAX_COUNT);
     let client_us = w.time(p, "client_us", d.client_us, Unit::Us, MAX_COST_NS);
+    let client_post_us = match w.o.get("client_post_us") {
+        None => Some(d.client_post_us.clone()),
+        Some(v) => p.num(&w.path("client_post_us"), v, 0.0, false, MAX_COST_NS / 1e3),
+    };
     let server_us = w.time(p, "server_us", d.server_us, Unit::Us, MAX_COST_NS);
     let placement = match w.o.get("placement") {
         None => Some(d.placement),
@@ -1183,6 +1252,7 @@ fn pipe_pair(p: &mut P, w: &W) -> Option<PipePair> {
     Some(PipePair {
         pairs: pairs?,
         client_us: client_us?,
+        client_post_us: client_post_us?,
         server_us: server_us?,
         placement: placement?,
     })

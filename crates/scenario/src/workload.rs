@@ -208,15 +208,18 @@ impl Placement {
 }
 
 /// tbench-like buddies: a client (`tbench`) and a server (`tbench_srv`) ping-ponging over two
-/// pipes. The client does `client_us` of work and sends a request, then waits for the reply; the
-/// server waits for a request, does `server_us` of work and replies. Both are 1:1 sleepers of
+/// pipes. The client does `client_us` of work and sends a request, does `client_post_us` more
+/// (work that overlaps the server's, as tbench's client keeps processing), then waits for the
+/// reply; the server waits for a request, does `server_us` of work and replies. Both are 1:1 sleepers of
 /// different widths, the asymmetry of the delayed-dequeue thread.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PipePair {
     /// Pairs (default 1, 1..=10000); `tbench N` runs N pairs.
     pub pairs: u64,
-    /// Client work per message, µs (default 60).
+    /// Client work per message before sending, µs (default 60).
     pub client_us: Number,
+    /// Client work after sending, before waiting for the reply, µs (default 0).
+    pub client_post_us: Number,
     /// Server work per message, µs (default 40).
     pub server_us: Number,
     /// Where the pairs run (default free).
@@ -228,6 +231,7 @@ impl Default for PipePair {
         PipePair {
             pairs: 1,
             client_us: 60.into(),
+            client_post_us: 0.into(),
             server_us: 40.into(),
             placement: Placement::Free,
         }
@@ -429,6 +433,12 @@ impl Workload {
                 let d = PipePair::default();
                 put(&mut o, "pairs", &p.pairs, &d.pairs);
                 put(&mut o, "client_us", &p.client_us, &d.client_us);
+                put(
+                    &mut o,
+                    "client_post_us",
+                    &p.client_post_us,
+                    &d.client_post_us,
+                );
                 put(&mut o, "server_us", &p.server_us, &d.server_us);
                 if p.placement != d.placement {
                     o.insert("placement".into(), p.placement.name().into());
@@ -503,6 +513,37 @@ fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// The channel-name prefix of workload `k`: its kind's (`hb`, `sb`, `pp`), with `w{k}.` in
+/// front for a second workload of the same kind.
+fn prefix_of(workloads: &[Workload], k: usize) -> String {
+    let kind = workloads[k].kind();
+    if workloads[..k].iter().any(|x| x.kind() == kind) {
+        format!("w{k}.{}", kind.chan_prefix())
+    } else {
+        kind.chan_prefix().to_string()
+    }
+}
+
+/// Channel capacities the workloads need: hackbench's pipes hold 16 pages, and its small
+/// writes share a page, so a pipe holds 16 × ⌊4096 / datasize⌋ messages (at least one) before
+/// a sender blocks (`pipe_write`). Other workloads keep at most one message in flight.
+pub(crate) fn channel_specs(workloads: &[Workload]) -> Vec<crate::ChannelSpec> {
+    let mut out = vec![];
+    for (k, w) in workloads.iter().enumerate() {
+        if let Workload::Hackbench(h) = w {
+            let prefix = prefix_of(workloads, k);
+            let capacity = (16 * (4096 / h.datasize.max(1))).max(1);
+            for g in 0..h.groups {
+                out.push(crate::ChannelSpec {
+                    name: format!("{prefix}{g}.r{{i}}"),
+                    capacity,
+                });
+            }
+        }
+    }
+    out
+}
+
 /// Expands `workloads` into task groups numbered from `first_group` on a machine with `cpus`
 /// CPUs. Channel names start with the kind's prefix (`hb`, `sb`, `pp`); a second workload of
 /// the same kind gets `w{index}.` in front so that the two never share a channel.
@@ -515,11 +556,7 @@ pub(crate) fn expand(
     let mut infos = vec![];
     for (k, w) in workloads.iter().enumerate() {
         let kind = w.kind();
-        let prefix = if workloads[..k].iter().any(|x| x.kind() == kind) {
-            format!("w{k}.{}", kind.chan_prefix())
-        } else {
-            kind.chan_prefix().to_string()
-        };
+        let prefix = prefix_of(workloads, k);
         let mut roles: Vec<(Role, Vec<u32>)> = vec![];
         let mut add = |groups: &mut Vec<TaskGroup>, role: Role, g: TaskGroup| {
             let idx = (first_group + groups.len()) as u32;
@@ -597,11 +634,13 @@ pub(crate) fn expand(
             }
             Workload::PipePair(p) => {
                 let client = |i: &str| {
-                    vec![
-                        run_us(&p.client_us),
-                        Step::Send(format!("{prefix}.req{i}")),
-                        Step::Recv(format!("{prefix}.rsp{i}")),
-                    ]
+                    let mut steps =
+                        vec![run_us(&p.client_us), Step::Send(format!("{prefix}.req{i}"))];
+                    if p.client_post_us.as_f64().unwrap_or(0.0) > 0.0 {
+                        steps.push(run_us(&p.client_post_us));
+                    }
+                    steps.push(Step::Recv(format!("{prefix}.rsp{i}")));
+                    steps
                 };
                 let server = |i: &str| {
                     vec![

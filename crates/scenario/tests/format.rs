@@ -49,7 +49,17 @@ fn the_issue_example_parses_with_its_defaults() {
             Op::Sleep(Dist::Exp(9_000_000))
         ]
     );
-    assert_eq!(c.channels, ["p0", "p1"]);
+    assert_eq!(
+        c.channels
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect::<Vec<_>>(),
+        ["p0", "p1"]
+    );
+    assert!(
+        c.channels.iter().all(|c| c.capacity == 0),
+        "unlisted channels are unbounded"
+    );
     assert_eq!(c.tasks[3].program[1], Op::Send(0));
     assert_eq!(c.tasks[4].program[0], Op::Recv(0));
     assert!(c.check().is_ok());
@@ -251,6 +261,49 @@ fn group_instances_get_their_own_channels() {
       "tasks":[{"name":"ping","count":3,"program":[{"run_us":5},{"send":"a{i}"},{"recv":"b{i}"}]},
                {"name":"pong","count":3,"program":[{"recv":"a{i}"},{"run_us":5},{"send":"b{i}"}]}]}"#;
     let c = Scenario::from_json(text).unwrap().sim_config();
-    assert_eq!(c.channels, ["a0", "b0", "a1", "b1", "a2", "b2"]);
+    assert_eq!(
+        c.channels
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect::<Vec<_>>(),
+        ["a0", "b0", "a1", "b1", "a2", "b2"]
+    );
     assert_eq!(c.tasks[4].program[0], Op::Recv(2));
+}
+
+#[test]
+fn channel_capacities_apply_by_name_and_template() {
+    let text = r#"{"version":1,"name":"pipes","cpus":2,"hz":250,"duration_ms":10,
+      "channels":[{"name":"a{i}","capacity":3},{"name":"b1","capacity":7}],
+      "tasks":[{"name":"ping","count":2,"program":[{"run_us":5},{"send":"a{i}"},{"recv":"b{i}"}]},
+               {"name":"pong","count":2,"program":[{"recv":"a{i}"},{"run_us":5},{"send":"b{i}"}]}]}"#;
+    let s = Scenario::from_json(text).unwrap();
+    let caps: Vec<(String, u64)> = s
+        .sim_config()
+        .channels
+        .into_iter()
+        .map(|c| (c.name, c.capacity))
+        .collect();
+    assert_eq!(
+        caps,
+        [
+            ("a0".into(), 3),
+            ("b0".into(), 0),
+            ("a1".into(), 3),
+            ("b1".into(), 7)
+        ]
+    );
+    assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
+    let bad = text.replace("\"capacity\":3", "\"capacity\":0");
+    let e = Scenario::from_json(&bad).unwrap_err().to_string();
+    assert!(
+        e.contains("channels[0].capacity: 0 is out of range (allowed 1..=1000000)"),
+        "{e}"
+    );
+    let bad = text.replace("\"name\":\"b1\"", "\"name\":\"a{i}\"");
+    let e = Scenario::from_json(&bad).unwrap_err().to_string();
+    assert!(
+        e.contains("channels[1].name: channel \"a{i}\" is listed twice"),
+        "{e}"
+    );
 }

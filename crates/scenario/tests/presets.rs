@@ -80,27 +80,3 @@ fn presets_have_the_shapes_of_their_threads() {
     assert_eq!(s.variants.len(), 4);
     assert!(s.sim_config().tasks.iter().any(|t| t.comm == "fio"));
 }
-
-/// How many events each preset's variants take (release: `cargo test -p schedlab-scenario
-/// --release --test presets -- --ignored --nocapture`). Each should stay within a few million.
-#[test]
-#[ignore]
-fn preset_event_counts() {
-    for p in presets() {
-        let s = p.scenario();
-        let c = s.sim_config();
-        for (name, v) in s.variants.iter().zip(s.variants()) {
-            let t = std::time::Instant::now();
-            let mut sim = schedlab_sim::Simulator::new(&c, &v).unwrap();
-            let status = sim.run(20_000_000);
-            println!(
-                "{:20} {:50} {:>10} events {:>8.0} ms simulated {:>6} ms wall {status:?}",
-                p.name,
-                name,
-                sim.events_processed(),
-                sim.now_ns() as f64 / 1e6,
-                t.elapsed().as_millis()
-            );
-        }
-    }
-}

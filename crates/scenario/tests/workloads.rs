@@ -68,7 +68,7 @@ fn trace(program: &[Op], cap: usize) -> Vec<Op> {
 
 fn chan<'a>(c: &'a SimConfig, op: &Op) -> &'a str {
     match op {
-        Op::Send(i) | Op::Recv(i) => &c.channels[*i as usize],
+        Op::Send(i) | Op::Recv(i) => &c.channels[*i as usize].name,
         _ => panic!("{op:?} has no channel"),
     }
 }
@@ -130,7 +130,17 @@ fn two_workloads_of_a_kind_do_not_share_channels() {
         2,
         r#"[{"hackbench": {"groups": 1, "fds": 1, "loops": 1}}, {"pipe_pair": {}}, {"hackbench": {"groups": 1, "fds": 1, "loops": 1}}]"#,
     );
-    assert_eq!(c.channels, ["hb0.r0", "pp.req0", "pp.rsp0", "w2.hb0.r0"]);
+    assert_eq!(
+        c.channels
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect::<Vec<_>>(),
+        ["hb0.r0", "pp.req0", "pp.rsp0", "w2.hb0.r0"]
+    );
+    // hackbench pipes hold 16 pages of datasize-byte messages (16 × ⌊4096/100⌋ = 640); the
+    // pipe pair's are unbounded.
+    let caps: Vec<u64> = c.channels.iter().map(|c| c.capacity).collect();
+    assert_eq!(caps, [640, 0, 0, 640]);
 }
 
 #[test]

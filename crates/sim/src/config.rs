@@ -64,6 +64,7 @@ pub enum Op {
     /// Block for this long (wall time), then wake.
     Sleep(Dist),
     /// Write one message to a channel; wakes one blocked reader, if any (a pipe write, WF_SYNC).
+    /// Blocks while the channel is full.
     Send(u32),
     /// Read one message from a channel, blocking while it is empty.
     Recv(u32),
@@ -81,6 +82,26 @@ pub enum Op {
     /// Sleep until the next multiple of this period since the task started (an absolute timer,
     /// like cyclictest's `clock_nanosleep(TIMER_ABSTIME)`); an overrun skips missed periods.
     WaitPeriod(u64),
+}
+
+/// A channel between tasks: a pipe carrying whole messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Channel {
+    /// Its name (for messages and traces).
+    pub name: String,
+    /// How many messages it holds before a writer blocks; 0 = unbounded. A pipe holds 16
+    /// pages, and small writes share a page: 16 × ⌊4096 / message size⌋ messages.
+    pub capacity: u64,
+}
+
+impl Channel {
+    /// An unbounded channel.
+    pub fn unbounded(name: impl Into<String>) -> Channel {
+        Channel {
+            name: name.into(),
+            capacity: 0,
+        }
+    }
 }
 
 /// One task.
@@ -135,8 +156,8 @@ pub struct SimConfig {
     /// charged (×341 in virtual time) between a timer wakeup and the reschedule it raises.
     /// 0 models a kernel without IRQ time accounting.
     pub irq_ns: u64,
-    /// Channel names (programs refer to them by index).
-    pub channels: Vec<String>,
+    /// Channels (programs refer to them by index).
+    pub channels: Vec<Channel>,
     /// Tasks; pid = index + 1.
     pub tasks: Vec<TaskSpec>,
     /// Record vruntime/deadline/lag snapshots at every switch and tick (for timeline overlays).

@@ -146,7 +146,11 @@ impl Domain {
 #[derive(Default)]
 struct Chan {
     count: u64,
-    waiters: VecDeque<Tid>,
+    /// Messages it holds before writers block (u64::MAX: unbounded).
+    capacity: u64,
+    /// Readers blocked on an empty channel, then writers blocked on a full one, FIFO.
+    readers: VecDeque<Tid>,
+    writers: VecDeque<Tid>,
 }
 
 /// Whether a run has more to do.
@@ -244,7 +248,18 @@ impl Simulator {
             ents,
             tasks,
             cpus: (0..cfg.cpus).map(|_| Cpu::default()).collect(),
-            chans: (0..cfg.channels.len()).map(|_| Chan::default()).collect(),
+            chans: cfg
+                .channels
+                .iter()
+                .map(|c| Chan {
+                    capacity: if c.capacity == 0 {
+                        u64::MAX
+                    } else {
+                        c.capacity
+                    },
+                    ..Chan::default()
+                })
+                .collect(),
             trace: Trace {
                 cpus: cfg.cpus,
                 tasks: infos,
@@ -884,20 +899,32 @@ impl Simulator {
                     return;
                 }
                 Op::Send(ch) => {
-                    self.advance_pc(id);
                     let chan = &mut self.chans[ch as usize];
+                    if chan.count >= chan.capacity {
+                        // pipe_write on a full pipe: sleep until a reader makes room.
+                        chan.writers.push_back(id);
+                        self.block(id, TState::Sleeping);
+                        return;
+                    }
                     chan.count += 1;
-                    if let Some(w) = chan.waiters.pop_front() {
-                        self.wake(w, cpu, Some(id), true);
+                    let reader = chan.readers.pop_front();
+                    self.advance_pc(id);
+                    if let Some(r) = reader {
+                        self.wake(r, cpu, Some(id), true);
                     }
                 }
                 Op::Recv(ch) => {
                     let chan = &mut self.chans[ch as usize];
                     if chan.count > 0 {
                         chan.count -= 1;
+                        let writer = chan.writers.pop_front();
                         self.advance_pc(id);
+                        if let Some(w) = writer {
+                            // pipe_read wakes a writer waiting for room (WF_SYNC).
+                            self.wake(w, cpu, Some(id), true);
+                        }
                     } else {
-                        chan.waiters.push_back(id);
+                        chan.readers.push_back(id);
                         self.block(id, TState::Sleeping);
                         return;
                     }

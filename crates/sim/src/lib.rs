@@ -38,7 +38,7 @@ pub mod trace;
 pub mod variant;
 pub mod weight;
 
-pub use config::{limits, Dist, Op, SchedPolicy, SimConfig, TaskSpec};
+pub use config::{limits, Channel, Dist, Op, SchedPolicy, SimConfig, TaskSpec};
 pub use engine::{simulate, Output, Simulator, Status};
 pub use stats::{CpuStats, TaskStats};
 pub use trace::{Event, EventKind, Pid, PrevState, Snapshot, TaskInfo, Trace};

@@ -12,7 +12,12 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
     let cpus = 1 + r.below(4) as u32;
     let hz = [100, 250, 300, 1000][r.below(4) as usize];
     let nchan = r.below(3) as usize;
-    let channels: Vec<String> = (0..nchan).map(|i| format!("c{i}")).collect();
+    let channels: Vec<Channel> = (0..nchan)
+        .map(|i| Channel {
+            name: format!("c{i}"),
+            capacity: r.below(3),
+        })
+        .collect();
     let ntasks = 1 + r.below(7) as usize;
     let mut tasks = vec![];
     for i in 0..ntasks {
