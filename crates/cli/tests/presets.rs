@@ -1,0 +1,304 @@
+//! The seed experiments: every preset's table output is checked in (tests/golden/presets/,
+//! re-bless with SCHEDLAB_BLESS=1), and each asserts the direction its LKML thread reports.
+//! Where the model does not reproduce a thread (ARCHITECTURE.md, deviations), the test pins
+//! what the workload's arithmetic implies instead and says so.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Mutex, OnceLock};
+
+use schedlab_report::workload as wl;
+use schedlab_scenario::presets::{preset, presets};
+use schedlab_scenario::{Role, Scenario};
+use schedlab_sim::{simulate, Output, Pid};
+
+/// Each preset is simulated once per test binary.
+fn run(name: &str) -> (Scenario, Vec<Output>) {
+    static CACHE: OnceLock<Mutex<BTreeMap<String, (Scenario, Vec<Output>)>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(BTreeMap::new()));
+    if let Some(hit) = cache.lock().unwrap().get(name) {
+        return hit.clone();
+    }
+    let s = preset(name)
+        .unwrap_or_else(|| panic!("no preset {name}"))
+        .scenario();
+    let cfg = s.sim_config();
+    let outs: Vec<Output> = s
+        .variants()
+        .iter()
+        .map(|v| simulate(&cfg, v).unwrap())
+        .collect();
+    cache
+        .lock()
+        .unwrap()
+        .insert(name.to_string(), (s.clone(), outs.clone()));
+    (s, outs)
+}
+
+fn variant<'a>(outs: &'a [Output], name: &str) -> &'a Output {
+    outs.iter()
+        .find(|o| o.variant == name)
+        .unwrap_or_else(|| panic!("no variant {name}"))
+}
+
+fn role_pids(s: &Scenario, o: &Output, role: Role) -> Vec<Pid> {
+    let groups: Vec<u32> = s
+        .workloads()
+        .iter()
+        .flat_map(|w| {
+            w.roles
+                .iter()
+                .filter(|(r, _)| *r == role)
+                .flat_map(|(_, g)| g.clone())
+        })
+        .collect();
+    wl::pids_of_groups(&o.trace, &groups)
+}
+
+fn preempt_ratio(o: &Output) -> f64 {
+    let (n, d) = o.cpus.iter().fold((0, 0), |(n, d), c| {
+        (n + c.need_preempt_count, d + c.check_preempt_count)
+    });
+    n as f64 / d.max(1) as f64
+}
+
+#[test]
+fn every_preset_matches_its_golden_table() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/presets");
+    let mut failures = vec![];
+    for p in presets() {
+        let (s, outs) = run(p.name);
+        let text = schedlab_cli::table_text(&s, &outs, true, false);
+        let path = dir.join(format!("{}.txt", p.name));
+        if std::env::var_os("SCHEDLAB_BLESS").is_some() {
+            std::fs::write(&path, &text).unwrap();
+            continue;
+        }
+        match std::fs::read_to_string(&path) {
+            Ok(want) if want == text => {}
+            Ok(want) => {
+                let line = want
+                    .lines()
+                    .zip(text.lines())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(0);
+                failures.push(format!(
+                    "{}: line {}\n  want: {}\n  got:  {}",
+                    p.name,
+                    line + 1,
+                    want.lines().nth(line).unwrap_or(""),
+                    text.lines().nth(line).unwrap_or("")
+                ));
+            }
+            Err(_) => failures.push(format!(
+                "{} is missing: bless with SCHEDLAB_BLESS=1",
+                path.display()
+            )),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Seed 002: the SCHED_IDLE hog runs ~4 ms every ~1.37 s before the patch, ~1 ms every ~341 ms
+/// with it.
+#[test]
+fn sched_idle_runs_and_waits() {
+    let (_, outs) = run("sched-idle");
+    for (v, run_ms, wait_ms) in [("cfs-5.14", 4.0, 1365.3), ("cfs-6.1", 1.0, 341.3)] {
+        let o = variant(&outs, v);
+        let st = o.tasks[1];
+        // Runs: runtime / times it got the CPU; waits: total delay / the same count.
+        let runs = st.sum_exec_runtime_ns as f64 / st.pcount as f64 / 1e6;
+        let (_, waits): (u64, u64) = (st.pcount, st.run_delay_ns);
+        let avg_wait = waits as f64 / st.pcount as f64 / 1e6;
+        assert!(
+            (runs - run_ms).abs() < 0.1 * run_ms,
+            "{v}: idle hog runs {runs:.3} ms"
+        );
+        // The first wait is shorter (it starts from placement), so the average sits below.
+        assert!(
+            avg_wait < wait_ms * 1.02 && avg_wait > wait_ms * 0.5,
+            "{v}: idle hog waits {avg_wait:.1} ms"
+        );
+    }
+}
+
+/// Seed 000: the wakeup-preemption success ratio under hackbench is far above CFS's on EEVDF
+/// without RUN_TO_PARITY (80% vs 20%), RUN_TO_PARITY brings it down (23%), and hackbench is
+/// faster with it (101 s vs 117 s).
+#[test]
+fn hackbench_wakeup_preemption_ratio() {
+    let (s, outs) = run("hackbench");
+    let cfs = preempt_ratio(variant(&outs, "cfs-6.1"));
+    let no_rtp = preempt_ratio(variant(&outs, "eevdf-6.6:NO_RUN_TO_PARITY"));
+    let rtp = preempt_ratio(variant(&outs, "eevdf-6.6"));
+    let dl = preempt_ratio(variant(&outs, "eevdf-6.6:WAKEUP_DEADLINE"));
+    let msg = format!("ratios: cfs {cfs:.3}, NO_RUN_TO_PARITY {no_rtp:.3}, RUN_TO_PARITY {rtp:.3}, WAKEUP_DEADLINE {dl:.3}");
+    assert!(
+        no_rtp > 1.5 * cfs,
+        "EEVDF without RUN_TO_PARITY should preempt far more than CFS; {msg}"
+    );
+    assert!(
+        rtp < 0.75 * no_rtp,
+        "RUN_TO_PARITY should bring the ratio down; {msg}"
+    );
+    assert!(dl <= rtp, "WAKEUP_DEADLINE only removes preemptions; {msg}");
+    let time = |v: &str| {
+        let o = variant(&outs, v);
+        let all: Vec<Pid> = [Role::Sender, Role::Receiver]
+            .iter()
+            .flat_map(|r| role_pids(&s, o, *r))
+            .collect();
+        wl::exit_time_ns(&o.trace, &all).expect("hackbench finishes")
+    };
+    let (t_no, t_rtp) = (time("eevdf-6.6:NO_RUN_TO_PARITY"), time("eevdf-6.6"));
+    assert!(
+        t_rtp < t_no,
+        "hackbench should be faster with RUN_TO_PARITY: {t_rtp} vs {t_no} ns"
+    );
+}
+
+/// Seed 000's schbench run: no real difference in wakeup latency or RPS with RUN_TO_PARITY.
+#[test]
+fn schbench_no_real_difference() {
+    let (s, outs) = run("schbench");
+    let figures: Vec<(u64, f64)> = outs
+        .iter()
+        .map(|o| {
+            let w = role_pids(&s, o, Role::Worker);
+            let p99 = wl::latency_percentiles_us(&wl::wakeup_latencies_ns(&o.trace, &w))[2];
+            (p99, wl::completions(&o.trace, &w) as f64)
+        })
+        .collect();
+    let (a, b) = (figures[0], figures[1]);
+    assert!(
+        (a.1 - b.1).abs() / a.1 < 0.1,
+        "RPS should be within 10%: {figures:?}"
+    );
+    assert!(
+        (a.0 as f64 - b.0 as f64).abs() <= 0.5 * a.0.max(b.0) as f64 + 5.0,
+        "p99 wakeup latency should be close: {figures:?}"
+    );
+}
+
+/// Seed 003: EEVDF gives massive_intr fewer switches than CFS, the video threads a higher
+/// average delay; the +tweak reschedules more.
+#[test]
+fn video_vs_massive_intr() {
+    let (s, outs) = run("video-massive-intr");
+    let mi = |v: &str| {
+        let o = variant(&outs, v);
+        wl::switches(&o.trace, &role_pids(&s, o, Role::Hog))
+    };
+    let video_delay = |v: &str| {
+        let o = variant(&outs, v);
+        let pids = role_pids(&s, o, Role::Periodic);
+        let rows = schedlab_report::latency::latency_rows(&o.trace, false);
+        let (sum, n) = rows
+            .iter()
+            .filter(|r| pids.contains(&r.pid))
+            .fold((0, 0), |(s, n), r| (s + r.delay_sum_ns, n + r.count));
+        sum as f64 / n.max(1) as f64
+    };
+    let msg = format!(
+        "massive_intr switches: cfs {}, eevdf-6.6 {}, +tweak {}; video avg delay ns: cfs {:.0}, eevdf-6.6 {:.0}",
+        mi("cfs-6.1"),
+        mi("eevdf-6.6"),
+        mi("eevdf-6.6:RESCHED_CURR_INELIGIBLE"),
+        video_delay("cfs-6.1"),
+        video_delay("eevdf-6.6")
+    );
+    assert!(mi("eevdf-6.6") < mi("cfs-6.1"), "{msg}");
+    assert!(
+        video_delay("eevdf-6.6") > 2.0 * video_delay("cfs-6.1"),
+        "{msg}"
+    );
+    assert!(
+        mi("eevdf-6.6:RESCHED_CURR_INELIGIBLE") > mi("eevdf-6.6"),
+        "{msg}"
+    );
+}
+
+/// Seed 004, cross-core: the thread measured 60% and 47% utilisation for tbench and
+/// tbench_srv on their own CPUs; the preset is calibrated to that and the model must keep it.
+#[test]
+fn tbench_cross_core_utilisation() {
+    let (s, outs) = run("tbench-cross");
+    for o in &outs {
+        let secs = o.trace.end_ns as f64;
+        let c = wl::cpu_time_ns(&o.trace, &role_pids(&s, o, Role::Client)) as f64 / secs;
+        let v = wl::cpu_time_ns(&o.trace, &role_pids(&s, o, Role::Server)) as f64 / secs;
+        assert!(
+            (c - 0.60).abs() < 0.03 && (v - 0.47).abs() < 0.03,
+            "{}: client {c:.3}, server {v:.3}",
+            o.variant
+        );
+    }
+}
+
+/// Seed 004, stacked. NOT reproduced (ARCHITECTURE.md): the thread saw 50/50 on CFS, 56/44
+/// on EEVDF without DELAY_DEQUEUE and 52/49 with it; it explains CFS's 50/50 by the server
+/// running on cache-hot data after preempting the client. The model's per-message CPU cost is
+/// fixed, so the split is the workload's 66:52 (55.9%) in every variant. What the schedulers do
+/// change is who waits: on CFS the server preempts the client at every request, so the client
+/// carries the delay; on EEVDF with DELAY_DEQUEUE the server does.
+#[test]
+fn tbench_stacked_split_and_who_waits() {
+    let (s, outs) = run("tbench-stacked");
+    let delay = |o: &Output, role: Role| {
+        let pids = role_pids(&s, o, role);
+        schedlab_report::latency::latency_rows(&o.trace, false)
+            .iter()
+            .filter(|r| pids.contains(&r.pid))
+            .map(|r| r.delay_sum_ns)
+            .sum::<u64>()
+    };
+    for o in &outs {
+        let c = wl::cpu_time_ns(&o.trace, &role_pids(&s, o, Role::Client)) as f64;
+        let v = wl::cpu_time_ns(&o.trace, &role_pids(&s, o, Role::Server)) as f64;
+        let split = c / (c + v);
+        assert!(
+            (split - 66.0 / 118.0).abs() < 0.005,
+            "{}: client share {split:.4}",
+            o.variant
+        );
+    }
+    let cfs = variant(&outs, "cfs-6.1");
+    let dd = variant(&outs, "eevdf-6.12");
+    assert!(
+        delay(cfs, Role::Client) > 2 * delay(cfs, Role::Server),
+        "cfs: the client should carry the delay"
+    );
+    assert!(
+        delay(dd, Role::Server) > 2 * delay(dd, Role::Client),
+        "eevdf-6.12: the server should carry the delay"
+    );
+}
+
+/// Seed 004's fio grid: fio likes preemption (WAKEUP_PREEMPTION raises throughput with and
+/// without DELAY_DEQUEUE). The thread's other finding, that DELAY_DEQUEUE costs throughput, is
+/// NOT reproduced (ARCHITECTURE.md): the model has no I/O completion interrupts or kworkers.
+#[test]
+fn fio_likes_wakeup_preemption() {
+    let (s, outs) = run("fio-grid");
+    let ios = |v: &str| {
+        let o = variant(&outs, v);
+        wl::completions(&o.trace, &role_pids(&s, o, Role::Job))
+    };
+    let msg = format!(
+        "I/Os: WP+DD {}, WP {}, DD {}, neither {}",
+        ios("eevdf-6.12"),
+        ios("eevdf-6.12:NO_DELAY_DEQUEUE"),
+        ios("eevdf-6.12:NO_WAKEUP_PREEMPTION"),
+        ios("eevdf-6.12:NO_WAKEUP_PREEMPTION,NO_DELAY_DEQUEUE")
+    );
+    assert!(
+        ios("eevdf-6.12") > ios("eevdf-6.12:NO_WAKEUP_PREEMPTION"),
+        "{msg}"
+    );
+    assert!(
+        ios("eevdf-6.12:NO_DELAY_DEQUEUE")
+            > ios("eevdf-6.12:NO_WAKEUP_PREEMPTION,NO_DELAY_DEQUEUE"),
+        "{msg}"
+    );
+}
