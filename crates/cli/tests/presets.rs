@@ -12,9 +12,12 @@ use schedlab_scenario::presets::{preset, presets};
 use schedlab_scenario::{Role, Scenario};
 use schedlab_sim::{simulate, Output, Pid};
 
+/// A preset's scenario and one output per variant.
+type Runs = (Scenario, Vec<Output>);
+
 /// Each preset is simulated once per test binary.
-fn run(name: &str) -> (Scenario, Vec<Output>) {
-    static CACHE: OnceLock<Mutex<BTreeMap<String, (Scenario, Vec<Output>)>>> = OnceLock::new();
+fn run(name: &str) -> Runs {
+    static CACHE: OnceLock<Mutex<BTreeMap<String, Runs>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(BTreeMap::new()));
     if let Some(hit) = cache.lock().unwrap().get(name) {
         return hit.clone();
