@@ -406,7 +406,7 @@ fn workload_figures(infos: &[WorkloadInfo], r: &Output) -> Figures {
                     h.threads,
                     time,
                 ));
-                time.map(|t| ("hackbench s".to_string(), t as f64 / 1e9))
+                time.map(|t| ("hackbench ms".to_string(), t as f64 / 1e6))
             }
             Workload::Schbench(_) => {
                 let workers = pids_of(r, info, &[Role::Worker]);
