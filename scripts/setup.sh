@@ -1,26 +1,59 @@
 #!/usr/bin/env bash
-# Installs what schedlab needs to build and test, only when it is missing: safe to run again,
-# and fast (well under a second) when everything is present.
+# Installs what schedlab needs to build, serve and test, only when it is missing: safe to run
+# again, and fast (well under a second) when everything is present. Versions are pinned; see
+# the README for why each pin.
 set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TRUNK_VERSION=0.21.14          # 0.22 needs a newer rustc than this toolchain
+WB_VERSION=$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"/\1/p')
+export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-$(nproc)}"
+
+say() { printf 'setup: %s\n' "$*"; }
 
 if ! command -v cargo >/dev/null 2>&1; then
-  echo "setup: cargo is not installed; install Rust (rustup) first" >&2
+  say "cargo is not installed; install Rust (rustup) first" >&2
   exit 1
 fi
 
 if command -v rustup >/dev/null 2>&1; then
-  # The simulation core must build for the browser.
   if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
-    echo "setup: adding the wasm32-unknown-unknown target"
+    say "adding the wasm32-unknown-unknown target"
     rustup target add wasm32-unknown-unknown
   fi
   installed=$(rustup component list --installed)
   for c in rustfmt clippy; do
     if ! grep -q "^$c" <<<"$installed"; then
-      echo "setup: adding the $c component"
+      say "adding the $c component"
       rustup component add "$c"
     fi
   done
-else
-  echo "setup: rustup not found; assuming the wasm32 target, rustfmt and clippy are installed" >&2
+fi
+
+# Trunk builds the page; it must never download tools itself (offline = true in Trunk.toml).
+if ! trunk --version 2>/dev/null | grep -qx "trunk $TRUNK_VERSION"; then
+  say "installing trunk $TRUNK_VERSION (several minutes, once)"
+  cargo install trunk --version "$TRUNK_VERSION" --locked
+fi
+
+# wasm-bindgen's CLI must be exactly the library version in Cargo.lock. Its own lockfile
+# names a crate version the registry mirror may lack, so fall back to an unlocked install.
+if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WB_VERSION"; then
+  say "installing wasm-bindgen-cli $WB_VERSION (a few minutes, once)"
+  cargo install wasm-bindgen-cli --version "$WB_VERSION" --locked 2>/dev/null ||
+    cargo install wasm-bindgen-cli --version "$WB_VERSION" --force
+fi
+
+# Browser tests drive Debian's Chromium (tools that download their own browser cannot work here).
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+  say "installing chromium and chromium-driver"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium chromium-driver
+fi
+
+# playwright-core (drives Chromium) and binaryen's wasm-opt, pinned in tests/e2e/package-lock.json.
+if [ ! -d tests/e2e/node_modules/playwright-core ] || [ ! -x tests/e2e/node_modules/.bin/wasm-opt ]; then
+  say "installing the browser-test packages (npm ci)"
+  (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
 fi

@@ -372,9 +372,11 @@ pub fn table_text(scenario: &Scenario, results: &[Output], layout_sum: bool, pid
 /// The figures of a run's workloads: their tool-style text, the throughput figure the
 /// comparison uses (the first workload that has one), and the task sets whose CPU shares it
 /// shows.
-struct Figures {
-    text: String,
-    throughput: Option<(String, f64)>,
+pub struct Figures {
+    /// The tools' own text (hackbench's `Time:`, schbench's blocks, rates, percentiles).
+    pub text: String,
+    /// The throughput figure the comparison uses: unit label and value.
+    pub throughput: Option<(String, f64)>,
 }
 
 fn pids_of(r: &Output, info: &WorkloadInfo, roles: &[Role]) -> Vec<schedlab_sim::Pid> {
@@ -387,7 +389,8 @@ fn pids_of(r: &Output, info: &WorkloadInfo, roles: &[Role]) -> Vec<schedlab_sim:
     wl::pids_of_groups(&r.trace, &groups)
 }
 
-fn workload_figures(infos: &[WorkloadInfo], r: &Output) -> Figures {
+/// The figures of one run of a scenario's workloads.
+pub fn workload_figures(infos: &[WorkloadInfo], r: &Output) -> Figures {
     let mut text = String::new();
     let mut throughput = None;
     let end = r.trace.end_ns;
@@ -497,7 +500,8 @@ fn task_sets(
     sets
 }
 
-fn summaries(scenario: &Scenario, results: &[Output]) -> Vec<VariantSummary> {
+/// The comparison rows of a scenario's runs, one per variant.
+pub fn summaries(scenario: &Scenario, results: &[Output]) -> Vec<VariantSummary> {
     let infos = scenario.workloads();
     results
         .iter()

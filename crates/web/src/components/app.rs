@@ -1,0 +1,94 @@
+//! The page.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::components::{
+    json_view::JsonView, machine::MachineForm, presets_menu::PresetsMenu, results::ResultsView,
+    run_bar::RunBar, tasks::TaskTable, variants::VariantPicker, workloads::WorkloadTable,
+};
+use crate::hooks::use_sim_worker;
+use crate::state::{Action, State};
+
+/// The state behind Yew's reducer hook.
+#[derive(PartialEq)]
+pub struct Store(pub State);
+
+impl Reducible for Store {
+    type Action = Action;
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        Rc::new(Store(self.0.reduce(action)))
+    }
+}
+
+/// Properties every part of the page gets: the state and a way to change it.
+#[derive(Properties, PartialEq, Clone)]
+pub struct Ctx {
+    pub state: Rc<Store>,
+    pub dispatch: Callback<Action>,
+}
+
+#[function_component(App)]
+pub fn app() -> Html {
+    let store = use_reducer(|| Store(State::initial()));
+    let dispatch = {
+        let store = store.clone();
+        Callback::from(move |a: Action| store.dispatch(a))
+    };
+    let sim = use_sim_worker(dispatch.clone());
+    let state: Rc<Store> = Rc::new(Store(store.0.clone()));
+
+    // A first visit opens with the default comparison already run.
+    {
+        let sim = sim.clone();
+        let store = store.clone();
+        use_effect_with((), move |_| {
+            if let Some((scenario, variants)) = store.0.run_request() {
+                sim.run(scenario, variants);
+                store.dispatch(Action::Run);
+            }
+        });
+    }
+
+    let on_run = {
+        let sim = sim.clone();
+        let store = store.clone();
+        Callback::from(move |_| {
+            if let Some((scenario, variants)) = store.0.run_request() {
+                sim.run(scenario, variants);
+            }
+            store.dispatch(Action::Run);
+        })
+    };
+    let on_cancel = {
+        let store = store.clone();
+        Callback::from(move |_| {
+            sim.cancel();
+            store.dispatch(Action::Cancel);
+        })
+    };
+    let ctx = Ctx { state, dispatch };
+    html! {
+        <div class="page">
+            <header>
+                <h1>{ "schedlab" }</h1>
+                <span class="tagline">{ "the Linux fair scheduler, simulated: CFS and EEVDF generations side by side" }</span>
+                <PresetsMenu ..ctx.clone() />
+            </header>
+            <main>
+                <section class="editor" aria-label="scenario">
+                    <MachineForm ..ctx.clone() />
+                    <TaskTable ..ctx.clone() />
+                    <WorkloadTable ..ctx.clone() />
+                    <VariantPicker ..ctx.clone() />
+                    <RunBar state={ctx.state.clone()} on_run={on_run} on_cancel={on_cancel} />
+                    <JsonView ..ctx.clone() />
+                </section>
+                <section class="results" aria-label="results">
+                    <ResultsView ..ctx.clone() />
+                </section>
+            </main>
+        </div>
+    }
+}

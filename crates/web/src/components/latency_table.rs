@@ -1,0 +1,51 @@
+//! One variant's perf-sched-latency table, sortable by clicking a column.
+
+use yew::prelude::*;
+
+use crate::model::{ms, sorted_rows, Row};
+use crate::state::{Action, SortKey};
+
+#[derive(Properties, PartialEq)]
+pub struct TableProps {
+    pub rows: Vec<Row>,
+    pub sort: SortKey,
+    pub dispatch: Callback<Action>,
+}
+
+#[function_component(LatencyTable)]
+pub fn latency_table(p: &TableProps) -> Html {
+    let head = |label: &str, key: SortKey| {
+        let d = p.dispatch.clone();
+        let onclick = Callback::from(move |_| d.emit(Action::SortBy(key)));
+        let cls = if p.sort == key { "sorted" } else { "" };
+        html! { <th class={cls} onclick={onclick} tabindex="0" role="button">{ label.to_string() }</th> }
+    };
+    let rows = sorted_rows(&p.rows, p.sort);
+    let total_runtime: u64 = rows.iter().map(|r| r.runtime_ns).sum();
+    let total_count: u64 = rows.iter().map(|r| r.count).sum();
+    html! {
+        <table class="latency">
+            <thead><tr>
+                { head("Task", SortKey::Name) }
+                { head("Runtime ms", SortKey::Runtime) }
+                { head("Switches", SortKey::Switches) }
+                { head("Avg delay ms", SortKey::Avg) }
+                { head("Max delay ms", SortKey::Max) }
+                { head("Sum delay ms", SortKey::Sum) }
+            </tr></thead>
+            <tbody>
+            { for rows.iter().map(|r| html! {
+                <tr class="task" data-task={r.comm.clone()}>
+                    <td>{ r.label() }</td>
+                    <td class="n">{ ms(r.runtime_ns) }</td>
+                    <td class="n">{ r.count }</td>
+                    <td class="n">{ ms(r.avg_ns) }</td>
+                    <td class="n">{ ms(r.max_ns) }</td>
+                    <td class="n">{ ms(r.sum_ns) }</td>
+                </tr>
+            }) }
+            </tbody>
+            <tfoot><tr><td>{ "TOTAL" }</td><td class="n">{ ms(total_runtime) }</td><td class="n">{ total_count }</td><td></td><td></td><td></td></tr></tfoot>
+        </table>
+    }
+}

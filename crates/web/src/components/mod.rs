@@ -1,0 +1,28 @@
+//! The page's components, one per file. They render [`crate::state::State`] and dispatch
+//! [`crate::state::Action`]s; the worker and canvas effects live in [`crate::hooks`].
+
+pub mod app;
+pub mod histogram;
+pub mod json_view;
+pub mod latency_table;
+pub mod machine;
+pub mod presets_menu;
+pub mod results;
+pub mod run_bar;
+pub mod tasks;
+pub mod variants;
+pub mod workloads;
+
+use yew::prelude::*;
+
+/// The error messages of one field, shown under it (`data-path` names the field).
+pub fn field_errors(path: &str, errors: Vec<String>) -> Html {
+    if errors.is_empty() {
+        return html! {};
+    }
+    html! {
+        <div class="field-error" data-path={path.to_string()} role="alert">
+            { for errors.iter().map(|e| html! { <div>{ e.clone() }</div> }) }
+        </div>
+    }
+}

@@ -1,0 +1,75 @@
+//! Results: one column per variant (same seed), with the latency table, histograms on shared
+//! axes, counters, the workload's figures, and a delta row against the first variant.
+
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+use crate::components::{app::Ctx, histogram::Histogram, latency_table::LatencyTable};
+use crate::model::{delta_row, ms, shared_histograms};
+use crate::state::{Action, RunState};
+
+#[function_component(ResultsView)]
+pub fn results_view(ctx: &Ctx) -> Html {
+    let s = &ctx.state.0;
+    let RunState::Done(r) = &s.run else {
+        return html! { <p class="hint">{ "Results appear here after a run." }</p> };
+    };
+    let log = s.view.log_axis;
+    let bins = 40;
+    let wake: Vec<&[u64]> = r.variants.iter().map(|v| v.wakeup_ns.as_slice()).collect();
+    let delay: Vec<&[u64]> = r.variants.iter().map(|v| v.delay_ns.as_slice()).collect();
+    let wake_h = shared_histograms(&wake, bins, log);
+    let delay_h = shared_histograms(&delay, bins, log);
+    let on_log = {
+        let d = ctx.dispatch.clone();
+        Callback::from(move |e: Event| {
+            let i: HtmlInputElement = e.target_unchecked_into();
+            d.emit(Action::SetLogAxis(i.checked()));
+        })
+    };
+    let on_merge = {
+        let d = ctx.dispatch.clone();
+        Callback::from(move |e: Event| {
+            let i: HtmlInputElement = e.target_unchecked_into();
+            d.emit(Action::SetMerged(i.checked()));
+        })
+    };
+    html! {
+        <div class="results-body">
+            <div class="view-opts">
+                <label><input type="checkbox" checked={s.view.merged} onchange={on_merge} />{ " merge tasks by name (perf's default)" }</label>
+                <label><input id="log-axis" type="checkbox" checked={log} onchange={on_log} />{ " log time axis" }</label>
+            </div>
+            <div class="columns">
+            { for r.variants.iter().enumerate().map(|(i, v)| {
+                let rows = if s.view.merged { v.merged.clone() } else { v.per_task.clone() };
+                html! {
+                    <div class="variant-result" data-variant={v.variant.clone()}>
+                        <h2>{ v.variant.clone() }</h2>
+                        <LatencyTable rows={rows} sort={s.view.sort} dispatch={ctx.dispatch.clone()} />
+                        <Histogram view={wake_h[i].clone()} title={"wakeup latency".to_string()} kind={"wakeup".to_string()} log={log} />
+                        <Histogram view={delay_h[i].clone()} title={"scheduling delay".to_string()} kind={"delay".to_string()} log={log} />
+                        <table class="counters">
+                            { for v.counters.iter().map(|(k, n)| html! { <tr><td>{ k.clone() }</td><td class="n">{ *n }</td></tr> }) }
+                            if let Some(pr) = v.preempt_ratio {
+                                <tr><td>{ "wakeup preempt ratio" }</td><td class="n">{ format!("{:.1}%", pr * 100.0) }</td></tr>
+                            }
+                            <tr><td>{ "avg / max delay ms" }</td><td class="n">{ format!("{} / {}", ms(v.delay_avg_ns), ms(v.delay_max_ns)) }</td></tr>
+                            <tr><td>{ "events" }</td><td class="n">{ v.events }</td></tr>
+                        </table>
+                        if !v.figures.is_empty() {
+                            <pre class="figures">{ v.figures.clone() }</pre>
+                        }
+                        if i > 0 {
+                            <table class="delta">
+                                <caption>{ format!("vs {}", r.variants[0].variant) }</caption>
+                                { for delta_row(&r.variants[0], v).into_iter().map(|(k, d)| html! { <tr><td>{ k }</td><td class="n">{ d }</td></tr> }) }
+                            </table>
+                        }
+                    </div>
+                }
+            }) }
+            </div>
+        </div>
+    }
+}

@@ -1,0 +1,15 @@
+//! # schedlab-web
+//!
+//! The playground page: a Yew app (`bin/app.rs`) and its simulation worker (`bin/worker.rs`).
+//! [`state`] holds the page's state and its one reducer and [`model`] the view models; neither
+//! uses Yew, so both are tested natively. Components (one per file in [`components`]) render the
+//! state; effects (the worker bridge, drawing on canvases) live in hooks.
+
+#![forbid(unsafe_code)]
+
+pub mod components;
+pub mod examples;
+pub mod hooks;
+pub mod model;
+pub mod state;
+pub mod worker;

@@ -1,0 +1,281 @@
+//! View models: what the page shows of a run, computed from the simulator's output by pure
+//! functions (in the worker, off the UI thread) and tested natively.
+
+use schedlab_report::latency::{latency_rows, LatencyRow};
+use schedlab_report::wakeup::{sched_delays_ns, wakeup_latencies_ns};
+use schedlab_scenario::Scenario;
+use schedlab_sim::Output;
+use serde::{Deserialize, Serialize};
+
+use crate::state::SortKey;
+
+/// Most latency samples kept per variant for the histograms (a deterministic stride).
+pub const MAX_SAMPLES: usize = 100_000;
+
+/// One row of the perf-sched-latency table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub comm: String,
+    pub pid: u32,
+    pub threads: u32,
+    pub runtime_ns: u64,
+    pub count: u64,
+    pub avg_ns: u64,
+    pub max_ns: u64,
+    pub sum_ns: u64,
+}
+
+impl Row {
+    fn from(r: &LatencyRow) -> Row {
+        Row {
+            comm: r.comm.clone(),
+            pid: r.pid,
+            threads: r.threads,
+            runtime_ns: r.runtime_ns,
+            count: r.count,
+            avg_ns: r.delay_avg_ns(),
+            max_ns: r.delay_max_ns,
+            sum_ns: r.delay_sum_ns,
+        }
+    }
+
+    /// The task column as perf prints it: `comm:(N)` merged, `comm:pid` alone.
+    pub fn label(&self) -> String {
+        if self.threads > 1 {
+            format!("{}:({})", self.comm, self.threads)
+        } else {
+            format!("{}:{}", self.comm, self.pid)
+        }
+    }
+}
+
+/// What one variant's run shows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VariantResult {
+    pub variant: String,
+    /// Rows merged by task name, in perf's order.
+    pub merged: Vec<Row>,
+    /// One row per task.
+    pub per_task: Vec<Row>,
+    /// Wakeup latencies (sched_waking → running), ns, subsampled to [`MAX_SAMPLES`].
+    pub wakeup_ns: Vec<u64>,
+    /// Scheduling delays (every wait perf counts), ns, subsampled.
+    pub delay_ns: Vec<u64>,
+    /// schedstat totals over all CPUs, in display order.
+    pub counters: Vec<(String, u64)>,
+    /// The workloads' own figures as the tools print them.
+    pub figures: String,
+    pub switches: u64,
+    pub delay_avg_ns: u64,
+    pub delay_max_ns: u64,
+    pub preempt_ratio: Option<f64>,
+    pub throughput: Option<(String, f64)>,
+    pub events: u64,
+    pub end_ns: u64,
+}
+
+/// A whole run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Results {
+    pub scenario: String,
+    pub variants: Vec<VariantResult>,
+}
+
+fn subsample(mut v: Vec<u64>) -> Vec<u64> {
+    if v.len() > MAX_SAMPLES {
+        let step = v.len().div_ceil(MAX_SAMPLES);
+        v = v.into_iter().step_by(step).collect();
+    }
+    v
+}
+
+/// Builds the view models of a scenario's runs (one output per variant, in order).
+pub fn results(scenario: &Scenario, outs: &[Output]) -> Results {
+    let infos = scenario.workloads();
+    let summaries = schedlab_cli::summaries(scenario, outs);
+    let variants = outs
+        .iter()
+        .zip(summaries)
+        .map(|(o, sum)| {
+            let c = o
+                .cpus
+                .iter()
+                .fold(schedlab_sim::CpuStats::default(), |mut a, c| {
+                    a.sched_count += c.sched_count;
+                    a.ttwu_count += c.ttwu_count;
+                    a.ttwu_local += c.ttwu_local;
+                    a.check_preempt_count += c.check_preempt_count;
+                    a.need_preempt_count += c.need_preempt_count;
+                    a.lb_pulled += c.lb_pulled;
+                    a
+                });
+            let migrations: u64 = o.tasks.iter().map(|t| t.migrations).sum();
+            VariantResult {
+                variant: o.variant.clone(),
+                merged: latency_rows(&o.trace, true).iter().map(Row::from).collect(),
+                per_task: latency_rows(&o.trace, false)
+                    .iter()
+                    .map(Row::from)
+                    .collect(),
+                wakeup_ns: subsample(wakeup_latencies_ns(&o.trace, None)),
+                delay_ns: subsample(sched_delays_ns(&o.trace)),
+                counters: vec![
+                    ("sched_count".into(), c.sched_count),
+                    ("ttwu_count".into(), c.ttwu_count),
+                    ("ttwu_local".into(), c.ttwu_local),
+                    ("check_preempt_count".into(), c.check_preempt_count),
+                    ("need_preempt_count".into(), c.need_preempt_count),
+                    ("migrations".into(), migrations),
+                    ("lb_pulled".into(), c.lb_pulled),
+                ],
+                figures: schedlab_cli::workload_figures(&infos, o).text,
+                switches: sum.switches,
+                delay_avg_ns: sum.delay_avg_ns,
+                delay_max_ns: sum.delay_max_ns,
+                preempt_ratio: sum.preempt_ratio,
+                throughput: sum.throughput,
+                events: o.events_processed,
+                end_ns: o.trace.end_ns,
+            }
+        })
+        .collect();
+    Results {
+        scenario: scenario.name.clone(),
+        variants,
+    }
+}
+
+/// The table's rows, sorted by `key` (descending; perf's default order as it comes).
+pub fn sorted_rows(rows: &[Row], key: SortKey) -> Vec<Row> {
+    let mut v = rows.to_vec();
+    match key {
+        SortKey::Perf => {}
+        SortKey::Runtime => v.sort_by_key(|r| std::cmp::Reverse(r.runtime_ns)),
+        SortKey::Switches => v.sort_by_key(|r| std::cmp::Reverse(r.count)),
+        SortKey::Avg => v.sort_by_key(|r| std::cmp::Reverse(r.avg_ns)),
+        SortKey::Max => v.sort_by_key(|r| std::cmp::Reverse(r.max_ns)),
+        SortKey::Sum => v.sort_by_key(|r| std::cmp::Reverse(r.sum_ns)),
+        SortKey::Name => v.sort_by(|a, b| a.comm.cmp(&b.comm).then(a.pid.cmp(&b.pid))),
+    }
+    v
+}
+
+/// A histogram laid out for drawing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistView {
+    /// Bin edges in ns (bins + 1), the same for every variant.
+    pub edges_ns: Vec<u64>,
+    pub counts: Vec<u64>,
+    /// p50, p90, p99, p99.9 in ns (nearest rank).
+    pub percentiles_ns: [u64; 4],
+    /// The largest count over all variants: the same y axis for all.
+    pub y_max: u64,
+    pub samples: usize,
+}
+
+/// Histograms of several variants' samples on the same axes: the same bin edges (linear, or
+/// log-spaced from 1 µs) up to the largest sample of any variant, and the same y maximum.
+pub fn shared_histograms(samples: &[&[u64]], bins: usize, log: bool) -> Vec<HistView> {
+    let bins = bins.max(1);
+    let max = samples
+        .iter()
+        .flat_map(|s| s.iter())
+        .copied()
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let edges: Vec<u64> = if log {
+        let lo = 1_000f64.min(max as f64);
+        let ratio = (max as f64 / lo).max(1.0000001);
+        (0..=bins)
+            .map(|i| {
+                if i == 0 {
+                    0
+                } else {
+                    (lo * ratio.powf(i as f64 / bins as f64)).ceil() as u64
+                }
+            })
+            .collect()
+    } else {
+        (0..=bins)
+            .map(|i| (max as u128 * i as u128 / bins as u128) as u64)
+            .collect()
+    };
+    let mut views: Vec<HistView> = samples
+        .iter()
+        .map(|s| {
+            let mut counts = vec![0u64; bins];
+            for &x in s.iter() {
+                // The first bin whose upper edge is ≥ x.
+                let i = edges[1..].partition_point(|&e| e < x).min(bins - 1);
+                counts[i] += 1;
+            }
+            let mut sorted = s.to_vec();
+            sorted.sort_unstable();
+            let pct = |p: f64| schedlab_report::histogram::percentile_ns(&sorted, p);
+            HistView {
+                edges_ns: edges.clone(),
+                counts,
+                percentiles_ns: [pct(50.0), pct(90.0), pct(99.0), pct(99.9)],
+                y_max: 0,
+                samples: s.len(),
+            }
+        })
+        .collect();
+    let y_max = views
+        .iter()
+        .flat_map(|v| v.counts.iter())
+        .copied()
+        .max()
+        .unwrap_or(0);
+    for v in &mut views {
+        v.y_max = y_max;
+    }
+    views
+}
+
+/// The delta row of `this` against `first`: (label, text) per figure.
+pub fn delta_row(first: &VariantResult, this: &VariantResult) -> Vec<(String, String)> {
+    let rel = |a: f64, b: f64| {
+        if a == 0.0 {
+            if b == 0.0 {
+                "0.0%".to_string()
+            } else {
+                "-".to_string()
+            }
+        } else {
+            format!("{:+.1}%", (b - a) / a * 100.0)
+        }
+    };
+    let mut out = vec![
+        (
+            "switches".to_string(),
+            rel(first.switches as f64, this.switches as f64),
+        ),
+        (
+            "avg delay".to_string(),
+            rel(first.delay_avg_ns as f64, this.delay_avg_ns as f64),
+        ),
+        (
+            "max delay".to_string(),
+            rel(first.delay_max_ns as f64, this.delay_max_ns as f64),
+        ),
+    ];
+    if let (Some(a), Some(b)) = (first.preempt_ratio, this.preempt_ratio) {
+        out.push((
+            "wakeup preempt".into(),
+            format!("{:+.1}pp", (b - a) * 100.0),
+        ));
+    }
+    if let (Some((ua, a)), Some((ub, b))) = (&first.throughput, &this.throughput) {
+        if ua == ub {
+            out.push((ua.clone(), rel(*a, *b)));
+        }
+    }
+    out
+}
+
+/// `ns` as milliseconds with 3 decimals, as perf prints them.
+pub fn ms(ns: u64) -> String {
+    format!("{}.{:03}", ns / 1_000_000, (ns % 1_000_000) / 1_000)
+}

@@ -1,0 +1,766 @@
+//! The page's state and its one reducer. No Yew types here: everything is tested natively.
+//!
+//! The scenario form keeps every field as the text the user typed, so nothing is lost while
+//! typing; the scenario document is rebuilt from the form on every edit and validated by the
+//! scenario crate, and each error is shown next to the field its path names. The raw JSON view
+//! edits the same document: a JSON object that parses is loaded back into the form.
+
+use std::collections::BTreeMap;
+
+use schedlab_scenario::Scenario;
+use schedlab_sim::{Feature, Variant, PRESETS};
+use serde_json::{Map, Value};
+
+use crate::model::Results;
+
+/// Most variants compared at once.
+pub const MAX_VARIANTS: usize = 4;
+
+/// One task group of the form: every field as typed. `program` is the steps as JSON text.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct TaskRow {
+    pub name: String,
+    pub count: String,
+    pub nice: String,
+    pub policy: String,
+    pub affinity: String,
+    pub slice_us: String,
+    pub program: String,
+}
+
+/// One workload of the form: its kind and its parameters as JSON text.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct WorkloadRow {
+    pub kind: String,
+    pub params: String,
+}
+
+/// The machine and run fields, as typed.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Machine {
+    pub name: String,
+    pub description: String,
+    pub cpus: String,
+    pub hz: String,
+    pub llc_size: String,
+    pub smt: String,
+    pub duration_ms: String,
+    pub seed: String,
+}
+
+/// A kernel variant as picked: a preset, feature overrides and tunables (`name=value,…`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VariantChoice {
+    pub preset: String,
+    /// Features set against the preset's default (true = on).
+    pub features: BTreeMap<String, bool>,
+    pub tunables: String,
+}
+
+impl VariantChoice {
+    /// Parses a variant string (`eevdf-6.6:NO_RUN_TO_PARITY,base_slice_ns=3000000`) into a choice.
+    pub fn from_string(s: &str) -> VariantChoice {
+        let (preset, rest) = s.split_once(':').unwrap_or((s, ""));
+        let mut features = BTreeMap::new();
+        let mut tunables = vec![];
+        for item in rest.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            if item.contains('=') {
+                tunables.push(item.to_string());
+            } else if let Some(f) = item.strip_prefix("NO_") {
+                features.insert(f.to_string(), false);
+            } else {
+                features.insert(item.to_string(), true);
+            }
+        }
+        VariantChoice {
+            preset: preset.trim().to_string(),
+            features,
+            tunables: tunables.join(","),
+        }
+    }
+
+    /// The variant string in the debugfs syntax.
+    pub fn to_variant_string(&self) -> String {
+        let mut items: Vec<String> = self
+            .features
+            .iter()
+            .map(|(f, on)| if *on { f.clone() } else { format!("NO_{f}") })
+            .collect();
+        items.extend(
+            self.tunables
+                .split(',')
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(String::from),
+        );
+        if items.is_empty() {
+            self.preset.clone()
+        } else {
+            format!("{}:{}", self.preset, items.join(","))
+        }
+    }
+
+    /// Whether feature `f` is on in this choice (the override, else the preset's default).
+    pub fn feature_on(&self, f: Feature) -> bool {
+        if let Some(on) = self.features.get(f.name()) {
+            return *on;
+        }
+        schedlab_sim::preset(&self.preset).is_some_and(|p| p.defaults.contains(&f))
+    }
+}
+
+/// Where a run is.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum RunState {
+    /// Nothing run yet.
+    #[default]
+    Idle,
+    /// The worker is simulating variant `index` of `of`.
+    Running {
+        index: usize,
+        of: usize,
+        variant: String,
+        sim_ns: u64,
+        duration_ns: u64,
+        events: u64,
+    },
+    /// Results of the last run.
+    Done(Box<Results>),
+    /// The run stopped: why.
+    Failed(String),
+}
+
+/// How the results are shown.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewOpts {
+    pub log_axis: bool,
+    /// Merge tasks with the same name, like perf (false: one row per task, `perf -p`).
+    pub merged: bool,
+    pub sort: SortKey,
+}
+
+/// Column to sort the latency table by (always descending, like perf).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortKey {
+    /// perf's default: avg, max, switches, runtime.
+    Perf,
+    Runtime,
+    Switches,
+    Avg,
+    Max,
+    Sum,
+    Name,
+}
+
+/// The whole page state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    pub machine: Machine,
+    pub tasks: Vec<TaskRow>,
+    pub workloads: Vec<WorkloadRow>,
+    /// Keys of the document the form does not edit (kept as they were).
+    pub extra: Map<String, Value>,
+    pub variants: Vec<VariantChoice>,
+    /// The raw JSON view's text; while it holds a document that does not parse it is what the
+    /// user is typing, and the form keeps the last good document.
+    pub json_text: String,
+    pub json_error: Option<String>,
+    /// Validation errors of the current document: (path, message).
+    pub errors: Vec<(String, String)>,
+    /// Variant errors: (index, message).
+    pub variant_errors: Vec<(usize, String)>,
+    pub run: RunState,
+    pub view: ViewOpts,
+    /// The preset or example the document came from, if it was not edited since.
+    pub source: Option<String>,
+}
+
+/// Everything that changes the state.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Load a scenario document (preset, example, file, link).
+    Load {
+        json: String,
+        source: Option<String>,
+    },
+    SetMachine {
+        field: MachineField,
+        value: String,
+    },
+    SetTask {
+        row: usize,
+        field: TaskField,
+        value: String,
+    },
+    AddTask,
+    DuplicateTask(usize),
+    DeleteTask(usize),
+    SetWorkload {
+        row: usize,
+        kind: Option<String>,
+        params: Option<String>,
+    },
+    AddWorkload,
+    DeleteWorkload(usize),
+    SetJson(String),
+    AddVariant,
+    DeleteVariant(usize),
+    SetVariantPreset {
+        index: usize,
+        preset: String,
+    },
+    ToggleFeature {
+        index: usize,
+        feature: String,
+        on: bool,
+    },
+    SetTunables {
+        index: usize,
+        value: String,
+    },
+    /// The user asked to run; the effect starts the worker only if the state says it may.
+    Run,
+    Progress {
+        index: usize,
+        of: usize,
+        variant: String,
+        sim_ns: u64,
+        duration_ns: u64,
+        events: u64,
+    },
+    Finished(Box<Results>),
+    Failed(String),
+    Cancel,
+    SetLogAxis(bool),
+    SetMerged(bool),
+    SortBy(SortKey),
+}
+
+/// The machine fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MachineField {
+    Name,
+    Description,
+    Cpus,
+    Hz,
+    LlcSize,
+    Smt,
+    DurationMs,
+    Seed,
+}
+
+/// The task-row fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskField {
+    Name,
+    Count,
+    Nice,
+    Policy,
+    Affinity,
+    SliceUs,
+    Program,
+}
+
+/// A field's text as a JSON value: a number when it reads as one, else the text itself (so that
+/// the validator names the field and what it expected, instead of the input vanishing).
+fn num_or_text(s: &str) -> Value {
+    let t = s.trim();
+    if let Ok(v) = t.parse::<i64>() {
+        return Value::from(v);
+    }
+    if let Ok(v) = t.parse::<u64>() {
+        return Value::from(v);
+    }
+    if let Some(n) = t.parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
+        return Value::Number(n);
+    }
+    Value::String(s.to_string())
+}
+
+/// A JSON fragment typed in a field; text that does not parse stays text.
+fn json_or_text(s: &str) -> Value {
+    serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.to_string()))
+}
+
+fn text_of(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+    }
+}
+
+impl State {
+    /// The page as a first visit sees it: the SCHED_IDLE pair under two kernels.
+    pub fn initial() -> State {
+        let mut s = State {
+            machine: Machine::default(),
+            tasks: vec![],
+            workloads: vec![],
+            extra: Map::new(),
+            variants: vec![],
+            json_text: String::new(),
+            json_error: None,
+            errors: vec![],
+            variant_errors: vec![],
+            run: RunState::Idle,
+            view: ViewOpts {
+                log_axis: false,
+                merged: true,
+                sort: SortKey::Perf,
+            },
+            source: None,
+        };
+        let (name, json) = crate::examples::DEFAULT;
+        s.load(json, Some(name.to_string()));
+        s
+    }
+
+    /// The document the form describes.
+    pub fn document(&self) -> Value {
+        let m = &self.machine;
+        let mut o = Map::new();
+        o.insert("version".into(), 1.into());
+        o.insert("name".into(), m.name.clone().into());
+        if !m.description.is_empty() {
+            o.insert("description".into(), m.description.clone().into());
+        }
+        o.insert("cpus".into(), num_or_text(&m.cpus));
+        o.insert("hz".into(), num_or_text(&m.hz));
+        o.insert("duration_ms".into(), num_or_text(&m.duration_ms));
+        o.insert("seed".into(), num_or_text(&m.seed));
+        let llc = m.llc_size.trim();
+        let smt = m.smt.trim();
+        if !(llc.is_empty() || llc == "0") || !(smt.is_empty() || smt == "1") {
+            let mut t = Map::new();
+            if !llc.is_empty() {
+                t.insert("llc_size".into(), num_or_text(llc));
+            }
+            if !smt.is_empty() {
+                t.insert("smt".into(), num_or_text(smt));
+            }
+            o.insert("topology".into(), Value::Object(t));
+        }
+        o.insert(
+            "variants".into(),
+            Value::Array(
+                self.variants
+                    .iter()
+                    .map(|v| v.to_variant_string().into())
+                    .collect(),
+            ),
+        );
+        let tasks: Vec<Value> = self
+            .tasks
+            .iter()
+            .map(|t| {
+                let mut g = Map::new();
+                g.insert("name".into(), t.name.clone().into());
+                let opt = |g: &mut Map<String, Value>, k: &str, s: &str, dflt: &str| {
+                    if !s.trim().is_empty() && s.trim() != dflt {
+                        g.insert(k.into(), num_or_text(s));
+                    }
+                };
+                opt(&mut g, "count", &t.count, "1");
+                opt(&mut g, "nice", &t.nice, "0");
+                if !t.policy.is_empty() && t.policy != "normal" {
+                    g.insert("policy".into(), t.policy.clone().into());
+                }
+                if !t.affinity.trim().is_empty() {
+                    let cpus: Vec<Value> = t.affinity.split(',').map(num_or_text).collect();
+                    g.insert("affinity".into(), Value::Array(cpus));
+                }
+                opt(&mut g, "slice_us", &t.slice_us, "");
+                g.insert("program".into(), json_or_text(&t.program));
+                Value::Object(g)
+            })
+            .collect();
+        if !tasks.is_empty() {
+            o.insert("tasks".into(), Value::Array(tasks));
+        }
+        let workloads: Vec<Value> = self
+            .workloads
+            .iter()
+            .map(|w| {
+                let mut k = Map::new();
+                k.insert(w.kind.clone(), json_or_text(&w.params));
+                Value::Object(k)
+            })
+            .collect();
+        if !workloads.is_empty() {
+            o.insert("workloads".into(), Value::Array(workloads));
+        }
+        for (k, v) in &self.extra {
+            o.insert(k.clone(), v.clone());
+        }
+        Value::Object(o)
+    }
+
+    /// Loads a document into the form. A document that is not a JSON object is refused with a
+    /// message and changes nothing.
+    fn load(&mut self, json: &str, source: Option<String>) -> bool {
+        let v: Value = match serde_json::from_str(json) {
+            Ok(v) => v,
+            Err(e) => {
+                self.json_text = json.to_string();
+                self.json_error = Some(format!("not valid JSON: {e}"));
+                return false;
+            }
+        };
+        let Value::Object(mut o) = v else {
+            self.json_text = json.to_string();
+            self.json_error = Some("a scenario is a JSON object".into());
+            return false;
+        };
+        let topo = o.remove("topology");
+        let t = topo.as_ref().and_then(Value::as_object);
+        self.machine = Machine {
+            name: text_of(o.remove("name").as_ref()),
+            description: text_of(o.remove("description").as_ref()),
+            cpus: text_of(o.remove("cpus").as_ref()),
+            hz: text_of(o.remove("hz").as_ref()),
+            llc_size: text_of(t.and_then(|t| t.get("llc_size"))),
+            smt: text_of(t.and_then(|t| t.get("smt"))),
+            duration_ms: text_of(o.remove("duration_ms").as_ref()),
+            seed: text_of(o.remove("seed").as_ref()),
+        };
+        if self.machine.seed.is_empty() {
+            self.machine.seed = "1".into();
+        }
+        o.remove("version");
+        self.variants = match o.remove("variants") {
+            Some(Value::Array(a)) => a
+                .iter()
+                .filter_map(Value::as_str)
+                .take(MAX_VARIANTS)
+                .map(VariantChoice::from_string)
+                .collect(),
+            _ => vec![],
+        };
+        self.tasks = match o.remove("tasks") {
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|t| TaskRow {
+                    name: text_of(t.get("name")),
+                    count: text_of(t.get("count")),
+                    nice: text_of(t.get("nice")),
+                    policy: text_of(t.get("policy")),
+                    affinity: match t.get("affinity") {
+                        Some(Value::Array(a)) => a
+                            .iter()
+                            .map(|c| text_of(Some(c)))
+                            .collect::<Vec<_>>()
+                            .join(","),
+                        other => text_of(other),
+                    },
+                    slice_us: text_of(t.get("slice_us")),
+                    program: t.get("program").map(|p| p.to_string()).unwrap_or_default(),
+                })
+                .collect(),
+            _ => vec![],
+        };
+        self.workloads = match o.remove("workloads") {
+            Some(Value::Array(a)) => a
+                .iter()
+                .filter_map(|w| w.as_object().and_then(|m| m.iter().next()))
+                .map(|(k, v)| WorkloadRow {
+                    kind: k.clone(),
+                    params: v.to_string(),
+                })
+                .collect(),
+            _ => vec![],
+        };
+        self.extra = o;
+        self.source = source;
+        self.json_error = None;
+        self.refresh();
+        true
+    }
+
+    /// Rebuilds the JSON view from the form and revalidates.
+    fn refresh(&mut self) {
+        let doc = self.document();
+        self.json_text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        self.validate();
+    }
+
+    fn validate(&mut self) {
+        self.errors = match Scenario::from_json(&self.json_text) {
+            Ok(_) => vec![],
+            Err(es) => es.0.into_iter().map(|e| (e.path, e.message)).collect(),
+        };
+        self.variant_errors = self
+            .variants
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| {
+                Variant::parse(&v.to_variant_string())
+                    .err()
+                    .map(|e| (i, e.0))
+            })
+            .collect();
+    }
+
+    /// The errors of the field at `path` (`tasks[2].nice`) or below it.
+    pub fn errors_at(&self, path: &str) -> Vec<String> {
+        self.errors
+            .iter()
+            .filter(|(p, _)| {
+                p == path
+                    || p.starts_with(&format!("{path}."))
+                    || p.starts_with(&format!("{path}["))
+            })
+            .map(|(p, m)| {
+                if p == path {
+                    m.clone()
+                } else {
+                    format!("{}: {m}", &p[path.len()..].trim_start_matches('.'))
+                }
+            })
+            .collect()
+    }
+
+    /// Whether a run may start: a valid scenario, at least one variant, all of them valid, and
+    /// no run in progress. `Err` says what stops it.
+    pub fn can_run(&self) -> Result<(), String> {
+        if matches!(self.run, RunState::Running { .. }) {
+            return Err("a run is in progress".into());
+        }
+        if self.json_error.is_some() {
+            return Err("the JSON view holds a document that does not parse".into());
+        }
+        if let Some((p, m)) = self.errors.first() {
+            let n = self.errors.len();
+            let more = if n > 1 {
+                format!(" (and {} more)", n - 1)
+            } else {
+                String::new()
+            };
+            return Err(format!("the scenario is invalid: {p}: {m}{more}"));
+        }
+        if self.variants.is_empty() {
+            return Err("pick at least one kernel variant".into());
+        }
+        if let Some((i, m)) = self.variant_errors.first() {
+            return Err(format!("variant {}: {m}", i + 1));
+        }
+        Ok(())
+    }
+
+    /// The validated scenario and variant strings to hand to the worker.
+    pub fn run_request(&self) -> Option<(String, Vec<String>)> {
+        self.can_run().ok()?;
+        Some((
+            self.json_text.clone(),
+            self.variants
+                .iter()
+                .map(VariantChoice::to_variant_string)
+                .collect(),
+        ))
+    }
+
+    /// The reducer.
+    pub fn reduce(&self, action: Action) -> State {
+        let mut s = self.clone();
+        let edited = !matches!(
+            action,
+            Action::Load { .. }
+                | Action::Run
+                | Action::Progress { .. }
+                | Action::Finished(_)
+                | Action::Failed(_)
+                | Action::Cancel
+                | Action::SetLogAxis(_)
+                | Action::SetMerged(_)
+                | Action::SortBy(_)
+        );
+        match action {
+            Action::Load { json, source } => {
+                s.load(&json, source);
+                return s;
+            }
+            Action::SetMachine { field, value } => {
+                let m = &mut s.machine;
+                let slot = match field {
+                    MachineField::Name => &mut m.name,
+                    MachineField::Description => &mut m.description,
+                    MachineField::Cpus => &mut m.cpus,
+                    MachineField::Hz => &mut m.hz,
+                    MachineField::LlcSize => &mut m.llc_size,
+                    MachineField::Smt => &mut m.smt,
+                    MachineField::DurationMs => &mut m.duration_ms,
+                    MachineField::Seed => &mut m.seed,
+                };
+                *slot = value;
+            }
+            Action::SetTask { row, field, value } => {
+                if let Some(t) = s.tasks.get_mut(row) {
+                    let slot = match field {
+                        TaskField::Name => &mut t.name,
+                        TaskField::Count => &mut t.count,
+                        TaskField::Nice => &mut t.nice,
+                        TaskField::Policy => &mut t.policy,
+                        TaskField::Affinity => &mut t.affinity,
+                        TaskField::SliceUs => &mut t.slice_us,
+                        TaskField::Program => &mut t.program,
+                    };
+                    *slot = value;
+                }
+            }
+            Action::AddTask => s.tasks.push(TaskRow {
+                name: format!("task{}", s.tasks.len() + 1),
+                program: r#"[{"run": "forever"}]"#.into(),
+                ..TaskRow::default()
+            }),
+            Action::DuplicateTask(i) => {
+                if let Some(t) = s.tasks.get(i).cloned() {
+                    s.tasks.insert(i + 1, t);
+                }
+            }
+            Action::DeleteTask(i) => {
+                if i < s.tasks.len() {
+                    s.tasks.remove(i);
+                }
+            }
+            Action::SetWorkload { row, kind, params } => {
+                if let Some(w) = s.workloads.get_mut(row) {
+                    if let Some(k) = kind {
+                        w.kind = k;
+                    }
+                    if let Some(p) = params {
+                        w.params = p;
+                    }
+                }
+            }
+            Action::AddWorkload => s.workloads.push(WorkloadRow {
+                kind: "massive_intr".into(),
+                params: "{}".into(),
+            }),
+            Action::DeleteWorkload(i) => {
+                if i < s.workloads.len() {
+                    s.workloads.remove(i);
+                }
+            }
+            Action::SetJson(text) => {
+                // Keep what is typed; load it into the form only once it is a JSON object.
+                let keep = text.clone();
+                if s.load(&text, None) {
+                    s.json_text = keep;
+                    s.validate();
+                } else {
+                    s.json_text = keep;
+                }
+                return s;
+            }
+            Action::AddVariant => {
+                if s.variants.len() < MAX_VARIANTS {
+                    let next = PRESETS
+                        .iter()
+                        .map(|p| p.name)
+                        .find(|n| !s.variants.iter().any(|v| v.preset == *n))
+                        .unwrap_or("eevdf-6.12");
+                    s.variants.push(VariantChoice::from_string(next));
+                }
+            }
+            Action::DeleteVariant(i) => {
+                if i < s.variants.len() {
+                    s.variants.remove(i);
+                }
+            }
+            Action::SetVariantPreset { index, preset } => {
+                if let Some(v) = s.variants.get_mut(index) {
+                    // Features of the old preset may not exist in the new one.
+                    *v = VariantChoice {
+                        preset,
+                        features: BTreeMap::new(),
+                        tunables: v.tunables.clone(),
+                    };
+                }
+            }
+            Action::ToggleFeature { index, feature, on } => {
+                if let Some(v) = s.variants.get_mut(index) {
+                    let default_on = schedlab_sim::preset(&v.preset)
+                        .and_then(|p| Feature::from_name(&feature).map(|f| p.defaults.contains(&f)))
+                        .unwrap_or(false);
+                    if on == default_on {
+                        v.features.remove(&feature);
+                    } else {
+                        v.features.insert(feature, on);
+                    }
+                }
+            }
+            Action::SetTunables { index, value } => {
+                if let Some(v) = s.variants.get_mut(index) {
+                    v.tunables = value;
+                }
+            }
+            Action::Run => {
+                s.run = match s.can_run() {
+                    Ok(()) => RunState::Running {
+                        index: 0,
+                        of: s.variants.len(),
+                        variant: s.variants[0].to_variant_string(),
+                        sim_ns: 0,
+                        duration_ns: 0,
+                        events: 0,
+                    },
+                    Err(e) => RunState::Failed(format!("not run: {e}")),
+                };
+                return s;
+            }
+            Action::Progress {
+                index,
+                of,
+                variant,
+                sim_ns,
+                duration_ns,
+                events,
+            } => {
+                if matches!(s.run, RunState::Running { .. }) {
+                    s.run = RunState::Running {
+                        index,
+                        of,
+                        variant,
+                        sim_ns,
+                        duration_ns,
+                        events,
+                    };
+                }
+                return s;
+            }
+            Action::Finished(r) => {
+                if matches!(s.run, RunState::Running { .. }) {
+                    s.run = RunState::Done(r);
+                }
+                return s;
+            }
+            Action::Failed(m) => {
+                s.run = RunState::Failed(m);
+                return s;
+            }
+            Action::Cancel => {
+                if matches!(s.run, RunState::Running { .. }) {
+                    s.run = RunState::Failed("cancelled".into());
+                }
+                return s;
+            }
+            Action::SetLogAxis(b) => {
+                s.view.log_axis = b;
+                return s;
+            }
+            Action::SetMerged(b) => {
+                s.view.merged = b;
+                return s;
+            }
+            Action::SortBy(k) => {
+                s.view.sort = k;
+                return s;
+            }
+        }
+        if edited {
+            s.source = None;
+        }
+        s.refresh();
+        s
+    }
+}

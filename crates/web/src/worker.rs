@@ -1,0 +1,164 @@
+//! The simulation worker: runs in a Web Worker, never on the page's thread. It simulates the
+//! variants one after the other in chunks of events, yielding to its event loop between chunks
+//! so that a Cancel is seen at once, and reports progress after every chunk.
+
+use gloo::worker::{HandlerId, Worker, WorkerScope};
+use schedlab_scenario::Scenario;
+use schedlab_sim::{Output, SimConfig, Simulator, Status, Variant};
+use serde::{Deserialize, Serialize};
+
+use crate::model::{results, Results};
+
+/// Events simulated between two progress reports.
+pub const CHUNK_EVENTS: u64 = 200_000;
+/// Most events one variant may take before the run stops with a message.
+pub const MAX_EVENTS: u64 = 100_000_000;
+
+/// What the page asks.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Request {
+    Run {
+        scenario: String,
+        variants: Vec<String>,
+    },
+    Cancel,
+}
+
+/// What the worker answers.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Reply {
+    Progress {
+        index: usize,
+        of: usize,
+        variant: String,
+        sim_ns: u64,
+        duration_ns: u64,
+        events: u64,
+    },
+    Done(Box<Results>),
+    Failed(String),
+}
+
+struct Job {
+    id: HandlerId,
+    scenario: Scenario,
+    cfg: SimConfig,
+    variants: Vec<Variant>,
+    sim: Option<Simulator>,
+    outs: Vec<Output>,
+}
+
+/// The worker.
+pub struct SimWorker {
+    job: Option<Job>,
+}
+
+/// Internal: time to simulate the next chunk.
+pub struct Step;
+
+fn schedule(scope: &WorkerScope<SimWorker>) {
+    scope.send_future(async {
+        gloo::timers::future::TimeoutFuture::new(0).await;
+        Step
+    });
+}
+
+impl Worker for SimWorker {
+    type Message = Step;
+    type Input = Request;
+    type Output = Reply;
+
+    fn create(_scope: &WorkerScope<Self>) -> Self {
+        SimWorker { job: None }
+    }
+
+    fn update(&mut self, scope: &WorkerScope<Self>, _msg: Step) {
+        let Some(job) = self.job.as_mut() else { return };
+        let index = job.outs.len();
+        let variant = &job.variants[index];
+        if job.sim.is_none() {
+            match Simulator::new(&job.cfg, variant) {
+                Ok(s) => job.sim = Some(s),
+                Err(e) => {
+                    scope.respond(job.id, Reply::Failed(format!("{}: {e}", variant.name)));
+                    self.job = None;
+                    return;
+                }
+            }
+        }
+        let sim = job.sim.as_mut().expect("set above");
+        let status = sim.run(CHUNK_EVENTS);
+        scope.respond(
+            job.id,
+            Reply::Progress {
+                index,
+                of: job.variants.len(),
+                variant: variant.name.clone(),
+                sim_ns: sim.now_ns(),
+                duration_ns: job.cfg.duration_ns,
+                events: sim.events_processed(),
+            },
+        );
+        if status == Status::Running && sim.events_processed() >= MAX_EVENTS {
+            let msg = format!(
+                "{}: stopped after {} events at {:.3} s of {:.3} s simulated (the page's limit); shorten duration_ms or use the command line",
+                variant.name,
+                sim.events_processed(),
+                sim.now_ns() as f64 / 1e9,
+                job.cfg.duration_ns as f64 / 1e9
+            );
+            scope.respond(job.id, Reply::Failed(msg));
+            self.job = None;
+            return;
+        }
+        if status == Status::Done {
+            let done = job.sim.take().expect("set above").finish();
+            job.outs.push(done);
+            if job.outs.len() == job.variants.len() {
+                let r = results(&job.scenario, &job.outs);
+                scope.respond(job.id, Reply::Done(Box::new(r)));
+                self.job = None;
+                return;
+            }
+        }
+        schedule(scope);
+    }
+
+    fn received(&mut self, scope: &WorkerScope<Self>, msg: Request, id: HandlerId) {
+        match msg {
+            Request::Cancel => self.job = None,
+            Request::Run { scenario, variants } => {
+                let scenario = match Scenario::from_json(&scenario) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        scope.respond(id, Reply::Failed(format!("invalid scenario: {e}")));
+                        return;
+                    }
+                };
+                let mut vs = vec![];
+                for v in &variants {
+                    match Variant::parse(v) {
+                        Ok(v) => vs.push(v),
+                        Err(e) => {
+                            scope.respond(id, Reply::Failed(e.0));
+                            return;
+                        }
+                    }
+                }
+                if vs.is_empty() {
+                    scope.respond(id, Reply::Failed("no variants to run".into()));
+                    return;
+                }
+                self.job = Some(Job {
+                    id,
+                    cfg: scenario.sim_config(),
+                    scenario,
+                    variants: vs,
+                    sim: None,
+                    outs: vec![],
+                });
+                schedule(scope);
+            }
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! The reducer and the view models, natively.
+
+use schedlab_web::model::{delta_row, shared_histograms, sorted_rows, Row, VariantResult};
+use schedlab_web::state::{
+    Action, MachineField, RunState, SortKey, State, TaskField, VariantChoice,
+};
+
+#[test]
+fn a_first_visit_opens_a_runnable_comparison() {
+    let s = State::initial();
+    assert_eq!(s.variants.len(), 2, "two kernels side by side");
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    let (json, variants) = s.run_request().expect("runnable");
+    assert_eq!(variants, ["cfs-5.14", "cfs-6.1"]);
+    assert!(json.contains("\"policy\": \"idle\""));
+}
+
+#[test]
+fn typing_keeps_the_text_and_names_the_field() {
+    let s = State::initial();
+    // Half-typed values stay as typed and are reported against their field.
+    let s = s.reduce(Action::SetTask {
+        row: 0,
+        field: TaskField::Nice,
+        value: "-".into(),
+    });
+    assert_eq!(s.tasks[0].nice, "-");
+    assert!(
+        s.errors_at("tasks[0].nice")
+            .iter()
+            .any(|e| e.contains("-20..=19")),
+        "{:?}",
+        s.errors
+    );
+    assert!(s.can_run().is_err());
+    let s = s.reduce(Action::SetTask {
+        row: 0,
+        field: TaskField::Nice,
+        value: "-25".into(),
+    });
+    assert_eq!(
+        s.errors_at("tasks[0].nice"),
+        ["-25 is out of range (allowed -20..=19)"]
+    );
+    // Running an invalid scenario does not start a run.
+    let s2 = s.reduce(Action::Run);
+    assert!(
+        matches!(&s2.run, RunState::Failed(m) if m.contains("tasks[0].nice")),
+        "{:?}",
+        s2.run
+    );
+    let s = s.reduce(Action::SetTask {
+        row: 0,
+        field: TaskField::Nice,
+        value: "5".into(),
+    });
+    assert!(s.errors.is_empty());
+    assert!(s.json_text.contains("\"nice\": 5"));
+    let s = s.reduce(Action::SetMachine {
+        field: MachineField::Hz,
+        value: "1234".into(),
+    });
+    assert_eq!(s.errors_at("hz").len(), 1);
+    assert_eq!(s.machine.hz, "1234");
+}
+
+#[test]
+fn the_json_view_round_trips_with_the_form() {
+    let s = State::initial();
+    let text = s.json_text.clone();
+    let edited = text.replace("\"hog\"", "\"worker\"");
+    let s2 = s.reduce(Action::SetJson(edited.clone()));
+    assert_eq!(s2.tasks[0].name, "worker");
+    assert_eq!(s2.json_text, edited);
+    // An unparsable document is kept as typed and the form keeps the last good one.
+    let s3 = s2.reduce(Action::SetJson("{\"name\": ".into()));
+    assert_eq!(s3.json_text, "{\"name\": ");
+    assert!(s3
+        .json_error
+        .as_deref()
+        .unwrap_or("")
+        .contains("not valid JSON"));
+    assert_eq!(s3.tasks[0].name, "worker");
+    assert!(s3.can_run().is_err());
+    // The form's own document parses back to the same form.
+    let again = State::initial().reduce(Action::SetJson(State::initial().json_text));
+    assert_eq!(again.tasks, State::initial().tasks);
+    assert_eq!(again.variants, State::initial().variants);
+}
+
+#[test]
+fn task_rows_add_duplicate_delete() {
+    let s = State::initial();
+    let n = s.tasks.len();
+    let s = s.reduce(Action::AddTask);
+    assert_eq!(s.tasks.len(), n + 1);
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    let s = s.reduce(Action::DuplicateTask(0));
+    assert_eq!(s.tasks[0], s.tasks[1]);
+    let s = s
+        .reduce(Action::DeleteTask(0))
+        .reduce(Action::DeleteTask(99));
+    assert_eq!(s.tasks.len(), n + 1);
+}
+
+#[test]
+fn variants_toggle_features_and_stay_at_most_four() {
+    let mut s = State::initial();
+    for _ in 0..10 {
+        s = s.reduce(Action::AddVariant);
+    }
+    assert_eq!(s.variants.len(), 4);
+    s = s.reduce(Action::SetVariantPreset {
+        index: 0,
+        preset: "eevdf-6.6".into(),
+    });
+    s = s.reduce(Action::ToggleFeature {
+        index: 0,
+        feature: "RUN_TO_PARITY".into(),
+        on: false,
+    });
+    assert_eq!(
+        s.variants[0].to_variant_string(),
+        "eevdf-6.6:NO_RUN_TO_PARITY"
+    );
+    // Back to the default removes the override.
+    s = s.reduce(Action::ToggleFeature {
+        index: 0,
+        feature: "RUN_TO_PARITY".into(),
+        on: true,
+    });
+    assert_eq!(s.variants[0].to_variant_string(), "eevdf-6.6");
+    s = s.reduce(Action::SetTunables {
+        index: 0,
+        value: "base_slice_ns=1".into(),
+    });
+    assert!(
+        s.variant_errors
+            .iter()
+            .any(|(i, m)| *i == 0 && m.contains("out of range")),
+        "{:?}",
+        s.variant_errors
+    );
+    assert!(s.can_run().is_err());
+    let c = VariantChoice::from_string("eevdf-6.12:NO_DELAY_DEQUEUE,base_slice_ns=3000000");
+    assert_eq!(
+        c.to_variant_string(),
+        "eevdf-6.12:NO_DELAY_DEQUEUE,base_slice_ns=3000000"
+    );
+}
+
+#[test]
+fn the_run_lifecycle() {
+    let s = State::initial().reduce(Action::Run);
+    assert!(matches!(s.run, RunState::Running { .. }));
+    assert!(
+        s.can_run().is_err(),
+        "no second run while one is in progress"
+    );
+    let s2 = s.reduce(Action::Cancel);
+    assert_eq!(s2.run, RunState::Failed("cancelled".into()));
+    // A result arriving after a cancel is ignored.
+    let late = schedlab_web::model::Results {
+        scenario: "x".into(),
+        variants: vec![],
+    };
+    assert_eq!(
+        s2.reduce(Action::Finished(Box::new(late.clone()))).run,
+        s2.run
+    );
+    assert!(matches!(
+        s.reduce(Action::Finished(Box::new(late))).run,
+        RunState::Done(_)
+    ));
+}
+
+fn row(comm: &str, runtime: u64, count: u64, avg: u64) -> Row {
+    Row {
+        comm: comm.into(),
+        pid: 1,
+        threads: 1,
+        runtime_ns: runtime,
+        count,
+        avg_ns: avg,
+        max_ns: avg * 2,
+        sum_ns: avg * count,
+    }
+}
+
+#[test]
+fn table_rows_sort_descending_by_column() {
+    let rows = vec![row("a", 10, 3, 5), row("b", 30, 1, 9), row("c", 20, 2, 1)];
+    let names = |k| {
+        sorted_rows(&rows, k)
+            .iter()
+            .map(|r| r.comm.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(SortKey::Runtime), ["b", "c", "a"]);
+    assert_eq!(names(SortKey::Switches), ["a", "c", "b"]);
+    assert_eq!(names(SortKey::Avg), ["b", "a", "c"]);
+    assert_eq!(names(SortKey::Perf), ["a", "b", "c"]);
+    assert_eq!(names(SortKey::Name), ["a", "b", "c"]);
+}
+
+#[test]
+fn histograms_share_axes_and_count_every_sample() {
+    let a: Vec<u64> = (1..=1000).map(|i| i * 1_000).collect();
+    let b: Vec<u64> = vec![500_000; 10];
+    for log in [false, true] {
+        let h = shared_histograms(&[&a, &b], 20, log);
+        assert_eq!(h[0].edges_ns, h[1].edges_ns, "same bins");
+        assert_eq!(h[0].y_max, h[1].y_max, "same y axis");
+        assert_eq!(h[0].counts.iter().sum::<u64>(), 1000);
+        assert_eq!(h[1].counts.iter().sum::<u64>(), 10);
+        assert_eq!(
+            *h[0].edges_ns.last().unwrap(),
+            1_000_000,
+            "up to the largest sample"
+        );
+        assert!(h[0].edges_ns.windows(2).all(|w| w[0] <= w[1]));
+    }
+    let h = shared_histograms(&[&a], 10, false);
+    assert_eq!(h[0].percentiles_ns[0], 500_000);
+    assert_eq!(h[0].percentiles_ns[2], 990_000);
+}
+
+#[test]
+fn delta_row_against_the_first_variant() {
+    let v = |switches, avg, pr| VariantResult {
+        variant: "v".into(),
+        merged: vec![],
+        per_task: vec![],
+        wakeup_ns: vec![],
+        delay_ns: vec![],
+        counters: vec![],
+        figures: String::new(),
+        switches,
+        delay_avg_ns: avg,
+        delay_max_ns: avg,
+        preempt_ratio: Some(pr),
+        throughput: Some(("IO/s".into(), 100.0)),
+        events: 0,
+        end_ns: 0,
+    };
+    let d = delta_row(&v(100, 10, 0.2), &v(150, 5, 0.5));
+    assert_eq!(d[0], ("switches".to_string(), "+50.0%".to_string()));
+    assert_eq!(d[1], ("avg delay".to_string(), "-50.0%".to_string()));
+    assert_eq!(d[3], ("wakeup preempt".to_string(), "+30.0pp".to_string()));
+    assert_eq!(d[4], ("IO/s".to_string(), "+0.0%".to_string()));
+}
