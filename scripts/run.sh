@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Runs schedlab on a bundled scenario (the SCHED_IDLE pair of the 2021 LKML thread) under the
-# kernel variants it compares. Extra arguments go to `schedlab run`, e.g. --variant eevdf-6.12.
+# Builds the playground page and serves it on http://127.0.0.1:8080/ (Ctrl-C stops). The first
+# visit opens with a comparison already run. Extra arguments go to `trunk serve`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-cargo run --quiet --release --locked -p schedlab-cli -- run scenarios/sched-idle-pair.json "$@"
+export PATH="$PWD/tests/e2e/node_modules/.bin:$PATH"
+export TRUNK_SKIP_VERSION_CHECK=true
+echo "schedlab: serving on http://127.0.0.1:8080/"
+exec trunk serve --release "$@"

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Every check schedlab has: formatting, lints, all tests, and the core's wasm build.
+# Every check schedlab has: formatting, lints, all native tests, the core's wasm build, the
+# page's release build, and the browser tests in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+export PATH="$PWD/tests/e2e/node_modules/.bin:$PATH"   # binaryen's wasm-opt, pinned in package-lock
+export TRUNK_SKIP_VERSION_CHECK=true
 
 step() { printf '\n== %s\n' "$*"; }
 
@@ -14,4 +17,8 @@ step "tests"
 cargo test --workspace --locked
 step "the simulation core for wasm32 (no_std + alloc)"
 cargo build -p schedlab-sim --target wasm32-unknown-unknown --locked
+step "the page (trunk build --release)"
+trunk build --release
+step "browser tests (headless Chromium)"
+tests/e2e/run.sh
 step "all checks passed"

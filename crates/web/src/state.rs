@@ -173,6 +173,8 @@ pub struct State {
     pub view: ViewOpts,
     /// The preset or example the document came from, if it was not edited since.
     pub source: Option<String>,
+    /// Runs started so far (lets the page and its tests tell one run's outcome from the last).
+    pub runs: u64,
 }
 
 /// Everything that changes the state.
@@ -310,6 +312,7 @@ impl State {
                 sort: SortKey::Perf,
             },
             source: None,
+            runs: 0,
         };
         let (name, json) = crate::examples::DEFAULT;
         s.load(json, Some(name.to_string()));
@@ -696,14 +699,17 @@ impl State {
             }
             Action::Run => {
                 s.run = match s.can_run() {
-                    Ok(()) => RunState::Running {
-                        index: 0,
-                        of: s.variants.len(),
-                        variant: s.variants[0].to_variant_string(),
-                        sim_ns: 0,
-                        duration_ns: 0,
-                        events: 0,
-                    },
+                    Ok(()) => {
+                        s.runs += 1;
+                        RunState::Running {
+                            index: 0,
+                            of: s.variants.len(),
+                            variant: s.variants[0].to_variant_string(),
+                            sim_ns: 0,
+                            duration_ns: 0,
+                            events: 0,
+                        }
+                    }
                     Err(e) => RunState::Failed(format!("not run: {e}")),
                 };
                 return s;

@@ -66,7 +66,7 @@ pub fn run_bar(p: &RunBarProps) -> Html {
         <div class="run-bar">
             <button id="run" class="primary" onclick={run} disabled={running} title={blocked.clone().unwrap_or_default()}>{ "Run" }</button>
             <button id="cancel" onclick={cancel} disabled={!running}>{ "Cancel" }</button>
-            <span id="status" data-state={state}>{ status }</span>
+            <span id="status" data-state={state} data-run={s.runs.to_string()} aria-live="polite">{ status }</span>
             if let (Some(b), false) = (&blocked, running) {
                 <div class="blocked" id="blocked">{ b.clone() }</div>
             }

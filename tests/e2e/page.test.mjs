@@ -1,0 +1,116 @@
+// Browser tests of the playground page in Debian's headless Chromium (playwright-core, no
+// downloaded browser). Run by tests/e2e/run.sh against the static build in dist/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const BASE = process.env.SCHEDLAB_URL ?? 'http://127.0.0.1:8765/';
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+let ctx, page, profile;
+const errors = [];
+
+before(async () => {
+  profile = mkdtempSync(join(tmpdir(), 'schedlab-chromium-'));
+  ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    viewport: { width: 1500, height: 1100 },
+  });
+  page = ctx.pages()[0] ?? await ctx.newPage();
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(BASE);
+});
+
+after(async () => {
+  await ctx?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+/** Waits until run number `n` has finished (done or failed) and returns its state. */
+async function waitRun(n) {
+  const status = page.locator(`#status[data-run="${n}"]:is([data-state="done"], [data-state="failed"])`);
+  await status.waitFor({ timeout: 120_000 });
+  return status.getAttribute('data-state');
+}
+
+async function runCount() {
+  return Number(await page.locator('#status').getAttribute('data-run'));
+}
+
+/** The runtime (ms) of the table row whose task is `task`, in variant column `col`. */
+async function runtimeOf(col, task) {
+  const row = page.locator('.variant-result').nth(col).locator(`tr.task[data-task="${task}"]`).first();
+  return Number(await row.locator('td').nth(1).innerText());
+}
+
+test('the page opens with the default comparison already run, and no console errors', async () => {
+  assert.equal(await waitRun(1), 'done');
+  assert.equal(await page.locator('.variant-result').count(), 2);
+  assert.deepEqual(await page.locator('.variant-result h2').allInnerTexts(), ['cfs-5.14', 'cfs-6.1']);
+  assert.deepEqual(errors, []);
+});
+
+test('a preset runs to completion and shows one table per variant with its tasks', async () => {
+  await page.selectOption('#presets', 'preset:tbench-stacked');
+  const n = await runCount();
+  await page.click('#run');
+  assert.equal(await waitRun(n + 1), 'done');
+  const cols = page.locator('.variant-result');
+  assert.equal(await cols.count(), 3);
+  for (let i = 0; i < 3; i++) {
+    const tasks = await cols.nth(i).locator('tr.task').evaluateAll((rows) => rows.map((r) => r.dataset.task).sort());
+    assert.deepEqual(tasks, ['tbench', 'tbench_srv']);
+  }
+  assert.match(await cols.nth(0).locator('pre.figures').innerText(), /round trips: \d+/);
+  assert.deepEqual(errors, []);
+});
+
+test('editing a nice value and re-running changes the table', async () => {
+  await page.selectOption('#presets', 'example:1'); // nice 0 against nice 5
+  let n = await runCount();
+  await page.click('#run');
+  assert.equal(await waitRun(n + 1), 'done');
+  const before = await runtimeOf(0, 'nice5');
+  const nice = page.locator('input[data-path="tasks[1].nice"]');
+  await nice.fill('10');
+  n = await runCount();
+  await page.click('#run');
+  assert.equal(await waitRun(n + 1), 'done');
+  const after = await runtimeOf(0, 'nice5');
+  // Weights 1024:335 give the nice-5 task 24.7% of the CPU; nice 10 (weight 110) gives 9.7%.
+  assert.ok(after < before * 0.6, `nice-5 runtime ${before} ms, at nice 10 ${after} ms`);
+});
+
+test('the histogram canvases are drawn', async () => {
+  const canvas = page.locator('canvas.histogram[data-kind="delay"]').first();
+  await canvas.waitFor();
+  const inked = await canvas.evaluate((c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) n++;
+    return n;
+  });
+  assert.ok(inked > 1000, `only ${inked} non-white pixels`);
+});
+
+test('an invalid field shows its error and the scenario does not run', async () => {
+  const nice = page.locator('input[data-path="tasks[0].nice"]');
+  await nice.fill('-25');
+  const err = page.locator('.field-error[data-path="tasks[0].nice"]');
+  await err.waitFor();
+  assert.match(await err.innerText(), /-25 is out of range \(allowed -20\.\.=19\)/);
+  assert.equal(await nice.inputValue(), '-25', 'what was typed stays');
+  const n = await runCount();
+  await page.click('#run');
+  await page.locator('#status[data-state="failed"]').waitFor();
+  assert.match(await page.locator('#status').innerText(), /not run: .*tasks\[0\]\.nice/);
+  assert.equal(await runCount(), n, 'no run started');
+  await nice.fill('0');
+  await page.locator('.field-error[data-path="tasks[0].nice"]').waitFor({ state: 'detached' });
+});
