@@ -17,8 +17,20 @@ pub fn latency_table(p: &TableProps) -> Html {
     let head = |label: &str, key: SortKey| {
         let d = p.dispatch.clone();
         let onclick = Callback::from(move |_| d.emit(Action::SortBy(key)));
+        let d = p.dispatch.clone();
+        let onkeydown = Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" || e.key() == " " {
+                e.prevent_default();
+                d.emit(Action::SortBy(key));
+            }
+        });
         let cls = if p.sort == key { "sorted" } else { "" };
-        html! { <th class={cls} onclick={onclick} tabindex="0" role="button">{ label.to_string() }</th> }
+        let sorted = if p.sort == key { "descending" } else { "none" };
+        html! {
+            <th class={cls} onclick={onclick} onkeydown={onkeydown} tabindex="0" aria-sort={sorted} title="sort by this column">
+                { label.to_string() }
+            </th>
+        }
     };
     let rows = sorted_rows(&p.rows, p.sort);
     let total_runtime: u64 = rows.iter().map(|r| r.runtime_ns).sum();
