@@ -114,3 +114,37 @@ test('an invalid field shows its error and the scenario does not run', async () 
   await nice.fill('0');
   await page.locator('.field-error[data-path="tasks[0].nice"]').waitFor({ state: 'detached' });
 });
+
+test('the timeline shows the SCHED_IDLE hog\'s runs, zooms from the keyboard, and toggles the overlay', async () => {
+  await page.selectOption('#presets', 'preset:sched-idle');
+  const n = await runCount();
+  await page.click('#run');
+  assert.equal(await waitRun(n + 1), 'done');
+  // Selecting a task in a table selects it in every variant's timeline.
+  await page.locator('.variant-result').nth(0).locator('tr.task[data-task="idle"]').click();
+  const runs = async (i) => page.locator('.tl-variant').nth(i).locator('tr.tl-slice')
+    .evaluateAll((rows) => rows.map((r) => Number(r.dataset.durationNs)));
+  // cfs-5.14: 4-ms runs; cfs-6.1: 1-ms runs (the first of each may start from placement).
+  const old = await runs(0);
+  const now = await runs(1);
+  assert.ok(old.length >= 2 && old.every((d) => Math.abs(d - 4e6) < 0.1e6), `cfs-5.14 idle runs ${old}`);
+  assert.ok(now.length >= 8 && now.every((d) => Math.abs(d - 1e6) < 0.05e6), `cfs-6.1 idle runs ${now}`);
+  const panel = page.locator('.timeline-panel');
+  const span = async () => Number(await panel.getAttribute('data-t1-ns')) - Number(await panel.getAttribute('data-t0-ns'));
+  const full = await span();
+  await panel.focus();
+  await page.keyboard.press('+');
+  assert.equal(await span(), full / 2, 'one + halves the window');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await span(), full / 2, 'panning keeps the width');
+  await page.keyboard.press('f');
+  assert.equal(await span(), full);
+  assert.equal(await panel.getAttribute('data-overlay'), 'false');
+  await page.keyboard.press('o');
+  assert.equal(await panel.getAttribute('data-overlay'), 'true');
+  await page.keyboard.press('?');
+  await page.locator('.tl-help').waitFor();
+  await page.keyboard.press('Escape');
+  await page.locator('.tl-help').waitFor({ state: 'detached' });
+  assert.deepEqual(errors, []);
+});

@@ -18,5 +18,6 @@ pub mod histogram;
 pub mod latency;
 pub mod percentiles;
 pub mod timehist;
+pub mod timeline;
 pub mod wakeup;
 pub mod workload;

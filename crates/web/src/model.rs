@@ -72,6 +72,134 @@ pub struct VariantResult {
     pub throughput: Option<(String, f64)>,
     pub events: u64,
     pub end_ns: u64,
+    /// What the timeline draws.
+    pub timeline: TimelineData,
+}
+
+/// A task's stint on a CPU: (cpu, pid, start, end, reason code, preempting pid).
+/// Reason codes: 0 preempted by a tick, 1 preempted by a wakeup, 2 slept, 3 exited, 4 trace end.
+pub type SliceRec = (u32, u32, u64, u64, u8, u32);
+
+/// A snapshot of one task's scheduler state: (t, pid, vruntime, deadline, V or min_vruntime,
+/// lag, eligible).
+pub type SnapRec = (u64, u32, i64, i64, i64, i64, bool);
+
+/// The timeline of one variant's run.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct TimelineData {
+    pub cpus: u32,
+    pub end_ns: u64,
+    /// (pid, comm) of every task.
+    pub tasks: Vec<(u32, String)>,
+    /// Stints sorted by start.
+    pub slices: Vec<SliceRec>,
+    /// Runnable-but-waiting intervals: (pid, start, end).
+    pub waits: Vec<(u32, u64, u64)>,
+    /// Scheduler state at switches and ticks, for the overlays.
+    pub snapshots: Vec<SnapRec>,
+    /// Whether the kernel is EEVDF (the overlay shows V, lag, deadline and eligibility) or CFS
+    /// (vruntime against min_vruntime).
+    pub eevdf: bool,
+}
+
+impl TimelineData {
+    /// Builds it from a run's trace.
+    pub fn from_output(o: &Output) -> TimelineData {
+        use schedlab_report::timeline::{EndReason, Timeline};
+        let tl = Timeline::from_trace(&o.trace);
+        let slices = tl
+            .slices
+            .iter()
+            .map(|s| {
+                let (code, by) = match s.reason {
+                    EndReason::Preempted { by, wakeup: false } => (0, by),
+                    EndReason::Preempted { by, wakeup: true } => (1, by),
+                    EndReason::Slept => (2, 0),
+                    EndReason::Exited => (3, 0),
+                    EndReason::TraceEnd => (4, 0),
+                };
+                (s.cpu, s.pid, s.start_ns, s.end_ns, code, by)
+            })
+            .collect();
+        TimelineData {
+            cpus: o.trace.cpus,
+            end_ns: o.trace.end_ns,
+            tasks: o
+                .trace
+                .tasks
+                .iter()
+                .map(|t| (t.pid, t.comm.clone()))
+                .collect(),
+            slices,
+            waits: tl
+                .waits
+                .iter()
+                .map(|w| (w.pid, w.start_ns, w.end_ns))
+                .collect(),
+            snapshots: o
+                .trace
+                .snapshots
+                .iter()
+                .map(|s| {
+                    (
+                        s.t_ns, s.pid, s.vruntime, s.deadline, s.v, s.lag, s.eligible,
+                    )
+                })
+                .collect(),
+            eevdf: schedlab_sim::Variant::parse(&o.variant)
+                .is_ok_and(|v| v.class() == schedlab_sim::Class::Eevdf),
+        }
+    }
+
+    /// The report crate's slices, for the layout.
+    pub fn slices(&self) -> Vec<schedlab_report::timeline::Slice> {
+        use schedlab_report::timeline::{EndReason, Slice};
+        self.slices
+            .iter()
+            .map(|&(cpu, pid, start_ns, end_ns, code, by)| Slice {
+                cpu,
+                pid,
+                start_ns,
+                end_ns,
+                reason: match code {
+                    0 => EndReason::Preempted { by, wakeup: false },
+                    1 => EndReason::Preempted { by, wakeup: true },
+                    2 => EndReason::Slept,
+                    3 => EndReason::Exited,
+                    _ => EndReason::TraceEnd,
+                },
+            })
+            .collect()
+    }
+
+    /// The comm of `pid` (`swapper` for 0).
+    pub fn comm(&self, pid: u32) -> String {
+        if pid == 0 {
+            return "swapper".into();
+        }
+        self.tasks
+            .iter()
+            .find(|(p, _)| *p == pid)
+            .map_or_else(|| pid.to_string(), |(_, c)| c.clone())
+    }
+}
+
+/// A shared, immutable value compared by identity: cheap to clone into the state and into
+/// component properties, however large.
+#[derive(Clone, Debug)]
+pub struct Shared<T>(pub std::rc::Rc<T>);
+
+impl<T> PartialEq for Shared<T> {
+    fn eq(&self, other: &Self) -> bool {
+        std::rc::Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl<T> std::ops::Deref for Shared<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
 }
 
 /// A whole run.
@@ -136,6 +264,7 @@ pub fn results(scenario: &Scenario, outs: &[Output]) -> Results {
                 throughput: sum.throughput,
                 events: o.events_processed,
                 end_ns: o.trace.end_ns,
+                timeline: TimelineData::from_output(o),
             }
         })
         .collect();

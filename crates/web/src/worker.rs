@@ -149,9 +149,12 @@ impl Worker for SimWorker {
                     scope.respond(id, Reply::Failed("no variants to run".into()));
                     return;
                 }
+                let mut cfg = scenario.sim_config();
+                // The timeline's overlays need the scheduler state at switches and ticks.
+                cfg.record_snapshots = true;
                 self.job = Some(Job {
                     id,
-                    cfg: scenario.sim_config(),
+                    cfg,
                     scenario,
                     variants: vs,
                     sim: None,

@@ -242,10 +242,100 @@ fn delta_row_against_the_first_variant() {
         throughput: Some(("IO/s".into(), 100.0)),
         events: 0,
         end_ns: 0,
+        timeline: Default::default(),
     };
     let d = delta_row(&v(100, 10, 0.2), &v(150, 5, 0.5));
     assert_eq!(d[0], ("switches".to_string(), "+50.0%".to_string()));
     assert_eq!(d[1], ("avg delay".to_string(), "-50.0%".to_string()));
     assert_eq!(d[3], ("wakeup preempt".to_string(), "+30.0pp".to_string()));
     assert_eq!(d[4], ("IO/s".to_string(), "+0.0%".to_string()));
+}
+
+fn with_results(end_ns: u64) -> State {
+    let mut v = VariantResult {
+        variant: "cfs-6.1".into(),
+        merged: vec![],
+        per_task: vec![],
+        wakeup_ns: vec![],
+        delay_ns: vec![],
+        counters: vec![],
+        figures: String::new(),
+        switches: 0,
+        delay_avg_ns: 0,
+        delay_max_ns: 0,
+        preempt_ratio: None,
+        throughput: None,
+        events: 0,
+        end_ns,
+        timeline: Default::default(),
+    };
+    v.timeline.end_ns = end_ns;
+    let r = schedlab_web::model::Results {
+        scenario: "x".into(),
+        variants: vec![v],
+    };
+    State::initial()
+        .reduce(Action::Run)
+        .reduce(Action::Finished(Box::new(r)))
+}
+
+#[test]
+fn the_timeline_window_zooms_pans_and_stays_inside_the_run() {
+    use schedlab_web::state::TimelineAction as T;
+    let s = with_results(1_000_000_000);
+    assert_eq!(
+        s.timeline_window(),
+        Some((0, 1_000_000_000)),
+        "a new run shows all of it"
+    );
+    let s = s.reduce(Action::Timeline(T::Zoom {
+        factor: 0.5,
+        center_ns: 500_000_000,
+    }));
+    assert_eq!(s.timeline_window(), Some((250_000_000, 750_000_000)));
+    let s = s.reduce(Action::Timeline(T::Pan(1.0)));
+    assert_eq!(
+        s.timeline_window(),
+        Some((500_000_000, 1_000_000_000)),
+        "clamped at the end"
+    );
+    let s = s.reduce(Action::Timeline(T::Pan(-5.0)));
+    assert_eq!(
+        s.timeline_window(),
+        Some((0, 500_000_000)),
+        "clamped at the start"
+    );
+    let s = s.reduce(Action::Timeline(T::Range(300, 100)));
+    assert_eq!(
+        s.timeline_window(),
+        Some((100, 1_100)),
+        "at least 1 µs wide"
+    );
+    // One step zooms out at most 100×; three reach the whole run, and no further.
+    let mut s = s;
+    for _ in 0..3 {
+        s = s.reduce(Action::Timeline(T::Zoom {
+            factor: 1000.0,
+            center_ns: 0,
+        }));
+    }
+    assert_eq!(
+        s.timeline_window(),
+        Some((0, 1_000_000_000)),
+        "never wider than the run"
+    );
+    let s = s
+        .reduce(Action::Timeline(T::Ruler(10)))
+        .reduce(Action::Timeline(T::Ruler(30)))
+        .reduce(Action::Timeline(T::Ruler(50)));
+    assert_eq!(s.view.timeline.ruler, [50], "a third click starts over");
+    let s = s.reduce(Action::Timeline(T::Select(Some("idle".into()))));
+    assert_eq!(s.view.timeline.selected.as_deref(), Some("idle"));
+    let s = s
+        .reduce(Action::Timeline(T::ToggleHelp))
+        .reduce(Action::Timeline(T::Escape));
+    assert!(!s.view.timeline.help && s.view.timeline.ruler.is_empty());
+    // Without results there is no window and the actions change nothing.
+    let idle = State::initial().reduce(Action::Timeline(T::Pan(1.0)));
+    assert_eq!(idle.timeline_window(), None);
 }

@@ -6,7 +6,8 @@ use yew::prelude::*;
 
 use crate::components::{
     json_view::JsonView, machine::MachineForm, presets_menu::PresetsMenu, results::ResultsView,
-    run_bar::RunBar, tasks::TaskTable, variants::VariantPicker, workloads::WorkloadTable,
+    run_bar::RunBar, tasks::TaskTable, timeline::TimelinePanel, variants::VariantPicker,
+    workloads::WorkloadTable,
 };
 use crate::hooks::use_sim_worker;
 use crate::state::{Action, State};
@@ -87,6 +88,7 @@ pub fn app() -> Html {
                 </section>
                 <section class="results" aria-label="results">
                     <ResultsView ..ctx.clone() />
+                    <TimelinePanel ..ctx.clone() />
                 </section>
             </main>
         </div>

@@ -3,7 +3,7 @@
 use yew::prelude::*;
 
 use crate::model::{ms, sorted_rows, Row};
-use crate::state::{Action, SortKey};
+use crate::state::{Action, SortKey, TimelineAction};
 
 #[derive(Properties, PartialEq)]
 pub struct TableProps {
@@ -46,8 +46,20 @@ pub fn latency_table(p: &TableProps) -> Html {
                 { head("Sum delay ms", SortKey::Sum) }
             </tr></thead>
             <tbody>
-            { for rows.iter().map(|r| html! {
-                <tr class="task" data-task={r.comm.clone()}>
+            { for rows.iter().map(|r| {
+                let d = p.dispatch.clone();
+                let comm = r.comm.clone();
+                let select = Action::Timeline(TimelineAction::Select(Some(comm.clone())));
+                let (d2, select2) = (d.clone(), select.clone());
+                let onclick = Callback::from(move |_| d.emit(select.clone()));
+                let onkeydown = Callback::from(move |e: KeyboardEvent| {
+                    if e.key() == "Enter" || e.key() == " " {
+                        e.prevent_default();
+                        d2.emit(select2.clone());
+                    }
+                });
+                html! {
+                <tr class="task" data-task={r.comm.clone()} onclick={onclick} onkeydown={onkeydown} tabindex="0" title="select in the timeline (Enter)">
                     <td>{ r.label() }</td>
                     <td class="n">{ ms(r.runtime_ns) }</td>
                     <td class="n">{ r.count }</td>
@@ -55,7 +67,7 @@ pub fn latency_table(p: &TableProps) -> Html {
                     <td class="n">{ ms(r.max_ns) }</td>
                     <td class="n">{ ms(r.sum_ns) }</td>
                 </tr>
-            }) }
+            } }) }
             </tbody>
             <tfoot><tr><td>{ "TOTAL" }</td><td class="n">{ ms(total_runtime) }</td><td class="n">{ total_count }</td><td></td><td></td><td></td></tr></tfoot>
         </table>

@@ -10,6 +10,7 @@ pub mod presets_menu;
 pub mod results;
 pub mod run_bar;
 pub mod tasks;
+pub mod timeline;
 pub mod variants;
 pub mod workloads;
 

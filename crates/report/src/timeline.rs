@@ -1,0 +1,369 @@
+//! Timeline layout: who ran where and when, and why each run ended, laid out for a viewport.
+//!
+//! [`Timeline::from_trace`] turns `sched_switch` pairs into slices (one per stint of a task on a
+//! CPU) with the reason the stint ended, and runnable-but-waiting intervals per task. [`layout`]
+//! maps the slices of one lane to pixel columns for a viewport: a slice at least a pixel wide
+//! is drawn as itself; narrower ones are aggregated per pixel column into the busy fraction and
+//! the dominant task, so a lane never yields more blocks than the viewport has pixels, whatever
+//! the number of slices. Everything is a pure function of (trace, viewport).
+
+use schedlab_sim::{EventKind, Pid, PrevState, Trace};
+
+/// Why a stint on a CPU ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndReason {
+    /// Switched out while runnable. `by` took the CPU; `wakeup` is true when `by` was woken on
+    /// this CPU just before (a wakeup preemption), false for a tick (slice used up).
+    Preempted {
+        /// The task that took the CPU.
+        by: Pid,
+        /// Whether it had just been woken on this CPU.
+        wakeup: bool,
+    },
+    /// Blocked (sleep, read).
+    Slept,
+    /// Exited.
+    Exited,
+    /// Still running when the trace ends.
+    TraceEnd,
+}
+
+impl EndReason {
+    /// A sentence for tooltips.
+    pub fn describe(&self, comm: impl Fn(Pid) -> String) -> String {
+        match *self {
+            EndReason::Preempted { by, wakeup: true } => {
+                format!("preempted by {} (wakeup preemption)", comm(by))
+            }
+            EndReason::Preempted { by, wakeup: false } => {
+                format!("preempted by {} (slice used up, tick)", comm(by))
+            }
+            EndReason::Slept => "blocked (slept)".to_string(),
+            EndReason::Exited => "exited".to_string(),
+            EndReason::TraceEnd => "still running at the end of the trace".to_string(),
+        }
+    }
+}
+
+/// One stint of a task on a CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slice {
+    /// The CPU.
+    pub cpu: u32,
+    /// The task.
+    pub pid: Pid,
+    /// When it was switched in.
+    pub start_ns: u64,
+    /// When it was switched out.
+    pub end_ns: u64,
+    /// Why it was switched out.
+    pub reason: EndReason,
+}
+
+/// A runnable-but-waiting interval of a task (from its wakeup or preemption to its next run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wait {
+    /// The task.
+    pub pid: Pid,
+    /// When it became runnable (woken or preempted).
+    pub start_ns: u64,
+    /// When it got a CPU.
+    pub end_ns: u64,
+}
+
+/// All slices of a trace, sorted by start, and all waits.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timeline {
+    /// Every stint, sorted by start.
+    pub slices: Vec<Slice>,
+    /// Every wait, sorted by start.
+    pub waits: Vec<Wait>,
+    /// The end of the trace.
+    pub end_ns: u64,
+    /// CPUs in the trace.
+    pub cpus: u32,
+}
+
+/// A wakeup this close before a switch on the same CPU counts as the switch's cause.
+const WAKEUP_CAUSE_NS: u64 = 100_000;
+
+impl Timeline {
+    /// Builds the slices and waits of a trace.
+    pub fn from_trace(trace: &Trace) -> Timeline {
+        let cpus = trace.cpus as usize;
+        let mut running: Vec<Option<(Pid, u64)>> = vec![None; cpus];
+        // Last wakeup seen per CPU: (pid, time).
+        let mut last_wake: Vec<Option<(Pid, u64)>> = vec![None; cpus];
+        let mut ready_since: std::collections::BTreeMap<Pid, u64> = Default::default();
+        let mut slices = vec![];
+        let mut waits = vec![];
+        for e in &trace.events {
+            let cpu = e.cpu as usize;
+            if cpu >= cpus {
+                continue;
+            }
+            match e.kind {
+                EventKind::Waking { pid, .. } | EventKind::WakeupNew { pid, .. } => {
+                    ready_since.entry(pid).or_insert(e.t_ns);
+                }
+                EventKind::Wakeup { pid, target_cpu } => {
+                    if (target_cpu as usize) < cpus {
+                        last_wake[target_cpu as usize] = Some((pid, e.t_ns));
+                    }
+                    ready_since.entry(pid).or_insert(e.t_ns);
+                }
+                EventKind::Switch {
+                    prev_pid,
+                    prev_state,
+                    next_pid,
+                } => {
+                    if let Some((pid, start)) = running[cpu].take() {
+                        if pid == prev_pid && pid != 0 {
+                            let reason = match prev_state {
+                                PrevState::Running => {
+                                    let wakeup = last_wake[cpu].is_some_and(|(w, t)| {
+                                        w == next_pid && e.t_ns - t <= WAKEUP_CAUSE_NS
+                                    });
+                                    ready_since.insert(pid, e.t_ns);
+                                    EndReason::Preempted {
+                                        by: next_pid,
+                                        wakeup,
+                                    }
+                                }
+                                PrevState::Sleeping => EndReason::Slept,
+                                PrevState::Dead => EndReason::Exited,
+                            };
+                            slices.push(Slice {
+                                cpu: e.cpu,
+                                pid,
+                                start_ns: start,
+                                end_ns: e.t_ns,
+                                reason,
+                            });
+                        }
+                    }
+                    if next_pid != 0 {
+                        if let Some(since) = ready_since.remove(&next_pid) {
+                            if e.t_ns > since {
+                                waits.push(Wait {
+                                    pid: next_pid,
+                                    start_ns: since,
+                                    end_ns: e.t_ns,
+                                });
+                            }
+                        }
+                        running[cpu] = Some((next_pid, e.t_ns));
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (cpu, r) in running.iter().enumerate() {
+            if let Some((pid, start)) = *r {
+                slices.push(Slice {
+                    cpu: cpu as u32,
+                    pid,
+                    start_ns: start,
+                    end_ns: trace.end_ns.max(start),
+                    reason: EndReason::TraceEnd,
+                });
+            }
+        }
+        slices.sort_by_key(|s| (s.start_ns, s.cpu));
+        waits.sort_by_key(|w| (w.start_ns, w.pid));
+        Timeline {
+            slices,
+            waits,
+            end_ns: trace.end_ns,
+            cpus: trace.cpus,
+        }
+    }
+
+    /// The slices of one CPU, in time order.
+    pub fn cpu_lane(&self, cpu: u32) -> Vec<Slice> {
+        self.slices
+            .iter()
+            .filter(|s| s.cpu == cpu)
+            .copied()
+            .collect()
+    }
+
+    /// The slices of one task, in time order.
+    pub fn task_lane(&self, pid: Pid) -> Vec<Slice> {
+        self.slices
+            .iter()
+            .filter(|s| s.pid == pid)
+            .copied()
+            .collect()
+    }
+
+    /// The waits of one task, in time order.
+    pub fn task_waits(&self, pid: Pid) -> Vec<Wait> {
+        self.waits
+            .iter()
+            .filter(|w| w.pid == pid)
+            .copied()
+            .collect()
+    }
+}
+
+/// The visible window: `[t0_ns, t1_ns)` over `width_px` pixel columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Viewport {
+    /// First visible instant.
+    pub t0_ns: u64,
+    /// End of the window (exclusive).
+    pub t1_ns: u64,
+    /// Pixel columns.
+    pub width_px: u32,
+}
+
+impl Viewport {
+    /// Nanoseconds per pixel (at least 1).
+    pub fn ns_per_px(&self) -> f64 {
+        ((self.t1_ns.saturating_sub(self.t0_ns)) as f64 / self.width_px.max(1) as f64).max(1e-9)
+    }
+
+    /// The pixel column of time `t` (may be outside 0..width).
+    pub fn x(&self, t: u64) -> f64 {
+        (t as f64 - self.t0_ns as f64) / self.ns_per_px()
+    }
+
+    /// The time at pixel `x`.
+    pub fn t(&self, x: f64) -> u64 {
+        (self.t0_ns as f64 + x * self.ns_per_px()).max(0.0) as u64
+    }
+}
+
+/// What to draw for part of a lane.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Block {
+    /// One slice, at least a pixel wide: pixels `[x0, x1)` (clipped to the viewport); `index`
+    /// is its position in the lane's slice list (for tooltips and highlighting).
+    Slice {
+        /// First pixel column.
+        x0: u32,
+        /// One past the last pixel column.
+        x1: u32,
+        /// Its index in the lane.
+        index: usize,
+    },
+    /// One pixel column holding slices narrower than a pixel: the fraction of it that was busy
+    /// and the task (or CPU, per key) that had most of that time.
+    Aggregate {
+        /// The pixel column.
+        x: u32,
+        /// Busy fraction of the column, 0..=1.
+        busy: f32,
+        /// The key (task or CPU) with the most time in it.
+        dominant: u32,
+    },
+}
+
+/// Lays out one lane's slices (sorted by start, not overlapping) for `vp`; `key` picks what a
+/// block is colored by (the pid in a CPU lane, the CPU in a task lane). At most `width_px`
+/// blocks come out: whole slices where they are at least a pixel wide, per-pixel aggregates
+/// where they are not.
+pub fn layout(slices: &[Slice], vp: Viewport, key: impl Fn(&Slice) -> u32) -> Vec<Block> {
+    let width = vp.width_px.max(1);
+    let npp = vp.ns_per_px();
+    // First slice that ends after t0.
+    let first = slices.partition_point(|s| s.end_ns <= vp.t0_ns);
+    let mut out: Vec<Block> = vec![];
+    // Busy time and per-key time of the pixel column being aggregated.
+    let mut col: Option<u32> = None;
+    let mut busy = 0f64;
+    let mut weights: Vec<(u32, f64)> = vec![];
+    let flush = |out: &mut Vec<Block>,
+                 col: &mut Option<u32>,
+                 busy: &mut f64,
+                 weights: &mut Vec<(u32, f64)>| {
+        if let Some(x) = col.take() {
+            let dominant = weights
+                .iter()
+                .copied()
+                .fold((0u32, -1f64), |a, b| if b.1 > a.1 { b } else { a })
+                .0;
+            out.push(Block::Aggregate {
+                x,
+                busy: (*busy / npp).min(1.0) as f32,
+                dominant,
+            });
+            *busy = 0.0;
+            weights.clear();
+        }
+    };
+    for (index, s) in slices.iter().enumerate().skip(first) {
+        if s.start_ns >= vp.t1_ns {
+            break;
+        }
+        let a = vp.x(s.start_ns).max(0.0);
+        let b = vp.x(s.end_ns).min(width as f64);
+        if b <= a {
+            continue;
+        }
+        let (x0, x1) = (a.floor() as u32, (b.ceil() as u32).min(width));
+        if b - a >= 1.0 {
+            flush(&mut out, &mut col, &mut busy, &mut weights);
+            // A whole slice starting in a column an aggregate already used begins after it.
+            let x0 = match out.last() {
+                Some(Block::Aggregate { x, .. }) if *x >= x0 => x + 1,
+                Some(Block::Slice { x1: px1, .. }) if *px1 > x0 => *px1,
+                _ => x0,
+            };
+            if x0 < x1 {
+                out.push(Block::Slice { x0, x1, index });
+            }
+            continue;
+        }
+        // A sub-pixel slice: it lands in column x0 (its start).
+        let x = x0.min(width - 1);
+        if let Some(Block::Slice { x1, .. }) = out.last() {
+            if x < *x1 {
+                continue; // covered by the wide slice drawn in that column
+            }
+        }
+        if col != Some(x) {
+            flush(&mut out, &mut col, &mut busy, &mut weights);
+            col = Some(x);
+        }
+        let t = (s.end_ns.min(vp.t1_ns) - s.start_ns.max(vp.t0_ns)) as f64;
+        busy += t;
+        let k = key(s);
+        match weights.iter_mut().find(|(kk, _)| *kk == k) {
+            Some((_, w)) => *w += t,
+            None => weights.push((k, t)),
+        }
+    }
+    flush(&mut out, &mut col, &mut busy, &mut weights);
+    out
+}
+
+/// A "nice" tick step for an axis spanning `span_ns` over `width_px`: 1, 2 or 5 × 10^k ns,
+/// about one tick per 100 px.
+pub fn tick_step_ns(span_ns: u64, width_px: u32) -> u64 {
+    let target = (span_ns as f64 / (width_px.max(1) as f64 / 100.0)).max(1.0);
+    let mut p = 1u64;
+    while (p as f64) * 10.0 <= target {
+        p *= 10;
+    }
+    for m in [1, 2, 5, 10] {
+        if (p * m) as f64 >= target {
+            return p * m;
+        }
+    }
+    p * 10
+}
+
+/// A duration with a unit that suits it: `850 ns`, `12.5 µs`, `3.000 ms`, `1.365 s`.
+pub fn fmt_duration(ns: u64) -> String {
+    if ns < 1_000 {
+        format!("{ns} ns")
+    } else if ns < 1_000_000 {
+        format!("{:.1} µs", ns as f64 / 1e3)
+    } else if ns < 1_000_000_000 {
+        format!("{:.3} ms", ns as f64 / 1e6)
+    } else {
+        format!("{:.3} s", ns as f64 / 1e9)
+    }
+}

@@ -1,0 +1,184 @@
+//! Timeline slices, end reasons, and the level-of-detail layout.
+
+mod common;
+use common::*;
+use schedlab_report::timeline::{
+    fmt_duration, layout, tick_step_ns, Block, EndReason, Slice, Timeline, Viewport,
+};
+
+/// `n` back-to-back slices of `len` ns alternating between two pids on CPU 0.
+fn synthetic(n: usize, len: u64) -> Vec<Slice> {
+    (0..n)
+        .map(|i| Slice {
+            cpu: 0,
+            pid: 1 + (i % 2) as u32,
+            start_ns: i as u64 * len,
+            end_ns: (i as u64 + 1) * len,
+            reason: EndReason::Preempted {
+                by: 2 - (i % 2) as u32,
+                wakeup: false,
+            },
+        })
+        .collect()
+}
+
+#[test]
+fn a_million_slices_fit_in_the_pixels() {
+    let slices = synthetic(1_000_000, 1_000);
+    let vp = Viewport {
+        t0_ns: 0,
+        t1_ns: 1_000_000_000,
+        width_px: 1000,
+    };
+    let blocks = layout(&slices, vp, |s| s.pid);
+    assert!(blocks.len() <= 1000, "{} blocks", blocks.len());
+    assert_eq!(blocks.len(), 1000, "every pixel column is busy");
+    for b in &blocks {
+        match b {
+            Block::Aggregate { busy, .. } => {
+                assert!((*busy - 1.0).abs() < 1e-3, "fully busy: {busy}")
+            }
+            Block::Slice { .. } => panic!("1 µs slices at 1 ms per pixel must aggregate"),
+        }
+    }
+}
+
+#[test]
+fn at_high_zoom_slices_have_exact_boundaries() {
+    let slices = synthetic(1_000_000, 1_000);
+    // 10 µs over 1000 px: 10 ns per pixel; slices of 1 µs are 100 px wide.
+    let vp = Viewport {
+        t0_ns: 500_000_000,
+        t1_ns: 500_010_000,
+        width_px: 1000,
+    };
+    let blocks = layout(&slices, vp, |s| s.pid);
+    assert_eq!(blocks.len(), 10);
+    for (k, b) in blocks.iter().enumerate() {
+        let Block::Slice { x0, x1, index } = *b else {
+            panic!("{b:?}")
+        };
+        assert_eq!((x0, x1), (k as u32 * 100, (k as u32 + 1) * 100));
+        assert_eq!(slices[index].start_ns, 500_000_000 + k as u64 * 1_000);
+    }
+    // A viewport cutting a slice clips it to the pixels it covers.
+    let vp = Viewport {
+        t0_ns: 500_000_500,
+        t1_ns: 500_001_500,
+        width_px: 100,
+    };
+    let blocks = layout(&slices, vp, |s| s.pid);
+    assert_eq!(
+        blocks,
+        vec![
+            Block::Slice {
+                x0: 0,
+                x1: 50,
+                index: 500_000
+            },
+            Block::Slice {
+                x0: 50,
+                x1: 100,
+                index: 500_001
+            }
+        ]
+    );
+}
+
+#[test]
+fn aggregates_report_busy_fraction_and_dominant_task() {
+    // In one 100-ns pixel: pid 1 runs 30 ns, pid 2 runs 50 ns, 20 ns idle.
+    let s = |pid, a, b| Slice {
+        cpu: 0,
+        pid,
+        start_ns: a,
+        end_ns: b,
+        reason: EndReason::Slept,
+    };
+    let slices = vec![s(1, 0, 30), s(2, 40, 90)];
+    let blocks = layout(
+        &slices,
+        Viewport {
+            t0_ns: 0,
+            t1_ns: 1000,
+            width_px: 10,
+        },
+        |s| s.pid,
+    );
+    match blocks[..] {
+        [Block::Aggregate {
+            x: 0,
+            busy,
+            dominant: 2,
+        }] => assert!((busy - 0.8).abs() < 1e-6, "{busy}"),
+        _ => panic!("{blocks:?}"),
+    }
+}
+
+#[test]
+fn slices_and_why_they_ended() {
+    // T (pid 1) and U (pid 2) on CPU 0: U wakes and preempts T, U sleeps, T runs until the end.
+    let tr = trace(
+        1,
+        &[(1, "T"), (2, "U")],
+        vec![
+            sw(0, 0, 0, 'R', 1),
+            waking(1_000, 0, 2),
+            wakeup(1_000, 0, 2),
+            sw(1_005, 0, 1, 'R', 2),
+            sw(3_000, 0, 2, 'S', 1),
+            sw(9_000, 0, 1, 'X', 0),
+        ],
+    );
+    let tl = Timeline::from_trace(&tr);
+    let t = tl.task_lane(1);
+    assert_eq!((t[0].start_ns, t[0].end_ns), (0, 1_005));
+    assert_eq!(
+        t[0].reason,
+        EndReason::Preempted {
+            by: 2,
+            wakeup: true
+        }
+    );
+    assert_eq!(
+        (t[1].start_ns, t[1].end_ns, t[1].reason),
+        (3_000, 9_000, EndReason::Exited)
+    );
+    assert_eq!(tl.task_lane(2)[0].reason, EndReason::Slept);
+    // T waited from its preemption to its next run; U from its wakeup to its run.
+    assert_eq!(tl.task_waits(1)[0].start_ns, 1_005);
+    assert_eq!(tl.task_waits(1)[0].end_ns, 3_000);
+    assert_eq!(
+        (tl.task_waits(2)[0].start_ns, tl.task_waits(2)[0].end_ns),
+        (1_000, 1_005)
+    );
+    let comm = |p: u32| {
+        if p == 2 {
+            "U".to_string()
+        } else {
+            "T".to_string()
+        }
+    };
+    assert_eq!(
+        t[0].reason.describe(comm),
+        "preempted by U (wakeup preemption)"
+    );
+    assert_eq!(
+        EndReason::Preempted {
+            by: 2,
+            wakeup: false
+        }
+        .describe(comm),
+        "preempted by U (slice used up, tick)"
+    );
+}
+
+#[test]
+fn axis_steps_and_units() {
+    assert_eq!(tick_step_ns(1_000_000_000, 1000), 100_000_000);
+    assert_eq!(tick_step_ns(3_000_000, 1200), 500_000);
+    assert_eq!(fmt_duration(999), "999 ns");
+    assert_eq!(fmt_duration(12_500), "12.5 µs");
+    assert_eq!(fmt_duration(4_000_000), "4.000 ms");
+    assert_eq!(fmt_duration(1_365_333_333), "1.365 s");
+}
