@@ -182,3 +182,76 @@ fn axis_steps_and_units() {
     assert_eq!(fmt_duration(4_000_000), "4.000 ms");
     assert_eq!(fmt_duration(1_365_333_333), "1.365 s");
 }
+
+#[test]
+fn the_lane_index_lays_out_like_the_reference() {
+    use schedlab_report::timeline::LaneIndex;
+    use schedlab_sim::rng::Rng;
+    let mut r = Rng::new(5, 0);
+    for case in 0..40 {
+        // Random lanes: bursts of tiny slices, gaps, and long runs.
+        let mut t = r.below(1_000);
+        let mut slices = vec![];
+        for k in 0..(1 + r.below(20_000)) {
+            let len = match r.below(10) {
+                0 => 1 + r.below(5_000_000),
+                1..=3 => 1 + r.below(50_000),
+                _ => 1 + r.below(3_000),
+            };
+            slices.push(Slice {
+                cpu: 0,
+                pid: 1 + r.below(5) as u32,
+                start_ns: t,
+                end_ns: t + len,
+                reason: EndReason::Slept,
+            });
+            t += len
+                + if k % 7 == 0 {
+                    r.below(2_000_000)
+                } else {
+                    r.below(2_000)
+                };
+        }
+        let idx = LaneIndex::new(slices.clone());
+        let end = t;
+        for _ in 0..10 {
+            let a = r.below(end);
+            let b = a + 1_000 + r.below(end - a + 1);
+            let vp = Viewport {
+                t0_ns: a,
+                t1_ns: b,
+                width_px: 1 + r.below(1500) as u32,
+            };
+            let want = layout(&slices, vp, |s| s.pid);
+            let got = idx.layout(vp, |s| s.pid);
+            assert_eq!(want.len(), got.len(), "case {case}, {vp:?}");
+            for (w, g) in want.iter().zip(&got) {
+                match (w, g) {
+                    (
+                        Block::Aggregate {
+                            x: wx, busy: wb, ..
+                        },
+                        Block::Aggregate {
+                            x: gx, busy: gb, ..
+                        },
+                    ) => {
+                        assert_eq!(wx, gx, "case {case}");
+                        assert!((wb - gb).abs() < 1e-4, "case {case}: busy {wb} vs {gb}");
+                    }
+                    _ => assert_eq!(w, g, "case {case}, {vp:?}"),
+                }
+            }
+        }
+    }
+    // And at a million slices it stays within the pixels.
+    let idx = LaneIndex::new(synthetic(1_000_000, 1_000));
+    let blocks = idx.layout(
+        Viewport {
+            t0_ns: 0,
+            t1_ns: 1_000_000_000,
+            width_px: 1000,
+        },
+        |s| s.pid,
+    );
+    assert_eq!(blocks.len(), 1000);
+}

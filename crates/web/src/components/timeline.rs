@@ -4,7 +4,7 @@
 //! blocks than it has pixels. Every action has a key (press `?`).
 
 use schedlab_report::timeline::{
-    fmt_duration, layout, tick_step_ns, Block, EndReason, Slice, Viewport,
+    fmt_duration, tick_step_ns, Block, EndReason, LaneIndex, Slice, Viewport,
 };
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
@@ -29,11 +29,11 @@ fn color(key: u32) -> String {
     format!("hsl({hue}, 60%, 52%)")
 }
 
-/// One lane: its label, the pid it belongs to (per-task layout), and its slices.
+/// One lane: its label, the pid it belongs to (per-task layout), and its indexed slices.
 struct Lane {
     label: String,
     pid: Option<u32>,
-    slices: Vec<Slice>,
+    index: LaneIndex,
 }
 
 fn lanes(data: &TimelineData, per_task: bool, selected: Option<&str>) -> Vec<Lane> {
@@ -43,7 +43,7 @@ fn lanes(data: &TimelineData, per_task: bool, selected: Option<&str>) -> Vec<Lan
             .map(|cpu| Lane {
                 label: format!("CPU {cpu}"),
                 pid: None,
-                slices: all.iter().filter(|s| s.cpu == cpu).copied().collect(),
+                index: LaneIndex::new(all.iter().filter(|s| s.cpu == cpu).copied().collect()),
             })
             .collect();
     }
@@ -60,7 +60,7 @@ fn lanes(data: &TimelineData, per_task: bool, selected: Option<&str>) -> Vec<Lan
         .map(|pid| Lane {
             label: format!("{}:{pid}", data.comm(pid)),
             pid: Some(pid),
-            slices: all.iter().filter(|s| s.pid == pid).copied().collect(),
+            index: LaneIndex::new(all.iter().filter(|s| s.pid == pid).copied().collect()),
         })
         .collect()
 }
@@ -123,10 +123,10 @@ fn draw(canvas: &HtmlCanvasElement, p: &LanesProps, lanes: &[Lane], vp: Viewport
             }
         }
         let key = |s: &Slice| if lane.pid.is_some() { s.cpu } else { s.pid };
-        for b in layout(&lane.slices, vp, key) {
+        for b in lane.index.layout(vp, key) {
             match b {
                 Block::Slice { x0, x1, index } => {
-                    let s = &lane.slices[index];
+                    let s = &lane.index.slices[index];
                     let hl = selected.is_some_and(|n| p.data.comm(s.pid) == n);
                     cx.set_fill_style_str(&color(key(s)));
                     cx.fill_rect(
@@ -288,8 +288,8 @@ fn lanes_view(p: &LanesProps) -> Html {
                 return Some((t, None));
             }
             let lane = lanes.get(((y - AXIS_H as f64) / LANE_H as f64) as usize)?;
-            let i = lane.slices.partition_point(|s| s.end_ns <= t);
-            let s = lane.slices.get(i).filter(|s| s.start_ns <= t)?;
+            let i = lane.index.slices.partition_point(|s| s.end_ns <= t);
+            let s = lane.index.slices.get(i).filter(|s| s.start_ns <= t)?;
             let comm = data.comm(s.pid);
             let why = s.reason.describe(|q| format!("{}:{q}", data.comm(q)));
             let text = format!(
