@@ -32,6 +32,9 @@ USAGE:
     schedlab expand FILE.json | --preset NAME
                                         print the scenario with its workloads as plain tasks
     schedlab bench [--preset NAME]...   time every variant of the presets (events per second)
+    schedlab link FILE.json | --preset NAME [--base URL] [--embed VIEW]
+                                        print a link that opens the scenario in the page
+    schedlab decode LINK                print the scenario a link carries
     schedlab variants                   list kernel variants, their features and tunables
     schedlab --help | --version
 
@@ -44,12 +47,15 @@ RUN OPTIONS:
     --pids              one row per task instead of merging tasks by name (perf -p)
     --timehist          also print the perf sched timehist view
     --trace FILE.jsonl  write every event, one JSON object per line
+    --perfetto FILE.json
+                        write the runs as Chrome/Perfetto trace-event JSON (ui.perfetto.dev)
     --max-events N      stop a run that needs more events than this (default 500000000)
 ";
 
 /// Where a run's options ended up.
 #[derive(Debug)]
 struct RunOpts {
+    perfetto: Option<String>,
     file: String,
     preset: Option<String>,
     variants: Vec<String>,
@@ -104,6 +110,44 @@ fn dispatch(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Result
             out.write_all(s.expanded().to_json().as_bytes()).map_err(io)
         }
         Some("bench") => bench(&args[1..], out),
+        Some("link") => {
+            let mut base = "http://127.0.0.1:8080/".to_string();
+            let mut embed: Option<String> = None;
+            let mut source: Option<(Option<String>, Scenario)> = None;
+            let mut it = args[1..].iter();
+            while let Some(a) = it.next() {
+                let mut value = |n: &str| {
+                    it.next()
+                        .cloned()
+                        .ok_or_else(|| usage_err(format!("{n} needs a value")))
+                };
+                match a.as_str() {
+                    "--base" => base = value("--base")?,
+                    "--embed" => embed = Some(value("--embed")?),
+                    "--preset" => source = Some(load_preset(&value("--preset")?)?),
+                    f if !f.starts_with("--") && source.is_none() => {
+                        source = Some((None, load(f)?))
+                    }
+                    other => return Err(usage_err(format!("unexpected argument `{other}`"))),
+                }
+            }
+            let (_, s) =
+                source.ok_or_else(|| usage_err("link needs a scenario file or --preset NAME"))?;
+            let payload = schedlab_scenario::link::encode(&s, &Default::default());
+            let frag = match embed {
+                Some(v) if v.is_empty() => format!("embed&{payload}"),
+                Some(v) => format!("embed={v}&{payload}"),
+                None => payload,
+            };
+            writeln!(out, "{}#{frag}", base.trim_end_matches('#')).map_err(io)
+        }
+        Some("decode") => {
+            let link = args
+                .get(1)
+                .ok_or_else(|| usage_err("decode needs a link"))?;
+            let l = schedlab_scenario::link::decode(link).map_err(|e| Fail(2, e.0))?;
+            out.write_all(l.scenario.to_json().as_bytes()).map_err(io)
+        }
         Some("check") => {
             let file = args
                 .get(1)
@@ -137,6 +181,7 @@ fn dispatch(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Result
 
 fn parse_run(args: &[String]) -> Result<RunOpts, Fail> {
     let mut o = RunOpts {
+        perfetto: None,
         file: String::new(),
         preset: None,
         variants: vec![],
@@ -179,6 +224,7 @@ fn parse_run(args: &[String]) -> Result<RunOpts, Fail> {
             "--preset" => o.preset = Some(value("--preset")?),
             "--timehist" => o.timehist = true,
             "--trace" => o.trace = Some(value("--trace")?),
+            "--perfetto" => o.perfetto = Some(value("--perfetto")?),
             "--max-events" => {
                 let v = value("--max-events")?;
                 o.max_events = v.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
@@ -317,6 +363,14 @@ fn run(o: &RunOpts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Fail
     if let Some(mut w) = trace_out {
         w.flush()
             .map_err(|e| Fail(1, format!("cannot write the trace: {e}")))?;
+    }
+    if let Some(path) = &o.perfetto {
+        let runs: Vec<(&str, &schedlab_sim::Trace)> = results
+            .iter()
+            .map(|r| (r.variant.as_str(), &r.trace))
+            .collect();
+        std::fs::write(path, schedlab_report::perfetto::perfetto_json(&runs))
+            .map_err(|e| Fail(1, format!("cannot write {path}: {e}")))?;
     }
     let text = match o.format {
         Format::Table => {

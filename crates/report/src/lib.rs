@@ -17,6 +17,7 @@ pub mod compare;
 pub mod histogram;
 pub mod latency;
 pub mod percentiles;
+pub mod perfetto;
 pub mod timehist;
 pub mod timeline;
 pub mod wakeup;

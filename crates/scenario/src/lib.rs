@@ -34,6 +34,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod link;
 mod parse;
 pub mod presets;
 mod workload;
