@@ -148,3 +148,67 @@ test('the timeline shows the SCHED_IDLE hog\'s runs, zooms from the keyboard, an
   await page.locator('.tl-help').waitFor({ state: 'detached' });
   assert.deepEqual(errors, []);
 });
+
+test('a copied link opens the same scenario, runs it and shows the same tables in a fresh page', async () => {
+  await page.selectOption('#presets', 'preset:tbench-stacked');
+  let n = await runCount();
+  await page.click('#run');
+  assert.equal(await waitRun(n + 1), 'done');
+  const tables = async (p) => p.locator('.variant-result table.latency').allInnerTexts();
+  const want = await tables(page);
+  await page.click('#copy-link');
+  const link = await page.locator('#link').inputValue();
+  assert.match(link, /#v1\.[A-Za-z0-9_-]+$/);
+  const fresh = await ctx.newPage();
+  await fresh.goto(link);
+  await fresh.locator('#status[data-run="1"][data-state="done"]').waitFor({ timeout: 120_000 });
+  assert.deepEqual(await tables(fresh), want);
+  assert.equal(await fresh.locator('#notice').count(), 0);
+  await fresh.close();
+});
+
+test('a damaged link says what is wrong and opens the default scenario', async () => {
+  const fresh = await ctx.newPage();
+  await fresh.goto(`${BASE}#v1.this-is-not-a-link`);
+  await fresh.locator('#notice').waitFor();
+  assert.match(await fresh.locator('#notice').innerText(), /could not be opened: the link is damaged/);
+  await fresh.locator('#status[data-run="1"][data-state="done"]').waitFor({ timeout: 120_000 });
+  assert.equal(await fresh.locator('.variant-result').count(), 2);
+  await fresh.close();
+});
+
+test('the embed example page shows its two views', async () => {
+  const fresh = await ctx.newPage();
+  const errs = [];
+  fresh.on('pageerror', (e) => errs.push(String(e)));
+  await fresh.goto(`${BASE}embed-example.html`);
+  const table = fresh.frameLocator('#embed-table');
+  await table.locator('.embed.only-table .variant-result table.latency').first().waitFor({ timeout: 120_000 });
+  assert.equal(await table.locator('.variant-result').count(), 2);
+  assert.match(await table.locator('a.open-full').getAttribute('href'), /#v1\./);
+  const tl = fresh.frameLocator('#embed-timeline');
+  await tl.locator('.embed .timeline-panel canvas.timeline').first().waitFor({ timeout: 120_000 });
+  assert.equal(await tl.locator('.tl-variant').count(), 3);
+  assert.deepEqual(errs, []);
+  await fresh.close();
+});
+
+test('exports produce files of the right type', async () => {
+  const save = async (id) => {
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click(id)]);
+    const path = await dl.path();
+    const { readFileSync } = await import('node:fs');
+    return { name: dl.suggestedFilename(), text: readFileSync(path, 'utf8') };
+  };
+  const csv = await save('#export-csv');
+  assert.equal(csv.name, 'schedlab-tasks.csv');
+  assert.match(csv.text, /^variant,task,pid,runtime_ns,/);
+  assert.ok(csv.text.split('\n').length > 3);
+  const perfetto = await save('#export-perfetto');
+  const doc = JSON.parse(perfetto.text);
+  assert.ok(doc.traceEvents.some((e) => e.ph === 'X'), 'complete events');
+  const perf = await save('#export-perf');
+  assert.match(perf.text, /Task {18}\| {3}Runtime ms {2}\| Switches \|/);
+  const scen = await save('#save-scenario');
+  assert.equal(JSON.parse(scen.text).version, 1);
+});

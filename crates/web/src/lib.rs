@@ -7,6 +7,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod browser;
 pub mod components;
 pub mod examples;
 pub mod hooks;

@@ -408,3 +408,123 @@ pub fn delta_row(first: &VariantResult, this: &VariantResult) -> Vec<(String, St
 pub fn ms(ns: u64) -> String {
     format!("{}.{:03}", ns / 1_000_000, (ns % 1_000_000) / 1_000)
 }
+
+/// Exports of a run's results, as (file name, MIME type, contents).
+pub mod export {
+    use super::Results;
+
+    /// The per-task table of every variant as CSV.
+    pub fn csv(r: &Results) -> String {
+        let mut s = String::from(
+            "variant,task,pid,runtime_ns,switches,delay_avg_ns,delay_max_ns,delay_sum_ns\n",
+        );
+        for v in &r.variants {
+            for row in &v.per_task {
+                let q = |x: &str| {
+                    if x.contains([',', '"']) {
+                        format!("\"{}\"", x.replace('"', "\"\""))
+                    } else {
+                        x.to_string()
+                    }
+                };
+                s.push_str(&format!(
+                    "{},{},{},{},{},{},{},{}\n",
+                    q(&v.variant),
+                    q(&row.comm),
+                    row.pid,
+                    row.runtime_ns,
+                    row.count,
+                    row.avg_ns,
+                    row.max_ns,
+                    row.sum_ns
+                ));
+            }
+        }
+        s
+    }
+
+    /// Per variant: the table rows, counters, workload figures and comparison figures as JSON.
+    pub fn json(r: &Results) -> String {
+        let variants: Vec<serde_json::Value> = r
+            .variants
+            .iter()
+            .map(|v| {
+                serde_json::json!({
+                    "variant": v.variant,
+                    "tasks": v.per_task.iter().map(|row| serde_json::json!({
+                        "name": row.comm, "pid": row.pid, "runtime_ns": row.runtime_ns, "switches": row.count,
+                        "delay_avg_ns": row.avg_ns, "delay_max_ns": row.max_ns, "delay_sum_ns": row.sum_ns,
+                    })).collect::<Vec<_>>(),
+                    "counters": v.counters.iter().map(|(k, n)| (k.clone(), serde_json::json!(n))).collect::<serde_json::Map<_, _>>(),
+                    "switches": v.switches, "delay_avg_ns": v.delay_avg_ns, "delay_max_ns": v.delay_max_ns,
+                    "wakeup_preempt_ratio": v.preempt_ratio,
+                    "throughput": v.throughput.as_ref().map(|(u, x)| serde_json::json!({"unit": u, "value": x})),
+                    "figures": v.figures,
+                })
+            })
+            .collect();
+        serde_json::to_string_pretty(
+            &serde_json::json!({"scenario": r.scenario, "variants": variants}),
+        )
+        .unwrap_or_default()
+    }
+
+    /// The perf-sched-latency tables (the "Sum delay" layout of LKML mails), ready to paste.
+    pub fn perf_text(r: &Results) -> String {
+        let mut s = String::new();
+        for v in &r.variants {
+            let rows: Vec<schedlab_report::latency::LatencyRow> = v
+                .merged
+                .iter()
+                .map(|x| schedlab_report::latency::LatencyRow {
+                    comm: x.comm.clone(),
+                    pid: x.pid,
+                    threads: x.threads,
+                    runtime_ns: x.runtime_ns,
+                    count: x.count,
+                    delay_sum_ns: x.sum_ns,
+                    delay_max_ns: x.max_ns,
+                    max_start_ns: 0,
+                    max_end_ns: 0,
+                })
+                .collect();
+            s.push_str(&format!("{}\n", v.variant));
+            s.push_str(schedlab_report::latency::format_sum(&rows).trim_start_matches('\n'));
+        }
+        s
+    }
+
+    /// Chrome/Perfetto trace-event JSON of the runs' timelines.
+    pub fn perfetto(r: &Results) -> String {
+        use schedlab_report::perfetto::{perfetto_json_from, PerfettoRun};
+        use schedlab_report::timeline::Timeline;
+        let tls: Vec<Timeline> = r
+            .variants
+            .iter()
+            .map(|v| Timeline {
+                slices: v.timeline.slices(),
+                waits: vec![],
+                end_ns: v.timeline.end_ns,
+                cpus: v.timeline.cpus,
+            })
+            .collect();
+        let comms: Vec<Box<dyn Fn(u32) -> String + '_>> = r
+            .variants
+            .iter()
+            .map(|v| Box::new(move |p: u32| v.timeline.comm(p)) as Box<dyn Fn(u32) -> String>)
+            .collect();
+        let runs: Vec<PerfettoRun> = r
+            .variants
+            .iter()
+            .zip(&tls)
+            .zip(&comms)
+            .map(|((v, timeline), comm)| PerfettoRun {
+                name: &v.variant,
+                timeline,
+                comm: comm.as_ref(),
+                wakeups: vec![],
+            })
+            .collect();
+        perfetto_json_from(&runs)
+    }
+}

@@ -218,6 +218,14 @@ pub struct State {
     pub source: Option<String>,
     /// Runs started so far (lets the page and its tests tell one run's outcome from the last).
     pub runs: u64,
+    /// A message about the page itself (a link that could not be opened, an import that failed).
+    pub notice: Option<String>,
+    /// Embed mode and its view (`""` = the default view).
+    pub embed: Option<String>,
+    /// The last link made with "Copy link".
+    pub link: Option<String>,
+    /// The timeline window came from a link: keep it for the first run's results.
+    pub keep_window: bool,
 }
 
 /// Everything that changes the state.
@@ -280,6 +288,10 @@ pub enum Action {
     SetMerged(bool),
     SortBy(SortKey),
     Timeline(TimelineAction),
+    /// A link was made (shown for copying).
+    Linked(String),
+    /// Show a message about the page (or clear it with None).
+    Notice(Option<String>),
 }
 
 /// The machine fields.
@@ -358,10 +370,59 @@ impl State {
             },
             source: None,
             runs: 0,
+            notice: None,
+            embed: None,
+            link: None,
+            keep_window: false,
         };
         let (name, json) = crate::examples::DEFAULT;
         s.load(json, Some(name.to_string()));
         s
+    }
+
+    /// The page's first state for the URL `href`: a scenario link opens that scenario and view
+    /// (and the page runs it); a link that cannot be decoded leaves the default scenario with a
+    /// notice saying why; `#embed[=view]` or `?embed=1` asks for the minimal embed layout.
+    pub fn from_location(href: &str) -> State {
+        use schedlab_scenario::link;
+        let mut s = State::initial();
+        s.embed = link::embed_view(href);
+        let frag = href.rsplit_once('#').map_or("", |(_, f)| f);
+        let wants_link = frag.split('&').any(|i| i.starts_with('v'));
+        if wants_link {
+            match link::decode(href) {
+                Ok(l) => {
+                    s.load(&l.scenario.to_json(), Some("link".into()));
+                    let tl = &mut s.view.timeline;
+                    if let Some((a, b)) = l.view.window_ns {
+                        tl.t0_ns = a;
+                        tl.t1_ns = b;
+                        s.keep_window = true;
+                    }
+                    tl.selected = l.view.selected;
+                    tl.per_task = l.view.per_task;
+                }
+                Err(e) => {
+                    s.notice = Some(format!(
+                        "This link could not be opened: {e}. Showing the default scenario instead."
+                    ));
+                }
+            }
+        }
+        s
+    }
+
+    /// The link payload (`v1.…`) of the current scenario and view, if the scenario is valid.
+    pub fn link_payload(&self) -> Option<String> {
+        let sc = Scenario::from_json(&self.json_text).ok()?;
+        let tl = &self.view.timeline;
+        let view = schedlab_scenario::link::LinkView {
+            view: None,
+            window_ns: (tl.t1_ns > 0).then_some((tl.t0_ns, tl.t1_ns)),
+            selected: tl.selected.clone(),
+            per_task: tl.per_task,
+        };
+        Some(schedlab_scenario::link::encode(&sc, &view))
     }
 
     /// The document the form describes.
@@ -696,10 +757,20 @@ impl State {
                 | Action::SetMerged(_)
                 | Action::SortBy(_)
                 | Action::Timeline(_)
+                | Action::Linked(_)
+                | Action::Notice(_)
         );
         match action {
             Action::Load { json, source } => {
-                s.load(&json, source);
+                let name = source.clone().unwrap_or_else(|| "the scenario".into());
+                if s.load(&json, source) {
+                    s.notice = None;
+                } else {
+                    s.notice = Some(format!(
+                        "Could not open {name}: {}",
+                        s.json_error.clone().unwrap_or_default()
+                    ));
+                }
                 return s;
             }
             Action::SetMachine { field, value } => {
@@ -857,9 +928,13 @@ impl State {
             Action::Finished(r) => {
                 if matches!(s.run, RunState::Running { .. }) {
                     s.run = RunState::Done(Shared(std::rc::Rc::new(*r)));
+                    let end = s.run_end_ns().unwrap_or(0);
+                    let keep = std::mem::take(&mut s.keep_window);
                     let tl = &mut s.view.timeline;
-                    tl.t0_ns = 0;
-                    tl.t1_ns = 0;
+                    if !keep || tl.t1_ns > end || tl.t0_ns >= tl.t1_ns {
+                        tl.t0_ns = 0;
+                        tl.t1_ns = 0;
+                    }
                     tl.ruler.clear();
                 }
                 return s;
@@ -888,6 +963,14 @@ impl State {
             }
             Action::Timeline(a) => {
                 s.timeline_action(a);
+                return s;
+            }
+            Action::Linked(l) => {
+                s.link = Some(l);
+                return s;
+            }
+            Action::Notice(n) => {
+                s.notice = n;
                 return s;
             }
         }

@@ -339,3 +339,114 @@ fn the_timeline_window_zooms_pans_and_stays_inside_the_run() {
     let idle = State::initial().reduce(Action::Timeline(T::Pan(1.0)));
     assert_eq!(idle.timeline_window(), None);
 }
+
+#[test]
+fn the_first_state_comes_from_the_url() {
+    use schedlab_scenario::link::{encode, LinkView};
+    use schedlab_scenario::presets::preset;
+    let sc = preset("tbench-stacked").unwrap().scenario();
+    let view = LinkView {
+        view: None,
+        window_ns: Some((1_000, 2_000_000)),
+        selected: Some("tbench".into()),
+        per_task: true,
+    };
+    let url = format!("https://x.invalid/schedlab/#{}", encode(&sc, &view));
+    let s = State::from_location(&url);
+    assert_eq!(s.notice, None);
+    assert_eq!(s.machine.name, sc.name);
+    assert_eq!(s.variants.len(), 3);
+    assert_eq!(s.view.timeline.selected.as_deref(), Some("tbench"));
+    assert!(s.view.timeline.per_task && s.keep_window);
+    assert!(s.run_request().is_some(), "a link's scenario runs at once");
+    // The page's own link of that state decodes to the same scenario.
+    let again = State::from_location(&format!("https://x.invalid/#{}", s.link_payload().unwrap()));
+    assert_eq!(again.json_text, s.json_text);
+    // Embed mode.
+    let e = State::from_location(&format!(
+        "https://x.invalid/#embed=timeline&{}",
+        encode(&sc, &LinkView::default())
+    ));
+    assert_eq!(e.embed.as_deref(), Some("timeline"));
+    assert_eq!(
+        State::from_location("https://x.invalid/?embed=1")
+            .embed
+            .as_deref(),
+        Some("")
+    );
+    // A damaged link: the default scenario and a notice that says why.
+    let bad = State::from_location("https://x.invalid/#v1.AAAA!!");
+    assert!(
+        bad.notice
+            .as_deref()
+            .unwrap_or("")
+            .contains("could not be opened"),
+        "{:?}",
+        bad.notice
+    );
+    assert_eq!(bad.tasks, State::initial().tasks);
+    let future = State::from_location("https://x.invalid/#v9.abc");
+    assert!(
+        future
+            .notice
+            .as_deref()
+            .unwrap_or("")
+            .contains("does not read"),
+        "{:?}",
+        future.notice
+    );
+    assert_eq!(State::from_location("https://x.invalid/").notice, None);
+}
+
+#[test]
+fn a_file_that_is_not_a_scenario_is_refused_with_its_name() {
+    let s = State::initial().reduce(Action::Load {
+        json: "{not json".into(),
+        source: Some("mine.json".into()),
+    });
+    assert!(
+        s.notice
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("Could not open mine.json: not valid JSON"),
+        "{:?}",
+        s.notice
+    );
+    assert_eq!(
+        s.tasks,
+        State::initial().tasks,
+        "the form keeps the last good scenario"
+    );
+}
+
+#[test]
+fn exports_carry_the_tables() {
+    use schedlab_web::model::{export, results};
+    let sc = schedlab_scenario::presets::preset("sched-idle")
+        .unwrap()
+        .scenario();
+    let cfg = sc.sim_config();
+    let outs: Vec<_> = sc
+        .variants()
+        .iter()
+        .map(|v| schedlab_sim::simulate(&cfg, v).unwrap())
+        .collect();
+    let r = results(&sc, &outs);
+    let csv = export::csv(&r);
+    assert!(csv.starts_with("variant,task,pid,runtime_ns"));
+    assert_eq!(csv.lines().count(), 1 + 2 * 2, "{csv}");
+    let json: serde_json::Value = serde_json::from_str(&export::json(&r)).unwrap();
+    assert_eq!(json["variants"][1]["variant"], "cfs-6.1");
+    let text = export::perf_text(&r);
+    assert!(
+        text.contains("cfs-5.14\n ------")
+            && text.contains("  Task                  |   Runtime ms  | Switches |"),
+        "{text}"
+    );
+    let p: serde_json::Value = serde_json::from_str(&export::perfetto(&r)).unwrap();
+    assert!(p["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["ph"] == "X" && e["name"] == "idle:2"));
+}

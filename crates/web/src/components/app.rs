@@ -6,8 +6,8 @@ use yew::prelude::*;
 
 use crate::components::{
     json_view::JsonView, machine::MachineForm, presets_menu::PresetsMenu, results::ResultsView,
-    run_bar::RunBar, tasks::TaskTable, timeline::TimelinePanel, variants::VariantPicker,
-    workloads::WorkloadTable,
+    run_bar::RunBar, share_bar::ShareBar, tasks::TaskTable, timeline::TimelinePanel,
+    variants::VariantPicker, workloads::WorkloadTable,
 };
 use crate::hooks::use_sim_worker;
 use crate::state::{Action, State};
@@ -32,7 +32,7 @@ pub struct Ctx {
 
 #[function_component(App)]
 pub fn app() -> Html {
-    let store = use_reducer(|| Store(State::initial()));
+    let store = use_reducer(|| Store(State::from_location(&crate::browser::href())));
     let dispatch = {
         let store = store.clone();
         Callback::from(move |a: Action| store.dispatch(a))
@@ -58,6 +58,15 @@ pub fn app() -> Html {
         Callback::from(move |_| {
             if let Some((scenario, variants)) = store.0.run_request() {
                 sim.run(scenario, variants);
+                // The address bar always holds a link to what was last run.
+                if store.0.embed.is_none() {
+                    if let Some(p) = store.0.link_payload() {
+                        crate::browser::publish_link(
+                            &format!("{}#{p}", crate::browser::base_url()),
+                            false,
+                        );
+                    }
+                }
             }
             store.dispatch(Action::Run);
         })
@@ -70,6 +79,39 @@ pub fn app() -> Html {
         })
     };
     let ctx = Ctx { state, dispatch };
+    if let Some(view) = ctx.state.0.embed.clone() {
+        // Embed mode: one view, sized by the iframe, and a way out to the full page.
+        let open = ctx
+            .state
+            .0
+            .link_payload()
+            .map(|p| format!("{}#{p}", crate::browser::base_url()))
+            .unwrap_or_default();
+        let class = format!(
+            "embed only-{}",
+            if view.is_empty() {
+                "results"
+            } else {
+                view.as_str()
+            }
+        );
+        return html! {
+            <div class={class} data-view={view.clone()}>
+                <div class="embed-head">
+                    <strong>{ ctx.state.0.machine.name.clone() }</strong>
+                    <a class="open-full" href={open} target="_blank" rel="noopener">{ "open in schedlab ↗" }</a>
+                </div>
+                if let Some(n) = &ctx.state.0.notice {
+                    <div class="notice" role="alert">{ n.clone() }</div>
+                }
+                if view == "timeline" {
+                    <TimelinePanel ..ctx.clone() />
+                } else {
+                    <ResultsView ..ctx.clone() />
+                }
+            </div>
+        };
+    }
     html! {
         <div class="page">
             <header>
@@ -77,6 +119,12 @@ pub fn app() -> Html {
                 <span class="tagline">{ "the Linux fair scheduler, simulated: CFS and EEVDF generations side by side" }</span>
                 <PresetsMenu ..ctx.clone() />
             </header>
+            if let Some(n) = &ctx.state.0.notice {
+                <div class="notice" role="alert" id="notice">
+                    { n.clone() }
+                    <button onclick={{ let d = ctx.dispatch.clone(); Callback::from(move |_| d.emit(Action::Notice(None))) }} aria-label="dismiss">{ "✕" }</button>
+                </div>
+            }
             <main>
                 <section class="editor" aria-label="scenario">
                     <MachineForm ..ctx.clone() />
@@ -84,6 +132,7 @@ pub fn app() -> Html {
                     <WorkloadTable ..ctx.clone() />
                     <VariantPicker ..ctx.clone() />
                     <RunBar state={ctx.state.clone()} on_run={on_run} on_cancel={on_cancel} />
+                    <ShareBar ..ctx.clone() />
                     <JsonView ..ctx.clone() />
                 </section>
                 <section class="results" aria-label="results">

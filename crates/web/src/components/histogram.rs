@@ -84,9 +84,19 @@ pub fn histogram(p: &HistProps) -> Html {
         });
     }
     let [p50, p90, p99, p999] = p.view.percentiles_ns;
+    let png = {
+        let canvas = canvas.clone();
+        let name = format!("schedlab-{}.png", p.kind);
+        Callback::from(move |_| {
+            if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
+                crate::browser::download_canvas(&c, &name);
+            }
+        })
+    };
     html! {
         <figure class="histogram">
             <canvas ref={canvas} class="histogram" data-kind={p.kind.clone()} width="420" height="200" />
+            <button class="png" onclick={png} title="save as PNG">{ "PNG" }</button>
             <figcaption>{ format!("{} samples; p50 {:.3} ms, p90 {:.3}, p99 {:.3}, p99.9 {:.3} (markers: green, amber, red, purple)",
                 p.view.samples, p50 as f64 / 1e6, p90 as f64 / 1e6, p99 as f64 / 1e6, p999 as f64 / 1e6) }</figcaption>
         </figure>

@@ -9,6 +9,7 @@ pub mod machine;
 pub mod presets_menu;
 pub mod results;
 pub mod run_bar;
+pub mod share_bar;
 pub mod tasks;
 pub mod timeline;
 pub mod variants;

@@ -20,6 +20,11 @@ pub fn results_view(ctx: &Ctx) -> Html {
     let delay: Vec<&[u64]> = r.variants.iter().map(|v| v.delay_ns.as_slice()).collect();
     let wake_h = shared_histograms(&wake, bins, log);
     let delay_h = shared_histograms(&delay, bins, log);
+    let export =
+        |name: &'static str, mime: &'static str, f: fn(&crate::model::Results) -> String| {
+            let r = r.clone();
+            Callback::from(move |_| crate::browser::download(name, mime, &f(&r)))
+        };
     let on_log = {
         let d = ctx.dispatch.clone();
         Callback::from(move |e: Event| {
@@ -39,6 +44,12 @@ pub fn results_view(ctx: &Ctx) -> Html {
             <div class="view-opts">
                 <label><input type="checkbox" checked={s.view.merged} onchange={on_merge} />{ " merge tasks by name (perf's default)" }</label>
                 <label><input id="log-axis" type="checkbox" checked={log} onchange={on_log} />{ " log time axis" }</label>
+                <span class="exports">{ "Export: " }
+                    <button id="export-csv" onclick={export("schedlab-tasks.csv", "text/csv", crate::model::export::csv)}>{ "CSV" }</button>
+                    <button id="export-json" onclick={export("schedlab-results.json", "application/json", crate::model::export::json)}>{ "JSON" }</button>
+                    <button id="export-perf" onclick={export("schedlab-perf-sched-latency.txt", "text/plain", crate::model::export::perf_text)} title="the tables as perf prints them, for a mail">{ "perf text" }</button>
+                    <button id="export-perfetto" onclick={export("schedlab-trace.json", "application/json", crate::model::export::perfetto)} title="opens in ui.perfetto.dev">{ "Perfetto" }</button>
+                </span>
             </div>
             <div class="columns">
             { for r.variants.iter().enumerate().map(|(i, v)| {
