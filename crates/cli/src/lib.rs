@@ -49,6 +49,8 @@ RUN OPTIONS:
     --trace FILE.jsonl  write every event, one JSON object per line
     --perfetto FILE.json
                         write the runs as Chrome/Perfetto trace-event JSON (ui.perfetto.dev)
+    --export-svg DIR    write each variant's wakeup-latency and scheduling-delay histograms as
+                        SVG (the page's charts, on the same axes across variants)
     --max-events N      stop a run that needs more events than this (default 500000000)
 ";
 
@@ -56,6 +58,7 @@ RUN OPTIONS:
 #[derive(Debug)]
 struct RunOpts {
     perfetto: Option<String>,
+    svg_dir: Option<String>,
     file: String,
     preset: Option<String>,
     variants: Vec<String>,
@@ -182,6 +185,7 @@ fn dispatch(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Result
 fn parse_run(args: &[String]) -> Result<RunOpts, Fail> {
     let mut o = RunOpts {
         perfetto: None,
+        svg_dir: None,
         file: String::new(),
         preset: None,
         variants: vec![],
@@ -225,6 +229,7 @@ fn parse_run(args: &[String]) -> Result<RunOpts, Fail> {
             "--timehist" => o.timehist = true,
             "--trace" => o.trace = Some(value("--trace")?),
             "--perfetto" => o.perfetto = Some(value("--perfetto")?),
+            "--export-svg" => o.svg_dir = Some(value("--export-svg")?),
             "--max-events" => {
                 let v = value("--max-events")?;
                 o.max_events = v.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
@@ -371,6 +376,9 @@ fn run(o: &RunOpts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Fail
             .collect();
         std::fs::write(path, schedlab_report::perfetto::perfetto_json(&runs))
             .map_err(|e| Fail(1, format!("cannot write {path}: {e}")))?;
+    }
+    if let Some(dir) = &o.svg_dir {
+        export_svg(dir, &results)?;
     }
     let text = match o.format {
         Format::Table => {
@@ -814,6 +822,44 @@ pub fn write_trace(w: &mut dyn Write, trace: &Trace, variant: Option<&str>) -> i
             ),
         };
         writeln!(w, "{{{head}\"t_ns\":{},\"cpu\":{},{body}}}", e.t_ns, e.cpu)?;
+    }
+    Ok(())
+}
+
+/// Writes `DIR/<variant>-wakeup.svg` and `DIR/<variant>-delay.svg` for every run: 40 bins on
+/// axes shared by all variants, with the percentile markers.
+fn export_svg(dir: &str, results: &[Output]) -> Result<(), Fail> {
+    use schedlab_report::plot::{histogram_svg, shared_histograms};
+    use schedlab_report::wakeup::{sched_delays_ns, wakeup_latencies_ns};
+    std::fs::create_dir_all(dir).map_err(|e| Fail(1, format!("cannot create {dir}: {e}")))?;
+    let wake: Vec<Vec<u64>> = results
+        .iter()
+        .map(|r| wakeup_latencies_ns(&r.trace, None))
+        .collect();
+    let delay: Vec<Vec<u64>> = results.iter().map(|r| sched_delays_ns(&r.trace)).collect();
+    for (kind, title, samples) in [
+        ("wakeup", "wakeup latency", &wake),
+        ("delay", "scheduling delay", &delay),
+    ] {
+        let refs: Vec<&[u64]> = samples.iter().map(Vec::as_slice).collect();
+        for (r, h) in results.iter().zip(shared_histograms(&refs, 40, false)) {
+            let name: String = r
+                .variant
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            let path = std::path::Path::new(dir).join(format!("{name}-{kind}.svg"));
+            let svg = histogram_svg(&h, &format!("{} — {title}", r.variant), 640, 300)
+                .map_err(|e| Fail(1, e))?;
+            std::fs::write(&path, svg)
+                .map_err(|e| Fail(1, format!("cannot write {}: {e}", path.display())))?;
+        }
     }
     Ok(())
 }

@@ -260,3 +260,60 @@ fn bad_input_is_reported_with_the_field_and_exit_code_2() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("raise --max-events"));
 }
+
+#[test]
+fn links_decode_and_exports_are_written() {
+    let dir = tmpdir("exports");
+    // link → decode gives the scenario back.
+    let out = schedlab(&[
+        "link",
+        "--preset",
+        "sched-idle",
+        "--base",
+        "https://example.invalid/",
+    ]);
+    assert!(out.status.success());
+    let link = String::from_utf8(out.stdout).unwrap();
+    assert!(link.starts_with("https://example.invalid/#v1."), "{link}");
+    let out = schedlab(&["decode", link.trim()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let back = String::from_utf8(out.stdout).unwrap();
+    assert!(back.contains("\"policy\": \"idle\""), "{back}");
+    let out = schedlab(&["decode", "https://example.invalid/#v1.broken!"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the link is damaged"));
+    // SVG histograms and Perfetto JSON.
+    let svg = dir.join("svg");
+    let pf = dir.join("trace.json");
+    let out = schedlab(&[
+        "run",
+        "--preset",
+        "sched-idle",
+        "--export-svg",
+        svg.to_str().unwrap(),
+        "--perfetto",
+        pf.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for v in ["cfs-5.14", "cfs-6.1"] {
+        for k in ["wakeup", "delay"] {
+            let text = std::fs::read_to_string(svg.join(format!("{v}-{k}.svg"))).unwrap();
+            assert!(
+                text.starts_with("<svg") && text.contains("<rect"),
+                "{v}-{k}.svg"
+            );
+        }
+    }
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&pf).unwrap()).unwrap();
+    assert!(doc["traceEvents"].as_array().unwrap().len() > 10);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -18,6 +18,7 @@ pub mod histogram;
 pub mod latency;
 pub mod percentiles;
 pub mod perfetto;
+pub mod plot;
 pub mod timehist;
 pub mod timeline;
 pub mod wakeup;
