@@ -211,4 +211,52 @@ test('exports produce files of the right type', async () => {
   assert.match(perf.text, /Task {18}\| {3}Runtime ms {2}\| Switches \|/);
   const scen = await save('#save-scenario');
   assert.equal(JSON.parse(scen.text).version, 1);
+  // Charts: SVG from the same drawing code as the canvas, PNG of the canvases.
+  const svg = await save('figure.histogram >> nth=0 >> button.svg');
+  assert.match(svg.name, /^schedlab-.*\.svg$/);
+  assert.match(svg.text, /^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  assert.match(svg.text, /<rect /, 'the bars are drawn');
+  const [hpng] = await Promise.all([page.waitForEvent('download'), page.click('figure.histogram >> nth=0 >> button.png')]);
+  const { readFileSync } = await import('node:fs');
+  assert.deepEqual([...readFileSync(await hpng.path()).subarray(1, 4)], [0x50, 0x4e, 0x47], 'PNG magic');
+  const [tpng] = await Promise.all([page.waitForEvent('download'), page.click('.tl-variant >> nth=0 >> button.png')]);
+  assert.match(tpng.suggestedFilename(), /^schedlab-timeline-.*\.png$/);
+  assert.ok(readFileSync(await tpng.path()).length > 1000, 'a non-empty timeline PNG');
+});
+
+test('the embed code dialog gives an iframe that shows the chosen view', async () => {
+  await page.click('#embed-code');
+  await page.selectOption('#embed-view', 'histogram');
+  const code = await page.locator('#embed-snippet').inputValue();
+  assert.match(code, /^<iframe title="schedlab: [^"]*" src="[^"]*#embed=histogram&amp;v1\.[A-Za-z0-9_-]+" /);
+  await page.locator('#embed-snippet').press('Escape');
+  await page.locator('#embed-dialog').waitFor({ state: 'detached' });
+  assert.equal(await page.locator('#embed-code').getAttribute('aria-expanded'), 'false');
+  // The snippet pasted into a page of its own.
+  const fresh = await ctx.newPage();
+  await fresh.setContent(`<!doctype html><body>${code}</body>`);
+  await fresh.frameLocator('iframe').locator('.embed.only-histogram figure.histogram canvas').first()
+    .waitFor({ timeout: 120_000 });
+  assert.equal(await fresh.frameLocator('iframe').locator('.embed table.latency:visible').count(), 0);
+  await fresh.close();
+});
+
+test('a scenario file dropped on the page opens, and a file that is not one is named in the error', async () => {
+  const drop = async (name, text) => {
+    const dt = await page.evaluateHandle(([n, t]) => {
+      const d = new DataTransfer();
+      d.items.add(new File([t], n, { type: 'application/json' }));
+      return d;
+    }, [name, text]);
+    await page.dispatchEvent('.page', 'dragover', { dataTransfer: dt });
+    await page.dispatchEvent('.page', 'drop', { dataTransfer: dt });
+  };
+  const scen = JSON.parse(await page.locator('#scenario-json').inputValue());
+  scen.name = 'dropped scenario';
+  await drop('dropped.json', JSON.stringify(scen));
+  await page.waitForFunction(() => document.querySelector('input[data-path="name"]')?.value === 'dropped scenario');
+  await drop('notes.json', 'these are my notes');
+  await page.locator('#notice').waitFor();
+  assert.match(await page.locator('#notice').innerText(), /notes\.json/);
+  assert.equal(await page.locator('input[data-path="name"]').inputValue(), 'dropped scenario', 'what was loaded stays');
 });

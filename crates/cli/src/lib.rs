@@ -126,7 +126,18 @@ fn dispatch(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Result
                 };
                 match a.as_str() {
                     "--base" => base = value("--base")?,
-                    "--embed" => embed = Some(value("--embed")?),
+                    "--embed" => {
+                        let v = value("--embed")?;
+                        if !matches!(
+                            v.as_str(),
+                            "" | "comparison" | "results" | "table" | "histogram" | "timeline"
+                        ) {
+                            return Err(usage_err(format!(
+                                "--embed `{v}`: the views are comparison, table, histogram and timeline"
+                            )));
+                        }
+                        embed = Some(v)
+                    }
                     "--preset" => source = Some(load_preset(&value("--preset")?)?),
                     f if !f.starts_with("--") && source.is_none() => {
                         source = Some((None, load(f)?))

@@ -283,6 +283,13 @@ fn links_decode_and_exports_are_written() {
     );
     let back = String::from_utf8(out.stdout).unwrap();
     assert!(back.contains("\"policy\": \"idle\""), "{back}");
+    // Embed links name a known view; an unknown one is refused by name.
+    let out = schedlab(&["link", "--preset", "sched-idle", "--embed", "histogram"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("#embed=histogram&v1."));
+    let out = schedlab(&["link", "--preset", "sched-idle", "--embed", "gantt"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--embed `gantt`"));
     let out = schedlab(&["decode", "https://example.invalid/#v1.broken!"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("the link is damaged"));

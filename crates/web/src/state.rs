@@ -425,6 +425,23 @@ impl State {
         Some(schedlab_scenario::link::encode(&sc, &view))
     }
 
+    /// The iframe snippet that embeds `view` (`comparison`, `table`, `histogram` or `timeline`)
+    /// of the current scenario, served from `base` (the page's address without fragment), or
+    /// None if the scenario is invalid. The height is clamped to 120..=4000 px.
+    pub fn embed_snippet(&self, base: &str, view: &str, height: u32) -> Option<String> {
+        let p = self.link_payload()?;
+        let view = match view {
+            "table" | "histogram" | "timeline" => view,
+            _ => "comparison",
+        };
+        let title = html_escape(&format!("schedlab: {}, {view}", self.machine.name));
+        let src = html_escape(&format!("{base}#embed={view}&{p}"));
+        Some(format!(
+            "<iframe title=\"{title}\" src=\"{src}\" width=\"100%\" height=\"{}\" loading=\"lazy\" style=\"border:1px solid #ccc;border-radius:6px\"></iframe>",
+            height.clamp(120, 4000)
+        ))
+    }
+
     /// The document the form describes.
     pub fn document(&self) -> Value {
         let m = &self.machine;
@@ -980,4 +997,20 @@ impl State {
         s.refresh();
         s
     }
+}
+
+/// Escapes text for an HTML attribute value.
+fn html_escape(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '"' => o.push_str("&quot;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '\'' => o.push_str("&#39;"),
+            c => o.push(c),
+        }
+    }
+    o
 }

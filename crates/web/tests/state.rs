@@ -450,3 +450,57 @@ fn exports_carry_the_tables() {
         .iter()
         .any(|e| e["ph"] == "X" && e["name"] == "idle:2"));
 }
+
+#[test]
+fn the_embed_snippet_opens_the_same_scenario_in_the_chosen_view() {
+    let mut s = State::initial();
+    s = s.reduce(Action::SetMachine {
+        field: MachineField::Name,
+        value: "a \"quoted\" <name> & more".into(),
+    });
+    let snip = s
+        .embed_snippet("https://x.invalid/schedlab/", "histogram", 10)
+        .unwrap();
+    assert!(
+        snip.starts_with("<iframe ") && snip.ends_with("</iframe>"),
+        "{snip}"
+    );
+    assert!(snip.contains("height=\"120\""), "height is clamped: {snip}");
+    assert!(
+        snip.contains("&quot;quoted&quot; &lt;name&gt; &amp; more"),
+        "the title is escaped: {snip}"
+    );
+    assert!(!snip.contains("<name>"), "{snip}");
+    // The src, unescaped, opens the same scenario in embed mode with that view.
+    let src = snip
+        .split("src=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    let src = src.replace("&amp;", "&");
+    assert!(
+        src.starts_with("https://x.invalid/schedlab/#embed=histogram&v1."),
+        "{src}"
+    );
+    let opened = State::from_location(&src);
+    assert_eq!(opened.notice, None);
+    assert_eq!(opened.embed.as_deref(), Some("histogram"));
+    assert_eq!(
+        opened.json_text,
+        State::from_location(&format!("https://x.invalid/#{}", s.link_payload().unwrap()))
+            .json_text
+    );
+    assert_eq!(opened.machine.name, s.machine.name);
+    // An unknown view falls back to the comparison; an invalid scenario has no snippet.
+    assert!(s
+        .embed_snippet("https://x.invalid/", "bogus", 400)
+        .unwrap()
+        .contains("#embed=comparison&amp;v1."));
+    let broken = s.reduce(Action::SetJson("{ not json".into()));
+    assert_eq!(
+        broken.embed_snippet("https://x.invalid/", "table", 400),
+        None
+    );
+}

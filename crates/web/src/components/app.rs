@@ -112,8 +112,54 @@ pub fn app() -> Html {
             </div>
         };
     }
+    // A scenario file dropped anywhere on the page opens like "Open file…".
+    let dropping = use_state(|| false);
+    let on_dragover = {
+        let dropping = dropping.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            if !*dropping {
+                dropping.set(true);
+            }
+        })
+    };
+    let on_dragleave = {
+        let dropping = dropping.clone();
+        Callback::from(move |_: DragEvent| dropping.set(false))
+    };
+    let on_drop = {
+        let dropping = dropping.clone();
+        let d = ctx.dispatch.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            dropping.set(false);
+            let Some(file) = e
+                .data_transfer()
+                .and_then(|t| t.files())
+                .and_then(|f| f.get(0))
+            else {
+                d.emit(Action::Notice(Some(
+                    "Nothing to open: drop a scenario .json file.".into(),
+                )));
+                return;
+            };
+            let name = file.name();
+            let d = d.clone();
+            yew::platform::spawn_local(async move {
+                let file = gloo::file::File::from(file);
+                match gloo::file::futures::read_as_text(&file).await {
+                    Ok(text) => d.emit(Action::Load {
+                        json: text,
+                        source: Some(name),
+                    }),
+                    Err(e) => d.emit(Action::Notice(Some(format!("Could not read {name}: {e}")))),
+                }
+            });
+        })
+    };
     html! {
-        <div class="page">
+        <div class={classes!("page", dropping.then_some("dropping"))}
+            ondragover={on_dragover} ondragleave={on_dragleave} ondrop={on_drop}>
             <header>
                 <h1>{ "schedlab" }</h1>
                 <span class="tagline">{ "the Linux fair scheduler, simulated: CFS and EEVDF generations side by side" }</span>

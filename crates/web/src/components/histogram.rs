@@ -49,10 +49,22 @@ pub fn histogram(p: &HistProps) -> Html {
             }
         })
     };
+    let svg = {
+        let view = p.view.clone();
+        let title = p.title.clone();
+        let name = format!("schedlab-{}.svg", p.kind);
+        Callback::from(move |_| {
+            // The same drawing code as the canvas, on plotters' SVG backend.
+            if let Ok(text) = schedlab_report::plot::histogram_svg(&view, &title, 420, 200) {
+                crate::browser::download(&name, "image/svg+xml", &text);
+            }
+        })
+    };
     html! {
         <figure class="histogram">
             <canvas ref={canvas} class="histogram" data-kind={p.kind.clone()} width="420" height="200" />
             <button class="png" onclick={png} title="save as PNG">{ "PNG" }</button>
+            <button class="svg" onclick={svg} title="save as SVG">{ "SVG" }</button>
             <figcaption>{ format!("{} samples; p50 {:.3} ms, p90 {:.3}, p99 {:.3}, p99.9 {:.3} (markers: green, amber, red, purple)",
                 p.view.samples, p50 as f64 / 1e6, p90 as f64 / 1e6, p99 as f64 / 1e6, p999 as f64 / 1e6) }</figcaption>
         </figure>

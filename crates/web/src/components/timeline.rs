@@ -377,9 +377,21 @@ fn lanes_view(p: &LanesProps) -> Html {
             .collect(),
         None => vec![],
     };
+    let png = {
+        let canvas = canvas.clone();
+        let name = format!(
+            "schedlab-timeline-{}.png",
+            p.variant.replace([':', ',', '/', '='], "_")
+        );
+        Callback::from(move |_| {
+            if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
+                crate::browser::download_canvas(&c, &name);
+            }
+        })
+    };
     html! {
         <div class="tl-variant" data-variant={p.variant.clone()}>
-            <h3>{ p.variant.clone() }</h3>
+            <h3>{ p.variant.clone() } <button class="png" onclick={png} title="save this timeline as PNG">{ "PNG" }</button></h3>
             <canvas ref={canvas} class="timeline" width={(LABEL_W + PLOT_W).to_string()} height={height.to_string()}
                 onmousemove={onmousemove} onmouseleave={onmouseleave} onmousedown={onmousedown} onmouseup={onmouseup} onwheel={onwheel} />
             if let Some(name) = p.selected.clone() {
