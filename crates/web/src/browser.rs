@@ -46,6 +46,23 @@ fn download_url(doc: &web_sys::Document, name: &str, url: &str) {
     }
 }
 
+/// Reads a scenario file the user chose or dropped and loads it (a read failure becomes a notice
+/// naming the file; a file that is not a scenario is refused by the reducer, also by name).
+pub fn open_scenario_file(file: web_sys::File, dispatch: yew::Callback<crate::state::Action>) {
+    use crate::state::Action;
+    let name = file.name();
+    let file = gloo::file::File::from(file);
+    yew::platform::spawn_local(async move {
+        match gloo::file::futures::read_as_text(&file).await {
+            Ok(text) => dispatch.emit(Action::Load {
+                json: text,
+                source: Some(name),
+            }),
+            Err(e) => dispatch.emit(Action::Notice(Some(format!("Could not read {name}: {e}")))),
+        }
+    });
+}
+
 /// The page's address without its fragment.
 pub fn base_url() -> String {
     let href = web_sys::window()

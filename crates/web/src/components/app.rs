@@ -143,18 +143,7 @@ pub fn app() -> Html {
                 )));
                 return;
             };
-            let name = file.name();
-            let d = d.clone();
-            yew::platform::spawn_local(async move {
-                let file = gloo::file::File::from(file);
-                match gloo::file::futures::read_as_text(&file).await {
-                    Ok(text) => d.emit(Action::Load {
-                        json: text,
-                        source: Some(name),
-                    }),
-                    Err(e) => d.emit(Action::Notice(Some(format!("Could not read {name}: {e}")))),
-                }
-            });
+            crate::browser::open_scenario_file(file, d.clone());
         })
     };
     html! {

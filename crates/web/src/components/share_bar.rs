@@ -1,9 +1,6 @@
 //! Sharing: copy a link that restores the scenario and view, open a scenario file, save the
 //! scenario as a file.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
@@ -14,7 +11,6 @@ use crate::state::Action;
 #[function_component(ShareBar)]
 pub fn share_bar(ctx: &Ctx) -> Html {
     let s = &ctx.state.0;
-    let reader: Rc<RefCell<Option<gloo::file::callbacks::FileReader>>> = use_mut_ref(|| None);
     let copy = {
         let d = ctx.dispatch.clone();
         let payload = s.link_payload();
@@ -37,24 +33,9 @@ pub fn share_bar(ctx: &Ctx) -> Html {
         let d = ctx.dispatch.clone();
         Callback::from(move |e: Event| {
             let input: HtmlInputElement = e.target_unchecked_into();
-            let Some(file) = input.files().and_then(|f| f.get(0)) else {
-                return;
-            };
-            let name = file.name();
-            let d = d.clone();
-            let task =
-                gloo::file::callbacks::read_as_text(&gloo::file::File::from(file), move |res| {
-                    match res {
-                        Ok(text) => d.emit(Action::Load {
-                            json: text,
-                            source: Some(name.clone()),
-                        }),
-                        Err(e) => {
-                            d.emit(Action::Notice(Some(format!("Could not read {name}: {e}"))))
-                        }
-                    }
-                });
-            *reader.borrow_mut() = Some(task);
+            if let Some(file) = input.files().and_then(|f| f.get(0)) {
+                browser::open_scenario_file(file, d.clone());
+            }
             input.set_value("");
         })
     };
