@@ -30,6 +30,15 @@ pub fn download_canvas(canvas: &web_sys::HtmlCanvasElement, name: &str) {
     }
 }
 
+/// A click handler that saves the canvas behind `canvas` as the PNG `name`.
+pub fn save_png(canvas: yew::NodeRef, name: String) -> yew::Callback<yew::MouseEvent> {
+    yew::Callback::from(move |_| {
+        if let Some(c) = canvas.cast::<web_sys::HtmlCanvasElement>() {
+            download_canvas(&c, &name);
+        }
+    })
+}
+
 fn download_url(doc: &web_sys::Document, name: &str, url: &str) {
     let Ok(a) = doc.create_element("a") else {
         return;

@@ -3,7 +3,8 @@
 //! The playground page: a Yew app (`bin/app.rs`) and its simulation worker (`bin/worker.rs`).
 //! [`state`] holds the page's state and its one reducer and [`model`] the view models; neither
 //! uses Yew, so both are tested natively. Components (one per file in [`components`]) render the
-//! state; effects (the worker bridge, drawing on canvases) live in hooks.
+//! state and draw their canvases in effects; the worker bridge is in [`hooks`], downloads, the
+//! clipboard and the address bar in [`browser`].
 
 #![forbid(unsafe_code)]
 

@@ -274,7 +274,8 @@ pub fn results(scenario: &Scenario, outs: &[Output]) -> Results {
     }
 }
 
-/// The table's rows, sorted by `key` (descending; perf's default order as it comes).
+/// The table's rows, sorted by `key` (numbers descending, names ascending; `Perf` keeps perf's
+/// order).
 pub fn sorted_rows(rows: &[Row], key: SortKey) -> Vec<Row> {
     let mut v = rows.to_vec();
     match key {
@@ -332,9 +333,9 @@ pub fn delta_row(first: &VariantResult, this: &VariantResult) -> Vec<(String, St
     out
 }
 
-/// `ns` as milliseconds with 3 decimals, as perf prints them.
+/// `ns` as milliseconds with 3 decimals, as perf (and the CLI's tables) print them.
 pub fn ms(ns: u64) -> String {
-    format!("{}.{:03}", ns / 1_000_000, (ns % 1_000_000) / 1_000)
+    schedlab_report::latency::fmt_fixed3(ns)
 }
 
 /// Exports of a run's results, as (file name, MIME type, contents).

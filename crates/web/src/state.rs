@@ -182,7 +182,7 @@ pub struct ViewOpts {
     pub sort: SortKey,
 }
 
-/// Column to sort the latency table by (always descending, like perf).
+/// Column to sort the latency table by (numbers descending, like perf; names ascending).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SortKey {
     /// perf's default: avg, max, switches, runtime.
@@ -214,8 +214,6 @@ pub struct State {
     pub variant_errors: Vec<(usize, String)>,
     pub run: RunState,
     pub view: ViewOpts,
-    /// The preset or example the document came from, if it was not edited since.
-    pub source: Option<String>,
     /// Runs started so far (lets the page and its tests tell one run's outcome from the last).
     pub runs: u64,
     /// A message about the page itself (a link that could not be opened, an import that failed).
@@ -368,15 +366,14 @@ impl State {
                 merged: true,
                 sort: SortKey::Perf,
             },
-            source: None,
             runs: 0,
             notice: None,
             embed: None,
             link: None,
             keep_window: false,
         };
-        let (name, json) = crate::examples::DEFAULT;
-        s.load(json, Some(name.to_string()));
+        let loaded = s.load(crate::examples::DEFAULT.1);
+        debug_assert_eq!(loaded, Ok(()), "the bundled default scenario loads");
         s
     }
 
@@ -387,12 +384,12 @@ impl State {
         use schedlab_scenario::link;
         let mut s = State::initial();
         s.embed = link::embed_view(href);
-        let frag = href.rsplit_once('#').map_or("", |(_, f)| f);
-        let wants_link = frag.split('&').any(|i| i.starts_with('v'));
-        if wants_link {
+        if link::find_payload(href.rsplit_once('#').map_or("", |(_, f)| f)).is_some() {
             match link::decode(href) {
                 Ok(l) => {
-                    s.load(&l.scenario.to_json(), Some("link".into()));
+                    if let Err(e) = s.load(&l.scenario.to_json()) {
+                        s.notice = Some(format!("This link could not be opened: {e}."));
+                    }
                     let tl = &mut s.view.timeline;
                     if let Some((a, b)) = l.view.window_ns {
                         tl.t0_ns = a;
@@ -524,19 +521,10 @@ impl State {
 
     /// Loads a document into the form. A document that is not a JSON object is refused with a
     /// message and changes nothing.
-    fn load(&mut self, json: &str, source: Option<String>) -> bool {
-        let v: Value = match serde_json::from_str(json) {
-            Ok(v) => v,
-            Err(e) => {
-                self.json_text = json.to_string();
-                self.json_error = Some(format!("not valid JSON: {e}"));
-                return false;
-            }
-        };
+    fn load(&mut self, json: &str) -> Result<(), String> {
+        let v: Value = serde_json::from_str(json).map_err(|e| format!("not valid JSON: {e}"))?;
         let Value::Object(mut o) = v else {
-            self.json_text = json.to_string();
-            self.json_error = Some("a scenario is a JSON object".into());
-            return false;
+            return Err("a scenario is a JSON object".into());
         };
         let topo = o.remove("topology");
         let t = topo.as_ref().and_then(Value::as_object);
@@ -597,10 +585,9 @@ impl State {
             _ => vec![],
         };
         self.extra = o;
-        self.source = source;
         self.json_error = None;
         self.refresh();
-        true
+        Ok(())
     }
 
     /// Rebuilds the JSON view from the form and revalidates.
@@ -779,14 +766,13 @@ impl State {
         );
         match action {
             Action::Load { json, source } => {
-                let name = source.clone().unwrap_or_else(|| "the scenario".into());
-                if s.load(&json, source) {
-                    s.notice = None;
-                } else {
-                    s.notice = Some(format!(
-                        "Could not open {name}: {}",
-                        s.json_error.clone().unwrap_or_default()
-                    ));
+                // A document that cannot be opened leaves the form and the JSON view as they were.
+                s.notice = s.load(&json).err().map(|e| {
+                    let name = source.unwrap_or_else(|| "the scenario".into());
+                    format!("Could not open {name}: {e}")
+                });
+                if s.notice.is_none() {
+                    s.link = None;
                 }
                 return s;
             }
@@ -854,13 +840,13 @@ impl State {
             }
             Action::SetJson(text) => {
                 // Keep what is typed; load it into the form only once it is a JSON object.
-                let keep = text.clone();
-                if s.load(&text, None) {
-                    s.json_text = keep;
-                    s.validate();
-                } else {
-                    s.json_text = keep;
+                let loaded = s.load(&text);
+                s.json_text = text;
+                match loaded {
+                    Ok(()) => s.validate(),
+                    Err(e) => s.json_error = Some(e),
                 }
+                s.link = None;
                 return s;
             }
             Action::AddVariant => {
@@ -992,7 +978,8 @@ impl State {
             }
         }
         if edited {
-            s.source = None;
+            // The link shown under "Copy link" no longer describes the scenario.
+            s.link = None;
         }
         s.refresh();
         s

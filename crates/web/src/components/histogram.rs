@@ -40,15 +40,7 @@ pub fn histogram(p: &HistProps) -> Html {
         });
     }
     let [p50, p90, p99, p999] = p.view.percentiles_ns;
-    let png = {
-        let canvas = canvas.clone();
-        let name = format!("schedlab-{}.png", p.kind);
-        Callback::from(move |_| {
-            if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                crate::browser::download_canvas(&c, &name);
-            }
-        })
-    };
+    let png = crate::browser::save_png(canvas.clone(), format!("schedlab-{}.png", p.kind));
     let svg = {
         let view = p.view.clone();
         let title = p.title.clone();

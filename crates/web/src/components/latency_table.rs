@@ -25,7 +25,11 @@ pub fn latency_table(p: &TableProps) -> Html {
             }
         });
         let cls = if p.sort == key { "sorted" } else { "" };
-        let sorted = if p.sort == key { "descending" } else { "none" };
+        let sorted = match (p.sort == key, key) {
+            (false, _) => "none",
+            (true, SortKey::Name) => "ascending",
+            (true, _) => "descending",
+        };
         html! {
             <th class={cls} onclick={onclick} onkeydown={onkeydown} tabindex="0" aria-sort={sorted} title="sort by this column">
                 { label.to_string() }

@@ -1,5 +1,6 @@
 //! The page's components, one per file. They render [`crate::state::State`] and dispatch
-//! [`crate::state::Action`]s; the worker and canvas effects live in [`crate::hooks`].
+//! [`crate::state::Action`]s; canvases are drawn in effects (histograms through
+//! `schedlab_report::plot`, the timeline on a 2D context), the worker bridge is in [`crate::hooks`].
 
 pub mod app;
 pub mod histogram;

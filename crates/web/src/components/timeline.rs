@@ -367,28 +367,26 @@ fn lanes_view(p: &LanesProps) -> Html {
         })
     };
     // The selected task's visible runs, as a table (also what assistive tech and tests read).
-    let rows: Vec<Slice> = match p.selected.as_deref() {
+    // At most MAX_ROWS rows are listed; the summary counts them all.
+    const MAX_ROWS: usize = 200;
+    let mut rows: Vec<Slice> = match p.selected.as_deref() {
         Some(name) => p
             .data
             .slices()
             .into_iter()
             .filter(|s| p.data.comm(s.pid) == name && s.end_ns > vp.t0_ns && s.start_ns < vp.t1_ns)
-            .take(200)
             .collect(),
         None => vec![],
     };
-    let png = {
-        let canvas = canvas.clone();
-        let name = format!(
+    let runs_in_view = rows.len();
+    rows.truncate(MAX_ROWS);
+    let png = crate::browser::save_png(
+        canvas.clone(),
+        format!(
             "schedlab-timeline-{}.png",
             p.variant.replace([':', ',', '/', '='], "_")
-        );
-        Callback::from(move |_| {
-            if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                crate::browser::download_canvas(&c, &name);
-            }
-        })
-    };
+        ),
+    );
     html! {
         <div class="tl-variant" data-variant={p.variant.clone()}>
             <h3>{ p.variant.clone() } <button class="png" onclick={png} title="save this timeline as PNG">{ "PNG" }</button></h3>
@@ -396,7 +394,11 @@ fn lanes_view(p: &LanesProps) -> Html {
                 onmousemove={onmousemove} onmouseleave={onmouseleave} onmousedown={onmousedown} onmouseup={onmouseup} onwheel={onwheel} />
             if let Some(name) = p.selected.clone() {
                 <details class="tl-runs">
-                    <summary>{ format!("{name}: {} runs in view", rows.len()) }</summary>
+                    <summary>{ if runs_in_view > rows.len() {
+                        format!("{name}: {runs_in_view} runs in view (the first {} listed)", rows.len())
+                    } else {
+                        format!("{name}: {runs_in_view} runs in view")
+                    } }</summary>
                     <table class="tl-slices" data-task={name}>
                         <thead><tr><th>{ "start" }</th><th>{ "run" }</th><th>{ "CPU" }</th><th>{ "ended" }</th></tr></thead>
                         <tbody>
