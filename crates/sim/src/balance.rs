@@ -1,7 +1,7 @@
 //! Load-balancing arithmetic (`kernel/sched/fair.c`: `get_sd_balance_interval`, `task_hot`).
 //!
-//! Periodic and newidle balancing across CPUs is not simulated yet; these pure functions carry
-//! the kernel's numbers so the balancer, when it comes, starts from tested arithmetic.
+//! Pure functions with the kernel's numbers, unit-tested here; the balancer in `engine.rs` uses
+//! them for periodic and newidle balancing.
 
 /// `get_sd_balance_interval`: a domain of `sd_weight` CPUs balances every `sd_weight` ms when
 /// this CPU is idle, `sd_weight × busy_factor (16)` ms − 1 jiffy when it is busy, converted to

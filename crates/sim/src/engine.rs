@@ -191,7 +191,6 @@ pub struct Simulator {
     trace: Trace,
     processed: u64,
     done: bool,
-    scratch: Vec<Tid>,
     /// Tasks not yet exited; the run ends early when it reaches 0.
     alive: usize,
     /// CPUs per LLC.
@@ -269,7 +268,6 @@ impl Simulator {
             },
             processed: 0,
             done: false,
-            scratch: Vec::new(),
             alive: cfg.tasks.len(),
             llc: if cfg.llc_size == 0 {
                 cfg.cpus
@@ -732,13 +730,10 @@ impl Simulator {
             c.hrtick_expires = None;
         }
         let prev = self.cpus[cpu as usize].rq.curr;
-        let mut blocked = core::mem::take(&mut self.scratch);
-        blocked.clear();
-        let mut next = self.with_rq(cpu, |f, c| f.pick_next(c, &mut blocked));
+        let mut next = self.with_rq(cpu, |f, c| f.pick_next(c));
         if next.is_none() && self.newidle_balance(cpu) {
-            next = self.with_rq(cpu, |f, c| f.pick_next(c, &mut blocked));
+            next = self.with_rq(cpu, |f, c| f.pick_next(c));
         }
-        self.scratch = blocked;
         // clear_tsk_need_resched(prev) comes after pick_next_task: a resched that the pick's
         // update_curr raised on prev is void.
         self.cpus[cpu as usize].rq.need_resched = false;

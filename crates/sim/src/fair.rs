@@ -522,7 +522,7 @@ impl Fair {
             self.min_slice(c)
         } else {
             // normalized_sysctl_sched_base_slice: the unscaled value (sysctl/factor if tuned).
-            self.p.base_slice_ns / self.p.factor.max(1)
+            self.p.base_slice_norm_ns
         };
         let e = &mut c.ents[id];
         s = s.min(e.slice);
@@ -758,8 +758,8 @@ impl Fair {
 
     /// `pick_next_task_fair` (the group path: curr stays visible to the pick). Returns the task
     /// to run, possibly curr again; `None` means idle. Delayed entities the pick selects are
-    /// dequeued for good and the pick restarts (6.12+); their ids are pushed to `blocked`.
-    pub fn pick_next(&self, c: &mut Ctx, blocked: &mut Vec<Tid>) -> Option<Tid> {
+    /// dequeued for good and the pick restarts (6.12+).
+    pub fn pick_next(&self, c: &mut Ctx) -> Option<Tid> {
         // Bounded: every restart removes a delayed entity.
         for _ in 0..=c.ents.len() {
             if c.rq.nr_running == 0 {
@@ -780,7 +780,6 @@ impl Fair {
             };
             if c.ents[se].sched_delayed {
                 self.dequeue_entity(c, se, true, false, true);
-                blocked.push(se);
                 continue;
             }
             return Some(se);

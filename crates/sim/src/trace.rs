@@ -2,7 +2,7 @@
 //!
 //! This is the one model shared by simulations and (later) imported real traces: the report
 //! functions take a [`Trace`] and never know where it came from. Pid 0 is the idle task
-//! (`swapper/N`), as in the kernel.
+//! (`swapper`; the kernel names each CPU's `swapper/N`).
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -117,7 +117,7 @@ pub struct Trace {
 }
 
 impl Trace {
-    /// The comm of `pid`; the idle task is `swapper/<cpu>`.
+    /// The comm of `pid`; the idle task is `swapper` (one name for every CPU's idle task).
     pub fn comm(&self, pid: Pid) -> &str {
         if pid == 0 {
             return "swapper";

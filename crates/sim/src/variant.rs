@@ -174,22 +174,22 @@ impl Feature {
 /// Naming one in a variant is an error that gives this reason.
 pub const UNMODELLED_FEATURES: &[(&str, &str)] = &[
     ("ALT_PERIOD", "it only differs from the plain period with task groups, and schedlab models a flat hierarchy"),
-    ("CACHE_HOT_BUDDY", "load balancing is not modelled yet"),
-    ("NONTASK_CAPACITY", "IRQ and RT time are not modelled"),
-    ("TTWU_QUEUE", "remote wakeups are modelled as immediate, with no IPI"),
-    ("SIS_PROP", "the idle-CPU scan is not modelled yet"),
-    ("SIS_UTIL", "the idle-CPU scan is not modelled yet"),
+    ("CACHE_HOT_BUDDY", "the balancer is modelled without task_hot's buddy heuristic: it never refuses to move a buddy"),
+    ("NONTASK_CAPACITY", "CPU capacity is not modelled: IRQ time is charged to tasks (irq_ns) but never scales a CPU's capacity"),
+    ("TTWU_QUEUE", "remote wakeups always go through the wake list and an IPI (its IRQ time is charged); the direct path is not modelled"),
+    ("SIS_PROP", "the idle-CPU scan of the LLC is modelled without a scan limit"),
+    ("SIS_UTIL", "the idle-CPU scan of the LLC is modelled without a scan limit (and PELT is not modelled)"),
     ("WARN_DOUBLE_CLOCK", "a debug check"),
     ("RT_PUSH_IPI", "RT tasks are not modelled"),
     ("RT_RUNTIME_SHARE", "RT tasks are not modelled"),
-    ("LB_MIN", "load balancing is not modelled yet"),
+    ("LB_MIN", "the balancer uses queued weights, not PELT load, so this PELT-load filter has no input"),
     ("ATTACH_AGE_LOAD", "PELT is not modelled"),
     ("UTIL_EST", "PELT and util_est are not modelled"),
     ("UTIL_EST_FASTUP", "PELT and util_est are not modelled"),
     ("LATENCY_WARN", "a debug check"),
     ("HRTICK_DL", "deadline tasks are not modelled"),
     ("HZ_BW", "CFS bandwidth control is not modelled"),
-    ("NI_RANDOM", "newidle balancing is not modelled yet"),
+    ("NI_RANDOM", "newidle balancing is modelled as always tried; its randomised throttling is not"),
 ];
 
 /// A set of features (a bit set over [`Feature`]).
@@ -255,13 +255,11 @@ pub struct VersionSwitches {
     pub initial_half_slice_effective: bool,
     /// 6.12+: `sched_attr.sched_runtime` sets a custom slice.
     pub custom_slice: bool,
-    /// 6.12+: `update_curr` reschedules an unprotected, ineligible curr when PREEMPT_SHORT is on
-    /// (`did_preempt_short`); 6.19 restructures it around `vprot`.
+    /// How curr's slice is protected: the vlag marker of RUN_TO_PARITY (6.6–6.16) or `vprot`
+    /// (6.17+). `Vprot` also selects 6.19's wakeup preemption (`eevdf619_wakeup`: a non-idle
+    /// wakee cancels an idle curr's protection, f553741ac8c0; fork and delayed wakees never
+    /// preempt) and its pick (PICK_BUDDY in place of NEXT_BUDDY).
     pub protect: Protect,
-    /// 6.15+: a non-idle wakee cancels an idle curr's slice protection (f553741ac8c0).
-    pub idle_protection_cancel: bool,
-    /// 6.19: fork wakeups and delayed wakees never wakeup-preempt.
-    pub fork_never_preempts: bool,
     /// Normalised (unscaled) base slice: 0.75 ms before 6.15, 0.70 ms from 6.15 (2ae891b82695).
     pub base_slice_norm_ns: u64,
 }
@@ -398,8 +396,6 @@ const CFS_SWITCHES: VersionSwitches = VersionSwitches {
     initial_half_slice_effective: false,
     custom_slice: false,
     protect: Protect::VlagMarker,
-    idle_protection_cancel: false,
-    fork_never_preempts: false,
     base_slice_norm_ns: 750_000,
 };
 
@@ -461,8 +457,6 @@ pub const PRESETS: &[Preset] = &[
             initial_half_slice_effective: true,
             custom_slice: true,
             protect: Protect::Vprot,
-            idle_protection_cancel: true,
-            fork_never_preempts: true,
             base_slice_norm_ns: 700_000,
             ..CFS_SWITCHES
         },
@@ -486,7 +480,7 @@ pub enum Tunable {
     LatencyNs,
     /// CFS `min_granularity_ns` (0.75 ms normalised).
     MinGranularityNs,
-    /// CFS 5.15+ `idle_min_granularity_ns` (0.75 ms, never scaled).
+    /// CFS 5.16+ `idle_min_granularity_ns` (0.75 ms, never scaled).
     IdleMinGranularityNs,
     /// CFS `wakeup_granularity_ns` (1 ms normalised).
     WakeupGranularityNs,
@@ -585,7 +579,7 @@ pub struct SchedParams {
     pub nr_latency: u64,
     /// `sysctl_sched_base_slice`.
     pub base_slice_ns: u64,
-    /// `normalized_sysctl_sched_base_slice` (unscaled).
+    /// `normalized_sysctl_sched_base_slice`: the unscaled base slice (a tuned value ÷ factor).
     pub base_slice_norm_ns: u64,
     /// `sysctl_sched_migration_cost`.
     pub migration_cost_ns: u64,
@@ -775,7 +769,7 @@ impl Variant {
             wakeup_granularity_ns: t.wakeup_granularity_ns.unwrap_or(1_000_000 * factor),
             nr_latency: 8,
             base_slice_ns: t.base_slice_ns.unwrap_or(norm * factor),
-            base_slice_norm_ns: norm,
+            base_slice_norm_ns: t.base_slice_ns.map_or(norm, |b| b / factor),
             migration_cost_ns: t.migration_cost_ns.unwrap_or(500_000),
         }
     }
