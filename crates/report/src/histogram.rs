@@ -1,60 +1,21 @@
-//! Plain histograms and nearest-rank percentiles of nanosecond samples, for plots and
-//! tables (no kernel counterpart; the log2 spacing mirrors the power-of-two buckets of
-//! `runqlat`-style BPF histograms, but with arbitrary bin counts).
+//! Histogram arithmetic: log-spaced bin edges and nearest-rank percentiles of nanosecond
+//! samples, for the charts in [`crate::plot`] and the tables (no kernel counterpart; the log2
+//! spacing mirrors the power-of-two buckets of `runqlat`-style BPF histograms, but with
+//! arbitrary bin counts).
 //!
 //! Edges are computed with basic IEEE operations only (no libm), so they are the same on
 //! every platform, wasm included.
 
-/// Counts of samples between consecutive edges.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Histogram {
-    /// `bins + 1` non-decreasing edges, ns. Bin `i` holds `edges[i] <= v < edges[i + 1]`; the
-    /// last bin also holds `v == edges[bins]` and anything above it, the first anything below.
-    pub edges_ns: Vec<u64>,
-    /// Samples per bin.
-    pub counts: Vec<u64>,
-}
-
-/// Bins `samples` into `bins` bins (at least 1) spanning `[min, max]`, where `min` is the
-/// smallest sample and `max` is `max_ns` if given (so that runs of different variants share
-/// one scale) or else the largest sample. `log` spaces the edges evenly in log2 (the lower
-/// end is then at least 1 ns); samples above `max` land in the last bin.
-pub fn histogram(samples: &[u64], bins: usize, log: bool, max_ns: Option<u64>) -> Histogram {
+/// The `i`-th of `bins + 1` edges spaced evenly in log2 from `lo` to `hi` (both > 0), rounded
+/// up to whole ns; the last is `hi`, and edges a power of two apart from `lo` land exactly.
+pub fn log_edge_ns(lo: f64, hi: f64, i: usize, bins: usize) -> u64 {
     let bins = bins.max(1);
-    let smin = samples.iter().copied().min().unwrap_or(0);
-    let hi = max_ns.unwrap_or_else(|| samples.iter().copied().max().unwrap_or(0));
-    let mut lo = smin.min(hi);
-    if log {
-        lo = lo.max(1);
+    if i >= bins {
+        return hi.ceil() as u64; // the last edge is `hi` itself, whatever the rounding
     }
-    let hi = hi.max(lo);
-    let mut edges: Vec<u64> = (0..=bins)
-        .map(|i| {
-            if i == 0 {
-                lo
-            } else if i == bins {
-                hi
-            } else if log {
-                let (l0, l1) = (det_log2(lo as f64), det_log2(hi as f64));
-                let e = det_exp2(l0 + (l1 - l0) * i as f64 / bins as f64);
-                (e + 0.5) as u64
-            } else {
-                lo + ((hi - lo) as u128 * i as u128 / bins as u128) as u64
-            }
-        })
-        .collect();
-    for i in 1..edges.len() {
-        edges[i] = edges[i].clamp(edges[i - 1], hi);
-    }
-    let mut counts = vec![0u64; bins];
-    for &v in samples {
-        let k = edges.partition_point(|&e| e <= v);
-        counts[k.saturating_sub(1).min(bins - 1)] += 1;
-    }
-    Histogram {
-        edges_ns: edges,
-        counts,
-    }
+    (lo * det_exp2(det_log2(hi / lo) * i as f64 / bins as f64))
+        .ceil()
+        .min(hi.ceil()) as u64
 }
 
 /// Nearest-rank percentile of an ascending slice: the smallest sample with at least `p`% of
@@ -113,36 +74,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn linear_bins() {
-        let h = histogram(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 5, false, None);
-        assert_eq!(h.edges_ns, vec![0, 2, 4, 6, 8, 10]);
-        assert_eq!(h.counts, vec![2, 2, 2, 2, 3]);
-        // A shared max stretches the scale; over-max samples go to the last bin.
-        let h = histogram(&[10, 20, 500], 4, false, Some(100));
-        assert_eq!(h.edges_ns, vec![10, 32, 55, 77, 100]);
-        assert_eq!(h.counts, vec![2, 0, 0, 1]);
-    }
-
-    #[test]
-    fn log_bins() {
-        let h = histogram(&[1, 2, 4, 8, 16, 1024], 10, true, None);
-        assert_eq!(
-            h.edges_ns,
-            vec![1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
-        );
-        assert_eq!(h.counts, vec![1, 1, 1, 1, 1, 0, 0, 0, 0, 1]);
-        let h = histogram(&[0, 3], 3, true, Some(1000));
-        assert_eq!(h.edges_ns, vec![1, 10, 100, 1000]);
-        assert_eq!(h.counts, vec![2, 0, 0]);
-    }
-
-    #[test]
-    fn degenerate_inputs() {
-        let h = histogram(&[], 3, false, None);
-        assert_eq!(h.edges_ns, vec![0, 0, 0, 0]);
-        assert_eq!(h.counts, vec![0, 0, 0]);
-        let h = histogram(&[7, 7], 0, false, None);
-        assert_eq!(h.counts, vec![2]);
+    fn log_edges_are_exact_at_powers_of_two() {
+        let e: Vec<u64> = (0..=10)
+            .map(|i| log_edge_ns(1000.0, 1_024_000.0, i, 10))
+            .collect();
+        assert_eq!(e, (0..=10).map(|k| 1000u64 << k).collect::<Vec<_>>());
+        // Decades: 10^(i/3) steps from 1 to 1000, within one ns of the true value.
+        for (i, want) in [1.0f64, 10.0, 100.0, 1000.0].iter().enumerate() {
+            let got = log_edge_ns(1.0, 1000.0, i, 3) as f64;
+            assert!((got - want).abs() <= 1.0, "edge {i}: {got} vs {want}");
+        }
     }
 
     #[test]

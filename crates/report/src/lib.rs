@@ -2,8 +2,8 @@
 //!
 //! Turns a [`schedlab_sim::Trace`] into the reports people read off real kernels:
 //! `perf sched latency` ([`latency`]), `perf sched timehist` ([`timehist`]), schbench's
-//! percentile blocks ([`percentiles`]), raw wakeup-latency samples ([`wakeup`]) and plain
-//! histograms ([`histogram`]); per-workload figures and the benchmarks' own summaries
+//! percentile blocks ([`percentiles`]), raw wakeup-latency samples ([`wakeup`]), histogram
+//! arithmetic ([`histogram`]) and charts on any plotters backend ([`plot`]); per-workload figures and the benchmarks' own summaries
 //! (hackbench, schbench, rates: [`workload`]) and a side-by-side summary of variants
 //! ([`compare`]).
 //!

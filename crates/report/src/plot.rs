@@ -32,13 +32,13 @@ pub fn shared_histograms(samples: &[&[u64]], bins: usize, log: bool) -> Vec<Hist
         .max(1);
     let edges: Vec<u64> = if log {
         let lo = 1_000f64.min(max as f64);
-        let ratio = (max as f64 / lo).max(1.0000001);
+        let hi = (max as f64).max(lo * 1.0000001);
         (0..=bins)
             .map(|i| {
                 if i == 0 {
                     0
                 } else {
-                    (lo * ratio.powf(i as f64 / bins as f64)).ceil() as u64
+                    crate::histogram::log_edge_ns(lo, hi, i, bins)
                 }
             })
             .collect()
