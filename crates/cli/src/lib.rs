@@ -179,7 +179,7 @@ fn dispatch(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Result
                 s.hz,
                 s.duration_ms,
                 c.tasks.len(),
-                s.tasks.len(),
+                s.expanded().tasks.len(),
                 c.channels.len(),
                 if s.variants.is_empty() { "none".to_string() } else { s.variants.join(", ") }
             )

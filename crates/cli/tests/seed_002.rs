@@ -324,3 +324,13 @@ fn links_decode_and_exports_are_written() {
     assert!(doc["traceEvents"].as_array().unwrap().len() > 10);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn check_counts_the_tasks_and_groups_workloads_generate() {
+    // hackbench -g 8 -f 20 -T: 8 groups × (20 senders + 20 receivers) = 320 threads.
+    let out = schedlab(&["check", "scenarios/presets/hackbench.json"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(", 320 tasks in "), "{text}");
+    assert!(!text.contains(" in 0 groups"), "{text}");
+}

@@ -1,7 +1,7 @@
 //! # schedlab-scenario
 //!
 //! The scenario format: one versioned JSON document that the CLI reads from a file and the page
-//! will carry in its URL. Version 1:
+//! carries in its links ([`link`]). Version 1:
 //!
 //! ```json
 //! {"version": 1, "name": "SCHED_IDLE hog vs nice-0 hog", "description": "seed 002",
@@ -249,7 +249,7 @@ pub struct Scenario {
     pub seed: u64,
     /// δ in ns (default [`DEFAULT_SWITCH_DELAY_NS`]).
     pub switch_delay_ns: Option<u64>,
-    /// IRQ time per timer interrupt in ns (default [`DEFAULT_IRQ_NS`]).
+    /// IRQ time per timer interrupt in ns (default: [`DEFAULT_IRQ_NS`], or δ if smaller).
     pub irq_ns: Option<u64>,
     /// Kernel variants to compare.
     pub variants: Vec<String>,

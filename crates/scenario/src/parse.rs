@@ -448,56 +448,26 @@ pub(crate) fn parse(text: &str) -> Result<Scenario, ScenarioErrors> {
     if !p.errs.is_empty() {
         return Err(ScenarioErrors(p.errs));
     }
-    let Some(channels) = channels else {
-        return Err(ScenarioErrors(vec![]));
-    };
-    match (
-        version,
-        name,
-        description,
-        cpus,
-        hz,
-        duration_ms,
-        seed,
-        switch_delay_ns,
-        irq_ns,
-        variants,
-        topology,
-        tasks,
-        workloads,
-    ) {
-        (
-            Some(version),
-            Some(name),
-            Some(description),
-            Some(cpus),
-            Some(hz),
-            Some(duration_ms),
-            Some(seed),
-            Some(switch_delay_ns),
-            Some(irq_ns),
-            Some(variants),
-            Some(topology),
-            Some(tasks),
-            Some(workloads),
-        ) => Ok(Scenario {
-            channels,
-            version,
-            name,
-            description,
-            cpus,
-            hz,
-            duration_ms,
-            seed,
-            switch_delay_ns,
-            irq_ns,
-            variants,
-            topology,
-            tasks,
-            workloads,
-        }),
-        _ => fail("", "the scenario is incomplete".into()),
-    }
+    // Every field that failed has pushed its error, so with no errors all are present.
+    let scenario = (|| {
+        Some(Scenario {
+            channels: channels?,
+            version: version?,
+            name: name?,
+            description: description?,
+            cpus: cpus?,
+            hz: hz?,
+            duration_ms: duration_ms?,
+            seed: seed?,
+            switch_delay_ns: switch_delay_ns?,
+            irq_ns: irq_ns?,
+            variants: variants?,
+            topology: topology?,
+            tasks: tasks?,
+            workloads: workloads?,
+        })
+    })();
+    scenario.map_or_else(|| fail("", "the scenario is incomplete".into()), Ok)
 }
 
 fn topology(p: &mut P, v: &Value, cpus: Option<u64>) -> Option<Topology> {
