@@ -128,12 +128,10 @@ fn dispatch(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Result
                     "--base" => base = value("--base")?,
                     "--embed" => {
                         let v = value("--embed")?;
-                        if !matches!(
-                            v.as_str(),
-                            "" | "comparison" | "results" | "table" | "histogram" | "timeline"
-                        ) {
+                        if !schedlab_scenario::link::EMBED_VIEWS.contains(&v.as_str()) {
                             return Err(usage_err(format!(
-                                "--embed `{v}`: the views are comparison, table, histogram and timeline"
+                                "--embed `{v}`: the views are {}",
+                                schedlab_scenario::link::EMBED_VIEWS.join(", ")
                             )));
                         }
                         embed = Some(v)
@@ -149,8 +147,7 @@ fn dispatch(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Result
                 source.ok_or_else(|| usage_err("link needs a scenario file or --preset NAME"))?;
             let payload = schedlab_scenario::link::encode(&s, &Default::default());
             let frag = match embed {
-                Some(v) if v.is_empty() => format!("embed&{payload}"),
-                Some(v) => format!("embed={v}&{payload}"),
+                Some(v) => schedlab_scenario::link::embed_fragment(&v, &payload),
                 None => payload,
             };
             writeln!(out, "{}#{frag}", base.trim_end_matches('#')).map_err(io)

@@ -100,6 +100,25 @@ pub fn find_payload(link: &str) -> Option<&str> {
     })
 }
 
+/// The views an embed can show: every variant's results side by side, the latency tables, the
+/// histograms, the timeline.
+pub const EMBED_VIEWS: [&str; 4] = ["comparison", "table", "histogram", "timeline"];
+
+/// `view` if it is one of [`EMBED_VIEWS`], else the comparison.
+pub fn embed_view_name(view: &str) -> &str {
+    EMBED_VIEWS
+        .iter()
+        .find(|v| **v == view)
+        .copied()
+        .unwrap_or(EMBED_VIEWS[0])
+}
+
+/// The fragment (without `#`) that opens `payload` in embed mode showing `view`
+/// (see [`embed_view_name`]).
+pub fn embed_fragment(view: &str, payload: &str) -> String {
+    format!("embed={}&{payload}", embed_view_name(view))
+}
+
 /// Whether the URL's fragment asks for embed mode, and which view (`embed` alone: the default).
 pub fn embed_view(link: &str) -> Option<String> {
     let frag = link.rsplit_once('#').map_or("", |(_, f)| f);

@@ -127,3 +127,15 @@ fn fragments_with_embed_and_payload() {
     );
     assert_eq!(embed_view("https://x.invalid/#v1.abc"), None);
 }
+
+#[test]
+fn embed_fragments_name_a_known_view() {
+    use schedlab_scenario::link::{embed_fragment, EMBED_VIEWS};
+    for v in EMBED_VIEWS {
+        let url = format!("https://x.invalid/#{}", embed_fragment(v, "v1.abc"));
+        assert_eq!(embed_view(&url).as_deref(), Some(v));
+        assert_eq!(find_payload(&url), Some("v1.abc"));
+    }
+    assert_eq!(embed_fragment("gantt", "v1.abc"), "embed=comparison&v1.abc");
+    assert_eq!(embed_fragment("", "v1.abc"), "embed=comparison&v1.abc");
+}

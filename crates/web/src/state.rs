@@ -426,13 +426,14 @@ impl State {
     /// of the current scenario, served from `base` (the page's address without fragment), or
     /// None if the scenario is invalid. The height is clamped to 120..=4000 px.
     pub fn embed_snippet(&self, base: &str, view: &str, height: u32) -> Option<String> {
-        let p = self.link_payload()?;
-        let view = match view {
-            "table" | "histogram" | "timeline" => view,
-            _ => "comparison",
-        };
-        let title = html_escape(&format!("schedlab: {}, {view}", self.machine.name));
-        let src = html_escape(&format!("{base}#embed={view}&{p}"));
+        use schedlab_scenario::link::{embed_fragment, embed_view_name};
+        let frag = embed_fragment(view, &self.link_payload()?);
+        let title = html_escape(&format!(
+            "schedlab: {}, {}",
+            self.machine.name,
+            embed_view_name(view)
+        ));
+        let src = html_escape(&format!("{base}#{frag}"));
         Some(format!(
             "<iframe title=\"{title}\" src=\"{src}\" width=\"100%\" height=\"{}\" loading=\"lazy\" style=\"border:1px solid #ccc;border-radius:6px\"></iframe>",
             height.clamp(120, 4000)
