@@ -101,18 +101,6 @@ impl Hist {
         self.nr += 1;
     }
 
-    /// `combine_stats`: fold `other` into `self`.
-    pub fn merge(&mut self, other: &Hist) {
-        for (d, s) in self.plat.iter_mut().zip(&other.plat) {
-            *d += s;
-        }
-        self.nr += other.nr;
-        self.max = self.max.max(other.max);
-        if self.min == 0 || other.min < self.min {
-            self.min = other.min;
-        }
-    }
-
     /// Number of samples (`nr_samples`).
     pub fn count(&self) -> u64 {
         self.nr

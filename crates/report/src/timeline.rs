@@ -179,15 +179,6 @@ impl Timeline {
         }
     }
 
-    /// The slices of one CPU, in time order.
-    pub fn cpu_lane(&self, cpu: u32) -> Vec<Slice> {
-        self.slices
-            .iter()
-            .filter(|s| s.cpu == cpu)
-            .copied()
-            .collect()
-    }
-
     /// The slices of one task, in time order.
     pub fn task_lane(&self, pid: Pid) -> Vec<Slice> {
         self.slices
