@@ -124,6 +124,41 @@ struct LbState {
     nr_balance_failed: u32,
 }
 
+/// The sched domains of `cpu` on `cpus` CPUs with `llc` CPUs per LLC and `smt` threads per core,
+/// lowest first: SMT (siblings, `imbalance_pct` 110), MC (the LLC, 117), PKG (all CPUs, 117); a
+/// level whose span equals its child's is degenerate and left out, as the kernel does.
+fn domains_of(cpu: u32, cpus: u32, llc: u32, smt: u32) -> ([Domain; 3], usize) {
+    let mut out = [Domain {
+        lo: 0,
+        hi: 0,
+        imbalance_pct: 0,
+        cache_nice_tries: 0,
+    }; 3];
+    let mut n = 0;
+    let mut push = |lo: u32, hi: u32, pct: u64, tries: u32| {
+        if hi - lo > 1 && (n == 0 || out[n - 1].weight() != hi - lo) {
+            out[n] = Domain {
+                lo,
+                hi,
+                imbalance_pct: pct,
+                cache_nice_tries: tries,
+            };
+            n += 1;
+        }
+    };
+    let core = cpu / smt * smt;
+    push(core, core + smt, 110, 0);
+    let l = cpu / llc * llc;
+    push(l, l + llc, 117, 1);
+    push(0, cpus, 117, 1);
+    (out, n)
+}
+
+/// `select_task_rq_fair`'s affine domain: the lowest domain of `this` that spans `prev`.
+fn affine_domain(doms: &[Domain], prev: u32) -> Option<&Domain> {
+    doms.iter().find(|d| d.contains(prev))
+}
+
 /// One sched domain as seen from a CPU: the CPUs it spans (a contiguous range) and its
 /// `sd_init` parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -998,34 +1033,9 @@ impl Simulator {
 // (DEVIATION(kernel), listed in ARCHITECTURE.md).
 
 impl Simulator {
-    /// The sched domains of `cpu`, lowest first: SMT (siblings), MC (the LLC), PKG (all CPUs);
-    /// a level whose span equals its child's is degenerate and left out, as the kernel does.
+    /// The sched domains of `cpu`, lowest first (see [`domains_of`]).
     fn domains(&self, cpu: u32) -> ([Domain; 3], usize) {
-        let mut out = [Domain {
-            lo: 0,
-            hi: 0,
-            imbalance_pct: 0,
-            cache_nice_tries: 0,
-        }; 3];
-        let mut n = 0;
-        let mut push = |lo: u32, hi: u32, pct: u64, tries: u32| {
-            if hi - lo > 1 && (n == 0 || out[n - 1].weight() != hi - lo) {
-                out[n] = Domain {
-                    lo,
-                    hi,
-                    imbalance_pct: pct,
-                    cache_nice_tries: tries,
-                };
-                n += 1;
-            }
-        };
-        let smt = self.cfg.smt;
-        let core = cpu / smt * smt;
-        push(core, core + smt, 110, 0);
-        let llc = cpu / self.llc * self.llc;
-        push(llc, llc + self.llc, 117, 1);
-        push(0, self.cfg.cpus, 117, 1);
-        (out, n)
+        domains_of(cpu, self.cfg.cpus, self.llc, self.cfg.smt)
     }
 
     fn share_cache(&self, a: u32, b: u32) -> bool {
@@ -1103,22 +1113,31 @@ impl Simulator {
             // The first domain of the waker's CPU with SD_WAKE_AFFINE spanning prev: every
             // level here has it.
             let (doms, n) = self.domains(waker_cpu);
-            if doms[..n].iter().any(|d| d.contains(prev)) {
-                target = self.wake_affine(id, waker_cpu, prev, sync, waker);
+            if let Some(sd) = affine_domain(&doms[..n], prev) {
+                target = self.wake_affine(sd.imbalance_pct, id, waker_cpu, prev, sync, waker);
             }
         }
         self.select_idle_sibling(id, prev, target)
     }
 
-    /// `wake_affine`: the waker's CPU or the wakee's previous one.
-    fn wake_affine(&self, id: Tid, this: u32, prev: u32, sync: bool, waker: Option<Tid>) -> u32 {
+    /// `wake_affine` in the affine domain (the lowest spanning both CPUs, whose `imbalance_pct`
+    /// is `sd_pct`): the waker's CPU or the wakee's previous one.
+    fn wake_affine(
+        &self,
+        sd_pct: u64,
+        id: Tid,
+        this: u32,
+        prev: u32,
+        sync: bool,
+        waker: Option<Tid>,
+    ) -> u32 {
         let v = &self.fair.variant;
         let mut target = None;
         if v.has(Feature::WaIdle) {
             target = self.wake_affine_idle(this, prev, sync);
         }
         if target.is_none() && v.has(Feature::WaWeight) {
-            target = self.wake_affine_weight(id, this, prev, sync, waker);
+            target = self.wake_affine_weight(sd_pct, id, this, prev, sync, waker);
         }
         match target {
             Some(t) if t == this => this,
@@ -1143,6 +1162,7 @@ impl Simulator {
     /// `wake_affine_weight`, with runnable weights for loads and equal CPU capacities.
     fn wake_affine_weight(
         &self,
+        sd_pct: u64,
         id: Tid,
         this: u32,
         prev: u32,
@@ -1163,7 +1183,7 @@ impl Simulator {
         this_eff += task;
         let mut prev_eff = self.cpu_load(prev) - task;
         if self.fair.variant.has(Feature::WaBias) {
-            let pct = self.domains(this).0[0].imbalance_pct.max(100) as i64;
+            let pct = sd_pct as i64;
             this_eff *= 100;
             prev_eff *= 100 + (pct - 100) / 2;
         }
@@ -1433,4 +1453,32 @@ impl Simulator {
 /// Runs a whole simulation of `variant`.
 pub fn simulate(cfg: &SimConfig, variant: &Variant) -> Result<Output, String> {
     Ok(Simulator::new(cfg, variant)?.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `wake_affine_weight` biases by the affine domain's `imbalance_pct` (kernel/sched/fair.c:
+    /// `select_task_rq_fair` passes the `tmp` domain it found to `wake_affine`): SMT's 110 for a
+    /// sibling, MC's 117 for another core of the LLC, PKG's 117 across LLCs.
+    #[test]
+    fn the_affine_domain_is_the_lowest_spanning_both_cpus() {
+        let (d, n) = domains_of(0, 16, 8, 2);
+        assert_eq!(n, 3);
+        let pct = |prev| affine_domain(&d[..n], prev).map(|d| d.imbalance_pct);
+        assert_eq!(pct(1), Some(110));
+        assert_eq!(pct(2), Some(117));
+        assert_eq!(
+            affine_domain(&d[..n], 2).map(|d| (d.lo, d.hi)),
+            Some((0, 8))
+        );
+        assert_eq!(
+            affine_domain(&d[..n], 9).map(|d| (d.lo, d.hi)),
+            Some((0, 16))
+        );
+        // One LLC, no SMT: MC only (PKG is degenerate).
+        let (d, n) = domains_of(3, 4, 4, 1);
+        assert_eq!((n, d[0].lo, d[0].hi, d[0].imbalance_pct), (1, 0, 4, 117));
+    }
 }
