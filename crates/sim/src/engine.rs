@@ -756,8 +756,9 @@ impl Simulator {
     fn schedule(&mut self, cpu: u32) {
         let now = self.now;
         {
+            // TIF_NEED_RESCHED stays set until after the pick, as in __schedule: a wakeup
+            // preemption check during the pick (a newidle pull) sees it and returns early.
             let c = &mut self.cpus[cpu as usize];
-            c.rq.need_resched = false;
             c.sched_gen = c.sched_gen.wrapping_add(1);
             c.schedule_pending = false;
             c.rq.stats.sched_count += 1;
