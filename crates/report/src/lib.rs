@@ -14,6 +14,7 @@
 
 mod cfmt;
 pub mod compare;
+pub mod figures;
 pub mod histogram;
 pub mod latency;
 pub mod percentiles;

@@ -220,7 +220,7 @@ fn subsample(mut v: Vec<u64>) -> Vec<u64> {
 /// Builds the view models of a scenario's runs (one output per variant, in order).
 pub fn results(scenario: &Scenario, outs: &[Output]) -> Results {
     let infos = scenario.workloads();
-    let summaries = schedlab_cli::summaries(scenario, outs);
+    let summaries = schedlab_report::figures::summaries(scenario, outs);
     let variants = outs
         .iter()
         .zip(summaries)
@@ -256,7 +256,7 @@ pub fn results(scenario: &Scenario, outs: &[Output]) -> Results {
                     ("migrations".into(), migrations),
                     ("lb_pulled".into(), c.lb_pulled),
                 ],
-                figures: schedlab_cli::workload_figures(&infos, o).text,
+                figures: schedlab_report::figures::workload_figures(&infos, o).text,
                 switches: sum.switches,
                 delay_avg_ns: sum.delay_avg_ns,
                 delay_max_ns: sum.delay_max_ns,

@@ -1,0 +1,161 @@
+//! Figures of a scenario's runs that need the scenario as well as the trace: each workload's
+//! tool-style figures (hackbench's `Time:`, schbench's blocks, rates, percentiles), the
+//! throughput the comparison uses, and the comparison rows with each task set's CPU share.
+//! The command line and the page both print these.
+
+use std::fmt::Write as _;
+
+use schedlab_scenario::{Role, Scenario, Workload, WorkloadInfo};
+use schedlab_sim::Output;
+
+use crate::compare::{summarize, VariantSummary};
+use crate::workload as wl;
+
+/// The figures of a run's workloads: their tool-style text, the throughput figure the
+/// comparison uses (the first workload that has one), and the task sets whose CPU shares it
+/// shows.
+pub struct Figures {
+    /// The tools' own text (hackbench's `Time:`, schbench's blocks, rates, percentiles).
+    pub text: String,
+    /// The throughput figure the comparison uses: unit label and value.
+    pub throughput: Option<(String, f64)>,
+}
+
+fn pids_of(r: &Output, info: &WorkloadInfo, roles: &[Role]) -> Vec<schedlab_sim::Pid> {
+    let groups: Vec<u32> = info
+        .roles
+        .iter()
+        .filter(|(role, _)| roles.is_empty() || roles.contains(role))
+        .flat_map(|(_, g)| g.iter().copied())
+        .collect();
+    wl::pids_of_groups(&r.trace, &groups)
+}
+
+/// The figures of one run of a scenario's workloads.
+pub fn workload_figures(infos: &[WorkloadInfo], r: &Output) -> Figures {
+    let mut text = String::new();
+    let mut throughput = None;
+    let end = r.trace.end_ns;
+    let secs = end as f64 / 1e9;
+    let rate = |n: u64| if end > 0 { n as f64 / secs } else { 0.0 };
+    for info in infos {
+        let _ = writeln!(text, "[{}]", info.label);
+        let fig = match &info.params {
+            Workload::Hackbench(h) => {
+                let time = wl::exit_time_ns(&r.trace, &pids_of(r, info, &[]));
+                text.push_str(&wl::format_hackbench(
+                    h.groups as u32,
+                    h.fds as u32,
+                    h.loops as u32,
+                    h.datasize as u32,
+                    h.threads,
+                    time,
+                ));
+                time.map(|t| ("hackbench ms".to_string(), t as f64 / 1e6))
+            }
+            Workload::Schbench(_) => {
+                let workers = pids_of(r, info, &[Role::Worker]);
+                let rps = wl::completions_per_second(&r.trace, &workers);
+                text.push_str(&wl::format_schbench(
+                    (end / 1_000_000_000).max(1),
+                    &wl::wakeup_latencies_ns(&r.trace, &workers),
+                    &wl::request_latencies_ns(&r.trace, &workers),
+                    &rps,
+                ));
+                Some((
+                    "requests/s".to_string(),
+                    rate(wl::completions(&r.trace, &workers)),
+                ))
+            }
+            Workload::PipePair(p) => {
+                // Every round trip costs the client exactly client_us + client_post_us of CPU;
+                // counting blocks would miss round trips whose reply was already waiting.
+                let per_ns = ((p.client_us.as_f64().unwrap_or(0.0)
+                    + p.client_post_us.as_f64().unwrap_or(0.0))
+                    * 1e3)
+                    .round()
+                    .max(1.0) as u64;
+                let n = wl::cpu_time_ns(&r.trace, &pids_of(r, info, &[Role::Client])) / per_ns;
+                text.push_str(&wl::format_rate("round trips", n, end));
+                Some(("round trips/s".to_string(), rate(n)))
+            }
+            Workload::MassiveIntr(_) => {
+                let hogs = pids_of(r, info, &[]);
+                let n = wl::completions(&r.trace, &hogs);
+                text.push_str(&wl::format_rate("massive_intr work loops", n, end));
+                let _ = writeln!(
+                    text,
+                    "massive_intr switches: {}",
+                    wl::switches(&r.trace, &hogs)
+                );
+                Some(("loops/s".to_string(), rate(n)))
+            }
+            Workload::Periodic(p) => {
+                let lat = wl::wakeup_latencies_ns(&r.trace, &pids_of(r, info, &[]));
+                let [p50, p90, p99, p999] = wl::latency_percentiles_us(&lat);
+                let _ = writeln!(
+                    text,
+                    "{} wakeup latency (us): p50 {p50}  p90 {p90}  p99 {p99}  p99.9 {p999}  ({} wakeups)",
+                    p.name,
+                    lat.len()
+                );
+                None
+            }
+            Workload::FioLike(_) => {
+                let n = wl::completions(&r.trace, &pids_of(r, info, &[]));
+                text.push_str(&wl::format_rate("fio I/Os", n, end));
+                Some(("IO/s".to_string(), rate(n)))
+            }
+        };
+        if throughput.is_none() {
+            throughput = fig;
+        }
+    }
+    Figures { text, throughput }
+}
+
+/// Labelled task sets for CPU shares: each plain task group by name, each workload by its kind
+/// (a periodic workload by its task name).
+fn task_sets(
+    scenario: &Scenario,
+    infos: &[WorkloadInfo],
+    r: &Output,
+) -> Vec<(String, Vec<schedlab_sim::Pid>)> {
+    let mut sets: Vec<(String, Vec<schedlab_sim::Pid>)> = vec![];
+    let mut add = |label: String, pids: Vec<schedlab_sim::Pid>| match sets
+        .iter_mut()
+        .find(|(l, _)| *l == label)
+    {
+        Some((_, v)) => v.extend(pids),
+        None => sets.push((label, pids)),
+    };
+    for (g, t) in scenario.tasks.iter().enumerate() {
+        add(t.name.clone(), wl::pids_of_groups(&r.trace, &[g as u32]));
+    }
+    for info in infos {
+        let label = match &info.params {
+            Workload::Periodic(p) => p.name.clone(),
+            w => w.kind().name().to_string(),
+        };
+        add(label, pids_of(r, info, &[]));
+    }
+    sets
+}
+
+/// The comparison rows of a scenario's runs, one per variant.
+pub fn summaries(scenario: &Scenario, results: &[Output]) -> Vec<VariantSummary> {
+    let infos = scenario.workloads();
+    results
+        .iter()
+        .map(|r| {
+            let figures = workload_figures(&infos, r);
+            summarize(
+                &r.variant,
+                &r.trace,
+                &r.cpus,
+                &task_sets(scenario, &infos, r),
+                figures.throughput,
+            )
+        })
+        .collect()
+}
