@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 use std::io::{self, IsTerminal, Write};
 
 use schedlab_report::compare::format_comparison;
+use schedlab_report::csv_field;
 use schedlab_report::figures::{summaries, workload_figures};
 use schedlab_report::latency::{format_perf, format_sum, latency_rows, LatencyRow};
 use schedlab_report::timehist::{format_timehist, timehist_lines};
@@ -591,14 +592,6 @@ pub fn json(scenario: &Scenario, results: &[Output]) -> String {
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
     s.push('\n');
     s
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }
 
 /// The CSV report: one row per variant and task.

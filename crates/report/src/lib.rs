@@ -24,3 +24,23 @@ pub mod timehist;
 pub mod timeline;
 pub mod wakeup;
 pub mod workload;
+
+/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn csv_fields_are_quoted_when_they_must_be() {
+        assert_eq!(super::csv_field("tbench"), "tbench");
+        assert_eq!(super::csv_field("a,b"), "\"a,b\"");
+        assert_eq!(super::csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(super::csv_field("two\nlines"), "\"two\nlines\"");
+    }
+}

@@ -349,13 +349,7 @@ pub mod export {
         );
         for v in &r.variants {
             for row in &v.per_task {
-                let q = |x: &str| {
-                    if x.contains([',', '"']) {
-                        format!("\"{}\"", x.replace('"', "\"\""))
-                    } else {
-                        x.to_string()
-                    }
-                };
+                let q = schedlab_report::csv_field;
                 s.push_str(&format!(
                     "{},{},{},{},{},{},{},{}\n",
                     q(&v.variant),
