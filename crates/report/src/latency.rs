@@ -40,9 +40,9 @@ impl LatencyRow {
         self.delay_sum_ns.checked_div(self.count).unwrap_or(0)
     }
 
-    /// Whether `output_lat_thread` prints it: atoms were counted and it is not the idle task.
+    /// Whether `output_lat_thread` prints it (see [`perf_prints`]).
     fn printed(&self) -> bool {
-        self.count > 0 && self.comm != "swapper"
+        perf_prints(&self.comm, self.count)
     }
 }
 
@@ -183,6 +183,12 @@ fn wakeup(map: &mut BTreeMap<Pid, Atoms>, pid: Pid, t: u64) {
         atom.state = AtomState::WaitCpu;
         atom.wake_up_time = t;
     }
+}
+
+/// Whether `perf sched latency` prints a row (`output_lat_thread`): atoms were counted and it
+/// is not the idle task. Its TOTAL line sums the printed rows only.
+pub fn perf_prints(comm: &str, count: u64) -> bool {
+    count > 0 && comm != "swapper"
 }
 
 /// The rows of `perf sched latency` (`merge_by_comm` = perf's default; `false` = `-p`, i.e.

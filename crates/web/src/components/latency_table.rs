@@ -36,9 +36,13 @@ pub fn latency_table(p: &TableProps) -> Html {
             </th>
         }
     };
-    let rows = sorted_rows(&p.rows, p.sort);
+    // The rows perf prints, and its TOTAL over them (with the Sum layout's max and sum).
+    let mut rows = sorted_rows(&p.rows, p.sort);
+    rows.retain(|r| schedlab_report::latency::perf_prints(&r.comm, r.count));
     let total_runtime: u64 = rows.iter().map(|r| r.runtime_ns).sum();
     let total_count: u64 = rows.iter().map(|r| r.count).sum();
+    let total_max = rows.iter().map(|r| r.max_ns).max().unwrap_or(0);
+    let total_sum: u64 = rows.iter().map(|r| r.sum_ns).sum();
     html! {
         <table class="latency">
             <thead><tr>
@@ -73,7 +77,7 @@ pub fn latency_table(p: &TableProps) -> Html {
                 </tr>
             } }) }
             </tbody>
-            <tfoot><tr><td>{ "TOTAL" }</td><td class="n">{ ms(total_runtime) }</td><td class="n">{ total_count }</td><td></td><td></td><td></td></tr></tfoot>
+            <tfoot><tr><td>{ "TOTAL" }</td><td class="n">{ ms(total_runtime) }</td><td class="n">{ total_count }</td><td></td><td class="n">{ ms(total_max) }</td><td class="n">{ ms(total_sum) }</td></tr></tfoot>
         </table>
     }
 }
