@@ -202,8 +202,11 @@ test('exports produce files of the right type', async () => {
   };
   const csv = await save('#export-csv');
   assert.equal(csv.name, 'schedlab-tasks.csv');
-  assert.match(csv.text, /^variant,task,pid,runtime_ns,/);
+  // The command line's CSV (`schedlab run --format csv`): the same columns and quoting.
+  assert.match(csv.text, /^variant,name,pid,runtime_ns,switches,delay_avg_ns,delay_max_ns,delay_sum_ns,run_delay_ns,pcount,/);
   assert.ok(csv.text.split('\n').length > 3);
+  const json = JSON.parse((await save('#export-json')).text);
+  assert.ok(Array.isArray(json.summary) && json.variants[0].cpus.length > 0, 'the command line\'s JSON report');
   const perfetto = await save('#export-perfetto');
   const doc = JSON.parse(perfetto.text);
   assert.ok(doc.traceEvents.some((e) => e.ph === 'X'), 'complete events');
@@ -222,6 +225,10 @@ test('exports produce files of the right type', async () => {
   const [tpng] = await Promise.all([page.waitForEvent('download'), page.click('.tl-variant >> nth=0 >> button.png')]);
   assert.match(tpng.suggestedFilename(), /^schedlab-timeline-.*\.png$/);
   assert.ok(readFileSync(await tpng.path()).length > 1000, 'a non-empty timeline PNG');
+  const tsvg = await save('.tl-variant >> nth=0 >> button.svg');
+  assert.match(tsvg.name, /^schedlab-timeline-.*\.svg$/);
+  assert.match(tsvg.text, /^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  assert.ok((tsvg.text.match(/<rect /g) ?? []).length > 10, 'the timeline\'s lanes and runs are drawn');
 });
 
 test('the embed code dialog gives an iframe that shows the chosen view', async () => {

@@ -10,15 +10,15 @@ use std::fmt::Write as _;
 use std::io::{self, IsTerminal, Write};
 
 use schedlab_report::compare::format_comparison;
-use schedlab_report::csv_field;
+use schedlab_report::export::RunReport;
 use schedlab_report::figures::{summaries, workload_figures};
-use schedlab_report::latency::{format_perf, format_sum, latency_rows, LatencyRow};
+use schedlab_report::latency::{format_perf, format_sum, latency_rows};
 use schedlab_report::timehist::{format_timehist, timehist_lines};
 use schedlab_scenario::presets::{preset, presets};
 use schedlab_scenario::Scenario;
 use schedlab_sim::{
-    CpuStats, EventKind, Output, Simulator, Status, TaskStats, Trace, Variant, ALL_FEATURES,
-    PRESETS, UNMODELLED_FEATURES,
+    CpuStats, EventKind, Output, Simulator, Status, Trace, Variant, ALL_FEATURES, PRESETS,
+    UNMODELLED_FEATURES,
 };
 
 const USAGE: &str = "\
@@ -179,7 +179,7 @@ fn dispatch(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Result
                 c.tasks.len(),
                 s.expanded().tasks.len(),
                 c.channels.len(),
-                if s.variants.is_empty() { "none".to_string() } else { s.variants.join(", ") }
+                if s.variants.is_empty() { "none".to_string() } else { s.variant_names().join(", ") }
             )
             .map_err(io)
         }
@@ -308,20 +308,18 @@ fn run(o: &RunOpts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Fail
         None => (None, load(&o.file)?),
     };
     let source = o.preset.clone().unwrap_or_else(|| o.file.clone());
-    let names: Vec<String> = if o.variants.is_empty() {
-        scenario.variants.clone()
-    } else {
-        o.variants.clone()
-    };
-    if names.is_empty() {
+    let mut variants = vec![];
+    for n in &o.variants {
+        variants.push(Variant::parse(n).map_err(|e| usage_err(format!("--variant: {e}")))?);
+    }
+    if variants.is_empty() {
+        variants = scenario.variants.clone();
+    }
+    if variants.is_empty() {
         return Err(usage_err(format!(
             "{}: the scenario lists no variants; pass one with --variant, e.g. --variant cfs-6.1",
             source
         )));
-    }
-    let mut variants = vec![];
-    for n in &names {
-        variants.push(Variant::parse(n).map_err(|e| usage_err(format!("--variant: {e}")))?);
     }
     let cfg = scenario.sim_config();
     let mut trace_out = match &o.trace {
@@ -387,7 +385,7 @@ fn run(o: &RunOpts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Fail
             .map_err(|e| Fail(1, format!("cannot write {path}: {e}")))?;
     }
     if let Some(dir) = &o.svg_dir {
-        export_svg(dir, &results)?;
+        export_svg(dir, &results, &variants)?;
     }
     let text = match o.format {
         Format::Table => {
@@ -396,7 +394,7 @@ fn run(o: &RunOpts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Fail
             t
         }
         Format::Json => json(&scenario, &results),
-        Format::Csv => csv(&results),
+        Format::Csv => csv(&scenario, &results),
     };
     out.write_all(text.as_bytes())
         .map_err(|e| Fail(1, format!("cannot write output: {e}")))
@@ -474,152 +472,14 @@ fn schedstat_line(cpus: &[CpuStats]) -> String {
     )
 }
 
-/// Per-task figures: the perf latency numbers (per thread) and the kernel's counters.
-fn task_records(r: &Output) -> Vec<(LatencyRow, TaskStats, String)> {
-    let rows = latency_rows(&r.trace, false);
-    r.trace
-        .tasks
-        .iter()
-        .map(|t| {
-            let row = rows
-                .iter()
-                .find(|x| x.pid == t.pid)
-                .cloned()
-                .unwrap_or(LatencyRow {
-                    comm: t.comm.clone(),
-                    pid: t.pid,
-                    threads: 1,
-                    runtime_ns: 0,
-                    count: 0,
-                    delay_sum_ns: 0,
-                    delay_max_ns: 0,
-                    max_start_ns: 0,
-                    max_end_ns: 0,
-                });
-            let st = r.tasks.get(t.pid as usize - 1).copied().unwrap_or_default();
-            (row, st, t.comm.clone())
-        })
-        .collect()
-}
-
-fn cpu_value(cpu: usize, c: &CpuStats) -> serde_json::Value {
-    serde_json::json!({
-        "cpu": cpu,
-        "sched_count": c.sched_count,
-        "sched_goidle": c.sched_goidle,
-        "ttwu_count": c.ttwu_count,
-        "ttwu_local": c.ttwu_local,
-        "rq_cpu_time_ns": c.rq_cpu_time_ns,
-        "run_delay_ns": c.run_delay_ns,
-        "pcount": c.pcount,
-        "check_preempt_count": c.check_preempt_count,
-        "need_preempt_count": c.need_preempt_count,
-        "curr_noeli_preempt_count": c.curr_noeli_preempt_count,
-        "curr_lowdl_preempt_count": c.curr_lowdl_preempt_count,
-        "curr_lowgran_preempt_count": c.curr_lowgran_preempt_count,
-        "curr_lownr_preempt_count": c.curr_lownr_preempt_count,
-        "preempt_idle_curr": c.preempt_idle_curr,
-        "preempt_wakeup_gran": c.preempt_wakeup_gran,
-        "preempt_curr_ineligible": c.preempt_curr_ineligible,
-        "preempt_earlier_deadline": c.preempt_earlier_deadline,
-        "preempt_short": c.preempt_short,
-        "preempt_resched_ineligible": c.preempt_resched_ineligible,
-    })
-}
-
-/// The JSON report.
+/// The JSON report (the same bytes as the page's JSON export of the same run).
 pub fn json(scenario: &Scenario, results: &[Output]) -> String {
-    let variants: Vec<serde_json::Value> = results
-        .iter()
-        .map(|r| {
-            let tasks: Vec<serde_json::Value> = task_records(r)
-                .into_iter()
-                .map(|(row, st, name)| {
-                    serde_json::json!({
-                        "name": name,
-                        "pid": row.pid,
-                        "runtime_ns": row.runtime_ns,
-                        "switches": row.count,
-                        "delay_avg_ns": row.delay_avg_ns(),
-                        "delay_max_ns": row.delay_max_ns,
-                        "delay_sum_ns": row.delay_sum_ns,
-                        "sum_exec_runtime_ns": st.sum_exec_runtime_ns,
-                        "run_delay_ns": st.run_delay_ns,
-                        "pcount": st.pcount,
-                        "voluntary_switches": st.voluntary_switches,
-                        "involuntary_switches": st.involuntary_switches,
-                    })
-                })
-                .collect();
-            let cpus: Vec<serde_json::Value> = r
-                .cpus
-                .iter()
-                .enumerate()
-                .map(|(i, c)| cpu_value(i, c))
-                .collect();
-            serde_json::json!({
-                "variant": r.variant,
-                "events": r.events_processed,
-                "end_ns": r.trace.end_ns,
-                "tasks": tasks,
-                "cpus": cpus,
-            })
-        })
-        .collect();
-    let summary: Vec<serde_json::Value> = summaries(scenario, results)
-        .into_iter()
-        .map(|v| {
-            serde_json::json!({
-                "variant": v.variant,
-                "switches": v.switches,
-                "delay_avg_ns": v.delay_avg_ns,
-                "delay_max_ns": v.delay_max_ns,
-                "wakeup_preempt_ratio": v.preempt_ratio,
-                "cpu_shares": v.shares.into_iter().map(|(l, x)| serde_json::json!({"tasks": l, "share": x})).collect::<Vec<_>>(),
-                "throughput": v.throughput.map(|(u, x)| serde_json::json!({"unit": u, "value": x})),
-            })
-        })
-        .collect();
-    let doc = serde_json::json!({
-        "summary": summary,
-        "scenario": scenario.name,
-        "cpus": scenario.cpus,
-        "hz": scenario.hz,
-        "duration_ns": scenario.duration_ns(),
-        "seed": scenario.seed,
-        "variants": variants,
-    });
-    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    s.push('\n');
-    s
+    schedlab_report::export::json(&RunReport::new(scenario, results))
 }
 
-/// The CSV report: one row per variant and task.
-pub fn csv(results: &[Output]) -> String {
-    let mut s = String::from(
-        "variant,name,pid,runtime_ns,switches,delay_avg_ns,delay_max_ns,delay_sum_ns,run_delay_ns,pcount,voluntary_switches,involuntary_switches\n",
-    );
-    for r in results {
-        for (row, st, name) in task_records(r) {
-            let _ = writeln!(
-                s,
-                "{},{},{},{},{},{},{},{},{},{},{},{}",
-                csv_field(&r.variant),
-                csv_field(&name),
-                row.pid,
-                row.runtime_ns,
-                row.count,
-                row.delay_avg_ns(),
-                row.delay_max_ns,
-                row.delay_sum_ns,
-                st.run_delay_ns,
-                st.pcount,
-                st.voluntary_switches,
-                st.involuntary_switches
-            );
-        }
-    }
-    s
+/// The CSV report: one row per variant and task (the same bytes as the page's CSV export).
+pub fn csv(scenario: &Scenario, results: &[Output]) -> String {
+    schedlab_report::export::csv(&RunReport::new(scenario, results))
 }
 
 /// Writes a trace as JSON lines named after the kernel's tracepoints; the idle task is pid 0,
@@ -680,8 +540,13 @@ pub fn write_trace(w: &mut dyn Write, trace: &Trace, variant: Option<&str>) -> i
 
 /// Writes `DIR/<variant>-wakeup.svg` and `DIR/<variant>-delay.svg` for every run: 40 bins on
 /// axes shared by all variants, with the percentile markers.
-fn export_svg(dir: &str, results: &[Output]) -> Result<(), Fail> {
-    use schedlab_report::plot::{histogram_svg, shared_histograms};
+/// Writes each variant's latency histograms (on shared axes) and its whole-run timeline (one
+/// lane per CPU) as SVG, drawn by the same code as the page's canvases.
+fn export_svg(dir: &str, results: &[Output], variants: &[Variant]) -> Result<(), Fail> {
+    use schedlab_report::plot::{
+        histogram_svg, shared_histograms, timeline_svg, TimelineView, TIMELINE_PLOT_W,
+    };
+    use schedlab_report::timeline::{RunTimeline, Viewport};
     use schedlab_report::wakeup::{sched_delays_ns, wakeup_latencies_ns};
     std::fs::create_dir_all(dir).map_err(|e| Fail(1, format!("cannot create {dir}: {e}")))?;
     let wake: Vec<Vec<u64>> = results
@@ -695,17 +560,7 @@ fn export_svg(dir: &str, results: &[Output]) -> Result<(), Fail> {
     ] {
         let refs: Vec<&[u64]> = samples.iter().map(Vec::as_slice).collect();
         for (r, h) in results.iter().zip(shared_histograms(&refs, 40, false)) {
-            let name: String = r
-                .variant
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect();
+            let name = file_part(&r.variant);
             let path = std::path::Path::new(dir).join(format!("{name}-{kind}.svg"));
             let svg = histogram_svg(&h, &format!("{} — {title}", r.variant), 640, 300)
                 .map_err(|e| Fail(1, e))?;
@@ -713,7 +568,41 @@ fn export_svg(dir: &str, results: &[Output]) -> Result<(), Fail> {
                 .map_err(|e| Fail(1, format!("cannot write {}: {e}", path.display())))?;
         }
     }
+    for (r, v) in results.iter().zip(variants) {
+        let tl = RunTimeline::from_output(r, v);
+        let lanes = tl.lanes(false, None, 48);
+        let view = TimelineView {
+            viewport: Viewport {
+                t0_ns: 0,
+                t1_ns: tl.end_ns.max(1),
+                width_px: TIMELINE_PLOT_W,
+            },
+            selected: None,
+            overlay: false,
+            hover_ns: None,
+            ruler: &[],
+        };
+        let path =
+            std::path::Path::new(dir).join(format!("{}-timeline.svg", file_part(&r.variant)));
+        let svg = timeline_svg(&tl, &lanes, &view).map_err(|e| Fail(1, e))?;
+        std::fs::write(&path, svg)
+            .map_err(|e| Fail(1, format!("cannot write {}: {e}", path.display())))?;
+    }
     Ok(())
+}
+
+/// A variant string as part of a file name: `eevdf-6.6_NO_RUN_TO_PARITY`.
+fn file_part(variant: &str) -> String {
+    variant
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// The `schedlab presets` text.
@@ -723,7 +612,12 @@ pub fn presets_text() -> String {
         let sc = p.scenario();
         let _ = writeln!(s, "\n  {:<20} {}", p.name, p.title);
         let _ = writeln!(s, "  {:<20} source: {}", "", p.source);
-        let _ = writeln!(s, "  {:<20} variants: {}", "", sc.variants.join(", "));
+        let _ = writeln!(
+            s,
+            "  {:<20} variants: {}",
+            "",
+            sc.variant_names().join(", ")
+        );
         let _ = writeln!(s, "  {:<20} observed: {}", "", p.observed);
     }
     s
@@ -759,7 +653,7 @@ fn bench(args: &[String], out: &mut dyn Write) -> Result<(), Fail> {
         let cfg = sc.sim_config();
         for v in sc.variants() {
             let t0 = std::time::Instant::now();
-            let o = Simulator::new(&cfg, &v).map_err(|e| Fail(1, e))?.finish();
+            let o = Simulator::new(&cfg, v).map_err(|e| Fail(1, e))?.finish();
             let wall = t0.elapsed().as_secs_f64();
             writeln!(
                 out,

@@ -24,7 +24,7 @@ fn check(json: &Path) -> Result<(), String> {
         .collect();
     let mut text = schedlab_cli::table_text(&scenario, &results, true, false);
     text.push('\n');
-    text.push_str(&schedlab_cli::csv(&results));
+    text.push_str(&schedlab_cli::csv(&scenario, &results));
     let want_path = json.with_extension("txt");
     if std::env::var_os("SCHEDLAB_BLESS").is_some() {
         std::fs::write(&want_path, &text).unwrap();

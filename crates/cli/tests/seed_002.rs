@@ -318,6 +318,17 @@ fn links_decode_and_exports_are_written() {
                 "{v}-{k}.svg"
             );
         }
+        // The timeline, drawn by the page's code: a lane per CPU, and the hogs' runs on CPU 0.
+        let text = std::fs::read_to_string(svg.join(format!("{v}-timeline.svg"))).unwrap();
+        assert!(text.starts_with("<svg"), "{v}-timeline.svg");
+        assert!(
+            text.contains("CPU 0") && text.contains("CPU 15"),
+            "{v}-timeline.svg lanes"
+        );
+        assert!(
+            text.matches("<rect").count() > 20,
+            "{v}-timeline.svg has runs"
+        );
     }
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&pf).unwrap()).unwrap();

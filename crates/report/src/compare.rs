@@ -41,6 +41,7 @@ use crate::workload::cpu_time_ns;
 
 /// One variant's figures, as [`format_comparison`] prints them.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct VariantSummary {
     /// The variant's name (first column).
     pub variant: String,
@@ -158,11 +159,23 @@ fn share_of(row: &VariantSummary, label: &str) -> Option<f64> {
     row.shares.iter().find(|(l, _)| l == label).map(|&(_, s)| s)
 }
 
-/// The comparison table described in the [module docs](crate::compare): one line per variant, then the
-/// changes of every further variant against the first.
-pub fn format_comparison(rows: &[VariantSummary]) -> String {
+/// The cells of the comparison table, each block led by its header line: per variant its
+/// figures, and per further variant its changes against the first (empty without rows). The
+/// command line prints them with [`format_comparison`]; the page shows the same cells.
+pub struct ComparisonCells {
+    /// Header, then one line per variant.
+    pub absolute: Vec<Vec<String>>,
+    /// Header, then one line per variant after the first.
+    pub delta: Vec<Vec<String>>,
+}
+
+/// The comparison's cells (see [`ComparisonCells`]).
+pub fn comparison_cells(rows: &[VariantSummary]) -> ComparisonCells {
     let Some(base) = rows.first() else {
-        return String::new();
+        return ComparisonCells {
+            absolute: vec![],
+            delta: vec![],
+        };
     };
     let mut labels: Vec<&str> = Vec::new();
     for r in rows {
@@ -232,7 +245,16 @@ pub fn format_comparison(rows: &[VariantSummary]) -> String {
         }
         delta.push(c);
     }
+    ComparisonCells { absolute, delta }
+}
 
+/// The comparison table described in the [module docs](crate::compare): one line per variant, then the
+/// changes of every further variant against the first.
+pub fn format_comparison(rows: &[VariantSummary]) -> String {
+    let Some(base) = rows.first() else {
+        return String::new();
+    };
+    let ComparisonCells { absolute, delta } = comparison_cells(rows);
     let ncols = absolute[0].len();
     let widths: Vec<usize> = (0..ncols)
         .map(|i| {

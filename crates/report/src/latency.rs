@@ -13,6 +13,7 @@ use crate::cfmt::{lpad, ms3, rpad, ts_usec};
 
 /// One line of `perf sched latency` (perf's `struct work_atoms` after merging).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct LatencyRow {
     /// `comm` of the thread (the merge key with `merge_by_comm`).
     pub comm: String,
@@ -38,6 +39,15 @@ impl LatencyRow {
     /// perf's `avg = total_lat / nb_atoms` (integer division; 0 when there are no atoms).
     pub fn delay_avg_ns(&self) -> u64 {
         self.delay_sum_ns.checked_div(self.count).unwrap_or(0)
+    }
+
+    /// The task column without padding: `comm:(N)` for merged rows, `comm:tid` otherwise.
+    pub fn label(&self) -> String {
+        if self.threads > 1 {
+            format!("{}:({})", self.comm, self.threads)
+        } else {
+            format!("{}:{}", self.comm, self.pid)
+        }
     }
 
     /// Whether `output_lat_thread` prints it (see [`perf_prints`]).

@@ -5,7 +5,8 @@
 //! percentile blocks ([`percentiles`]), raw wakeup-latency samples ([`wakeup`]), histogram
 //! arithmetic ([`histogram`]) and charts on any plotters backend ([`plot`]); per-workload figures and the benchmarks' own summaries
 //! (hackbench, schbench, rates: [`workload`]) and a side-by-side summary of variants
-//! ([`compare`]).
+//! ([`compare`]), and the one report of a run that the command line and the page print as CSV
+//! and JSON ([`export`]).
 //!
 //! Pure and deterministic: no I/O, no clock, no hash-map iteration order; text outputs are
 //! byte-for-byte what the C tools' `printf` calls would print (glibc rounding included).
@@ -14,6 +15,7 @@
 
 mod cfmt;
 pub mod compare;
+pub mod export;
 pub mod figures;
 pub mod histogram;
 pub mod latency;

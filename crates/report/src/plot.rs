@@ -1,8 +1,12 @@
 //! Charts, drawn with plotters on any `DrawingBackend`: the page draws them on a canvas, the
-//! command line writes the same drawing as SVG.
+//! command line and the page's exports write the same drawing as SVG. Latency histograms
+//! ([`draw_histogram`]) and the timeline ([`draw_timeline`]).
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use schedlab_sim::Snapshot;
+
+use crate::timeline::{fmt_duration, tick_step_ns, Block, Lane, RunTimeline, Slice, Viewport};
 
 /// A histogram laid out for drawing.
 #[derive(Clone, Debug, PartialEq)]
@@ -140,6 +144,282 @@ pub fn histogram_svg(v: &HistView, title: &str, width: u32, height: u32) -> Resu
     {
         let root = SVGBackend::with_string(&mut s, (width, height)).into_drawing_area();
         draw_histogram(&root, v, title)?;
+    }
+    Ok(s)
+}
+
+/// Width of a timeline's plot area in pixels (its viewport).
+pub const TIMELINE_PLOT_W: u32 = 1000;
+/// Width of the lane-label column left of the plot.
+pub const TIMELINE_LABEL_W: u32 = 120;
+/// Height of the time axis above the lanes.
+pub const TIMELINE_AXIS_H: u32 = 20;
+/// Height of one lane.
+pub const TIMELINE_LANE_H: u32 = 16;
+/// Height of the lag/deadline overlay under the lanes.
+pub const TIMELINE_OVERLAY_H: u32 = 90;
+
+/// What of a timeline to draw: the window, the highlighted task, the overlay, the shared
+/// cursor and the ruler marks.
+#[derive(Clone, Copy, Debug)]
+pub struct TimelineView<'a> {
+    /// The visible window, [`TIMELINE_PLOT_W`] pixels wide.
+    pub viewport: Viewport,
+    /// The highlighted task (by comm, so it matches across variants).
+    pub selected: Option<&'a str>,
+    /// Draw the selected task's lag/deadline (EEVDF) or vruntime (CFS) overlay.
+    pub overlay: bool,
+    /// The shared hover cursor.
+    pub hover_ns: Option<u64>,
+    /// Ruler marks.
+    pub ruler: &'a [u64],
+}
+
+/// The timeline's size in pixels for `lanes` lanes, with or without the overlay.
+pub fn timeline_size(lanes: usize, overlay: bool) -> (u32, u32) {
+    let overlay_h = if overlay { TIMELINE_OVERLAY_H } else { 0 };
+    (
+        TIMELINE_LABEL_W + TIMELINE_PLOT_W,
+        TIMELINE_AXIS_H + lanes as u32 * TIMELINE_LANE_H + overlay_h,
+    )
+}
+
+/// A distinct, stable colour for a key (a task, or a CPU).
+fn lane_color(key: u32) -> HSLColor {
+    let hue = (key.wrapping_mul(2_654_435_761) >> 7) % 360;
+    HSLColor(hue as f64 / 360.0, 0.6, 0.52)
+}
+
+/// Draws a timeline: the time axis, one lane per entry of `lanes` (per CPU coloured by task,
+/// or per task coloured by CPU with its waits shaded), the selected task outlined, its overlay
+/// under the lanes when asked, and the cursor and ruler. A lane never draws more blocks than
+/// it has pixels ([`LaneIndex::layout`]).
+pub fn draw_timeline<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    tl: &RunTimeline,
+    lanes: &[Lane],
+    view: &TimelineView,
+) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Debug| format!("{e:?}");
+    let vp = view.viewport;
+    let (_, h) = timeline_size(lanes.len(), view.overlay && view.selected.is_some());
+    let (lw, aw, lh) = (
+        TIMELINE_LABEL_W as i32,
+        TIMELINE_AXIS_H as i32,
+        TIMELINE_LANE_H as i32,
+    );
+    let rect = |x0: f64, y0: f64, w: f64, h: f64| {
+        [
+            (x0.round() as i32, y0.round() as i32),
+            ((x0 + w).round() as i32, (y0 + h).round() as i32),
+        ]
+    };
+    let fill =
+        |r: [(i32, i32); 2], st: ShapeStyle| root.draw(&Rectangle::new(r, st)).map_err(|e| err(&e));
+    let text = |s: &str, x: i32, y: i32, c: RGBColor| {
+        root.draw_text(s, &("sans-serif", 11).into_font().color(&c), (x, y))
+            .map_err(|e| err(&e))
+    };
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    // The time axis.
+    let step = tick_step_ns(vp.t1_ns - vp.t0_ns, TIMELINE_PLOT_W);
+    let mut t = vp.t0_ns.div_ceil(step) * step;
+    while t < vp.t1_ns {
+        let x = lw as f64 + vp.x(t);
+        fill(
+            rect(x, aw as f64 - 5.0, 1.0, 5.0),
+            RGBColor(0x44, 0x44, 0x44).filled(),
+        )?;
+        text(
+            &fmt_duration(t),
+            x as i32 + 2,
+            1,
+            RGBColor(0x44, 0x44, 0x44),
+        )?;
+        t += step;
+    }
+    for (i, lane) in lanes.iter().enumerate() {
+        let y = aw + i as i32 * lh;
+        let band = if i % 2 == 0 {
+            RGBColor(0xf6, 0xf7, 0xf9)
+        } else {
+            WHITE
+        };
+        fill(
+            [(lw, y), (lw + TIMELINE_PLOT_W as i32, y + lh)],
+            band.filled(),
+        )?;
+        text(&lane.label, 4, y + 2, RGBColor(0x22, 0x22, 0x22))?;
+        // A task lane's waits (runnable, not running): shaded.
+        if let Some(pid) = lane.pid {
+            let shade = RGBAColor(150, 150, 150, 0.35);
+            for wt in tl.waits.iter().filter(|wt| wt.pid == pid) {
+                if wt.end_ns <= vp.t0_ns || wt.start_ns >= vp.t1_ns {
+                    continue;
+                }
+                let x0 = vp.x(wt.start_ns).max(0.0);
+                let x1 = vp.x(wt.end_ns).min(TIMELINE_PLOT_W as f64);
+                let r = rect(
+                    lw as f64 + x0,
+                    y as f64 + 4.0,
+                    (x1 - x0).max(1.0),
+                    lh as f64 - 8.0,
+                );
+                fill(r, shade.filled())?;
+            }
+        }
+        let key = |s: &Slice| if lane.pid.is_some() { s.cpu } else { s.pid };
+        for b in lane.index.layout(vp, key) {
+            match b {
+                Block::Slice { x0, x1, index } => {
+                    let s = &lane.index.slices[index];
+                    let (x0, x1) = (lw + x0 as i32, lw + x1 as i32);
+                    fill([(x0, y + 2), (x1, y + lh - 2)], lane_color(key(s)).filled())?;
+                    if view.selected.is_some_and(|n| tl.comm(s.pid) == n) {
+                        root.draw(&Rectangle::new(
+                            [(x0, y + 1), (x1 - 1, y + lh - 2)],
+                            BLACK.stroke_width(1),
+                        ))
+                        .map_err(|e| err(&e))?;
+                    }
+                }
+                Block::Aggregate { x, busy, dominant } => {
+                    let bh = (lh as f64 - 4.0) * busy as f64;
+                    let r = rect((lw + x as i32) as f64, (y + lh) as f64 - 2.0 - bh, 1.0, bh);
+                    fill(r, lane_color(dominant).filled())?;
+                }
+            }
+        }
+    }
+    if view.overlay {
+        if let Some(name) = view.selected {
+            let top = aw + lanes.len() as i32 * lh;
+            draw_overlay(root, tl, name, vp, top)?;
+        }
+    }
+    // The shared cursor and the ruler, over everything.
+    if let Some(t) = view.hover_ns {
+        fill(
+            rect(lw as f64 + vp.x(t), 0.0, 1.0, h as f64),
+            RGBAColor(0, 0, 0, 0.5).filled(),
+        )?;
+    }
+    for &t in view.ruler {
+        fill(
+            rect(lw as f64 + vp.x(t), 0.0, 1.0, h as f64),
+            RGBColor(0xc0, 0x39, 0x2b).filled(),
+        )?;
+    }
+    root.present().map_err(|e| err(&e))
+}
+
+/// Under EEVDF: the selected task's lag (V − vruntime, blue) and deadline − V (orange), and its
+/// eligibility as a band (green eligible, red not); under CFS: vruntime − min_vruntime. Each
+/// series is scaled to the largest magnitude in view.
+fn draw_overlay<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    tl: &RunTimeline,
+    name: &str,
+    vp: Viewport,
+    top: i32,
+) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Debug| format!("{e:?}");
+    let (lw, oh) = (TIMELINE_LABEL_W as i32, TIMELINE_OVERLAY_H as f64);
+    let fill = |x0: f64, y0: f64, w: f64, h: f64, st: ShapeStyle| {
+        let r = [
+            (x0.round() as i32, y0.round() as i32),
+            ((x0 + w).round() as i32, (y0 + h).round() as i32),
+        ];
+        root.draw(&Rectangle::new(r, st)).map_err(|e| err(&e))
+    };
+    let pts: Vec<&Snapshot> = tl
+        .snapshots
+        .iter()
+        .filter(|s| s.t_ns >= vp.t0_ns && s.t_ns < vp.t1_ns && tl.comm(s.pid) == name)
+        .collect();
+    let (top_f, mid) = (top as f64, top as f64 + oh / 2.0);
+    fill(
+        lw as f64,
+        top_f,
+        TIMELINE_PLOT_W as f64,
+        oh,
+        RGBColor(0xfb, 0xfb, 0xfd).filled(),
+    )?;
+    let title = if tl.eevdf {
+        "lag (blue), deadline − V (orange)"
+    } else {
+        "vruntime − min_vruntime"
+    };
+    root.draw_text(
+        title,
+        &("sans-serif", 11)
+            .into_font()
+            .color(&RGBColor(0x22, 0x22, 0x22)),
+        (4, top + 2),
+    )
+    .map_err(|e| err(&e))?;
+    fill(
+        lw as f64,
+        mid,
+        TIMELINE_PLOT_W as f64,
+        1.0,
+        RGBColor(0xbb, 0xbb, 0xbb).filled(),
+    )?;
+    let series = |s: &Snapshot| -> (f64, f64) {
+        if tl.eevdf {
+            (s.lag as f64, (s.deadline - s.v) as f64)
+        } else {
+            (-(s.lag as f64), 0.0)
+        }
+    };
+    let scale = pts
+        .iter()
+        .map(|s| {
+            let (a, b) = series(s);
+            a.abs().max(b.abs())
+        })
+        .fold(1.0, f64::max);
+    let y = |v: f64| mid - v / scale * (oh / 2.0 - 6.0);
+    for s in &pts {
+        let x = lw as f64 + vp.x(s.t_ns);
+        let (a, b) = series(s);
+        if tl.eevdf {
+            let band = if s.eligible {
+                RGBAColor(40, 160, 60, 0.6)
+            } else {
+                RGBAColor(200, 50, 40, 0.6)
+            };
+            fill(x, top_f + oh - 5.0, 2.0, 4.0, band.filled())?;
+            fill(
+                x - 1.0,
+                y(b) - 1.0,
+                3.0,
+                3.0,
+                RGBColor(0xe6, 0x7e, 0x22).filled(),
+            )?;
+        }
+        fill(
+            x - 1.0,
+            y(a) - 1.0,
+            3.0,
+            3.0,
+            RGBColor(0x2d, 0x6d, 0xb4).filled(),
+        )?;
+    }
+    Ok(())
+}
+
+/// The timeline as an SVG document (the same drawing as the page's canvas).
+pub fn timeline_svg(
+    tl: &RunTimeline,
+    lanes: &[Lane],
+    view: &TimelineView,
+) -> Result<String, String> {
+    let size = timeline_size(lanes.len(), view.overlay && view.selected.is_some());
+    let mut s = String::new();
+    {
+        let root = SVGBackend::with_string(&mut s, size).into_drawing_area();
+        draw_timeline(&root, tl, lanes, view)?;
     }
     Ok(s)
 }

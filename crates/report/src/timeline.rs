@@ -7,10 +7,11 @@
 //! the dominant task, so a lane never yields more blocks than the viewport has pixels, whatever
 //! the number of slices. Everything is a pure function of (trace, viewport).
 
-use schedlab_sim::{EventKind, Pid, PrevState, Trace};
+use schedlab_sim::{Class, EventKind, Output, Pid, PrevState, Snapshot, Trace, Variant};
 
 /// Why a stint on a CPU ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum EndReason {
     /// Switched out while runnable. `by` took the CPU; `wakeup` is true when `by` was woken on
     /// this CPU just before (a wakeup preemption), false for a tick (slice used up).
@@ -47,6 +48,7 @@ impl EndReason {
 
 /// One stint of a task on a CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Slice {
     /// The CPU.
     pub cpu: u32,
@@ -62,6 +64,7 @@ pub struct Slice {
 
 /// A runnable-but-waiting interval of a task (from its wakeup or preemption to its next run).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Wait {
     /// The task.
     pub pid: Pid,
@@ -82,6 +85,125 @@ pub struct Timeline {
     pub end_ns: u64,
     /// CPUs in the trace.
     pub cpus: u32,
+}
+
+/// What a timeline view of one run holds: the run's slices and waits, who is who, and the
+/// scheduler state the engine recorded at switches and ticks (for the lag/deadline overlay).
+/// The page receives it from its worker; [`crate::plot::draw_timeline`] draws it.
+#[derive(Clone, Debug, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RunTimeline {
+    /// CPUs of the machine.
+    pub cpus: u32,
+    /// Where the run ended.
+    pub end_ns: u64,
+    /// (pid, comm) of every task, by pid from 1.
+    pub tasks: Vec<(Pid, String)>,
+    /// Stints sorted by start, each with why it ended.
+    pub slices: Vec<Slice>,
+    /// Runnable-but-waiting intervals, sorted by start.
+    pub waits: Vec<Wait>,
+    /// Scheduler state at switches and ticks (empty unless the run recorded it).
+    pub snapshots: Vec<Snapshot>,
+    /// Whether the kernel is EEVDF (the overlay shows lag, deadline − V and eligibility) or
+    /// CFS (vruntime − min_vruntime).
+    pub eevdf: bool,
+}
+
+impl RunTimeline {
+    /// The timeline of a run of `variant`.
+    pub fn from_output(o: &Output, variant: &Variant) -> RunTimeline {
+        let tl = Timeline::from_trace(&o.trace);
+        RunTimeline {
+            cpus: o.trace.cpus,
+            end_ns: o.trace.end_ns,
+            tasks: o
+                .trace
+                .tasks
+                .iter()
+                .map(|t| (t.pid, t.comm.clone()))
+                .collect(),
+            slices: tl.slices,
+            waits: tl.waits,
+            snapshots: o.trace.snapshots.clone(),
+            eevdf: variant.class() == Class::Eevdf,
+        }
+    }
+
+    /// The comm of `pid` (`swapper` for 0, the number for an unknown pid).
+    pub fn comm(&self, pid: Pid) -> String {
+        if pid == 0 {
+            return "swapper".into();
+        }
+        // Tasks are listed by pid, from 1: look there first.
+        match self.tasks.get(pid as usize - 1) {
+            Some((p, c)) if *p == pid => c.clone(),
+            _ => self
+                .tasks
+                .iter()
+                .find(|(p, _)| *p == pid)
+                .map_or_else(|| pid.to_string(), |(_, c)| c.clone()),
+        }
+    }
+
+    /// The lanes to draw, at most `max_lanes`: one per CPU (colour = task), or one per task
+    /// that ran (colour = CPU), the tasks named `selected` first so they are never cut off.
+    pub fn lanes(&self, per_task: bool, selected: Option<&str>, max_lanes: usize) -> Vec<Lane> {
+        if !per_task {
+            return (0..self.cpus.min(max_lanes as u32))
+                .map(|cpu| Lane {
+                    label: format!("CPU {cpu}"),
+                    pid: None,
+                    index: LaneIndex::new(
+                        self.slices
+                            .iter()
+                            .filter(|s| s.cpu == cpu)
+                            .copied()
+                            .collect(),
+                    ),
+                })
+                .collect();
+        }
+        let mut ran = vec![false; self.tasks.len() + 1];
+        for s in &self.slices {
+            if let Some(r) = ran.get_mut(s.pid as usize) {
+                *r = true;
+            }
+        }
+        let mut pids: Vec<Pid> = self
+            .tasks
+            .iter()
+            .map(|(p, _)| *p)
+            .filter(|p| ran.get(*p as usize).copied().unwrap_or(false))
+            .collect();
+        pids.sort_by_key(|p| (Some(self.comm(*p).as_str()) != selected, *p));
+        pids.into_iter()
+            .take(max_lanes)
+            .map(|pid| Lane {
+                label: format!("{}:{pid}", self.comm(pid)),
+                pid: Some(pid),
+                index: LaneIndex::new(
+                    self.slices
+                        .iter()
+                        .filter(|s| s.pid == pid)
+                        .copied()
+                        .collect(),
+                ),
+            })
+            .collect()
+    }
+}
+
+/// One lane of a timeline view: its label, the task it belongs to (per-task lanes), and its
+/// slices indexed for layout.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lane {
+    /// `CPU 3` or `comm:pid`.
+    pub label: String,
+    /// The task of a per-task lane.
+    pub pid: Option<Pid>,
+    /// Its slices.
+    pub index: LaneIndex,
 }
 
 /// A wakeup this close before a switch on the same CPU counts as the switch's cause.

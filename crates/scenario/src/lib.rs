@@ -66,6 +66,7 @@ pub const DEFAULT_IRQ_NS: u64 = 5_000;
 
 /// One problem in a scenario: where, and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ScenarioError {
     /// JSON path of the field, e.g. `tasks[2].program[0].run_us`; empty for the document.
     pub path: String,
@@ -85,6 +86,7 @@ impl fmt::Display for ScenarioError {
 
 /// Every problem found in a scenario.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ScenarioErrors(pub Vec<ScenarioError>);
 
 impl fmt::Display for ScenarioErrors {
@@ -103,6 +105,7 @@ impl std::error::Error for ScenarioErrors {}
 
 /// A duration as written: a number of the op's unit, or a distribution.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Duration {
     /// Always this long.
     Fixed(Number),
@@ -116,6 +119,7 @@ pub enum Duration {
 
 /// The unit of a `run_*`/`sleep_*` key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Unit {
     /// Nanoseconds (`_ns`).
     Ns,
@@ -144,6 +148,7 @@ impl Unit {
 
 /// One step of a behaviour program, as written.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Step {
     /// `{"run": "forever"}`.
     RunForever,
@@ -167,6 +172,7 @@ pub enum Step {
 
 /// The machine's cache and SMT layout (`"topology": {"llc_size": L, "smt": S}`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Topology {
     /// CPUs per last-level cache; 0 (default) = all CPUs share one LLC.
     pub llc_size: u64,
@@ -185,6 +191,7 @@ impl Default for Topology {
 
 /// A group of identical tasks.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TaskGroup {
     /// comm of its tasks (perf merges them as `name:(count)`); 1–15 bytes.
     pub name: String,
@@ -206,6 +213,7 @@ pub struct TaskGroup {
 
 /// How many messages a channel holds before its writers block.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ChannelSpec {
     /// The channel's name as the steps write it; `{i}` matches any task index.
     pub name: String,
@@ -232,6 +240,7 @@ impl ChannelSpec {
 
 /// A whole scenario. Every value here passed validation.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Scenario {
     /// Format version.
     pub version: u64,
@@ -251,8 +260,9 @@ pub struct Scenario {
     pub switch_delay_ns: Option<u64>,
     /// IRQ time per timer interrupt in ns (default: [`DEFAULT_IRQ_NS`], or δ if smaller).
     pub irq_ns: Option<u64>,
-    /// Kernel variants to compare.
-    pub variants: Vec<String>,
+    /// Kernel variants to compare, parsed (each keeps the string it was written as in its
+    /// `name`).
+    pub variants: Vec<Variant>,
     /// CPU topology (default: one LLC, no SMT).
     pub topology: Topology,
     /// Task groups.
@@ -316,6 +326,13 @@ impl Scenario {
         parse::parse(text)
     }
 
+    /// Validates a scenario document that is already a JSON value (the page's form builds one
+    /// on every edit): the same checks and messages as [`Scenario::from_json`], without the
+    /// text.
+    pub fn from_value(value: Value) -> Result<Scenario, ScenarioErrors> {
+        parse::parse_value(value)
+    }
+
     /// The canonical JSON form (pretty-printed), which parses back to an equal scenario.
     pub fn to_json(&self) -> String {
         let mut s = serde_json::to_string_pretty(&self.to_value()).unwrap_or_default();
@@ -346,7 +363,12 @@ impl Scenario {
         }
         m.insert(
             "variants".into(),
-            Value::Array(self.variants.iter().map(|v| v.clone().into()).collect()),
+            Value::Array(
+                self.variants
+                    .iter()
+                    .map(|v| v.name.clone().into())
+                    .collect(),
+            ),
         );
         let tasks = self
             .tasks
@@ -420,13 +442,14 @@ impl Scenario {
         to_ns(&self.duration_ms, Unit::Ms)
     }
 
-    /// The scenario's variants, parsed. Validation already parsed them, so this cannot fail;
-    /// a variant that somehow does not parse is skipped.
-    pub fn variants(&self) -> Vec<Variant> {
-        self.variants
-            .iter()
-            .filter_map(|v| Variant::parse(v).ok())
-            .collect()
+    /// The scenario's variants.
+    pub fn variants(&self) -> &[Variant] {
+        &self.variants
+    }
+
+    /// The variants as written (`eevdf-6.6:NO_RUN_TO_PARITY`).
+    pub fn variant_names(&self) -> Vec<&str> {
+        self.variants.iter().map(|v| v.name.as_str()).collect()
     }
 
     /// The workloads' task groups, numbered after `tasks`, and what each workload became.

@@ -175,9 +175,18 @@ pub(crate) fn parse(text: &str) -> Result<Scenario, ScenarioErrors> {
             ),
         );
     }
-    let v: Value = match serde_json::from_str(text) {
-        Ok(v) => v,
-        Err(e) => return fail("", format!("not valid JSON: {e}")),
+    match serde_json::from_str(text) {
+        Ok(v) => parse_value(v),
+        Err(e) => fail("", format!("not valid JSON: {e}")),
+    }
+}
+
+pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
+    let fail = |path: &str, m: String| {
+        Err(ScenarioErrors(vec![ScenarioError {
+            path: path.into(),
+            message: m,
+        }]))
     };
     let Value::Object(o) = v else {
         return fail("", format!("a scenario is a JSON object, got {}", show(&v)));
@@ -281,7 +290,7 @@ pub(crate) fn parse(text: &str) -> Result<Scenario, ScenarioErrors> {
                 let path = format!("variants[{i}]");
                 if let Some(s) = p.string(&path, v, 500) {
                     match Variant::parse(&s) {
-                        Ok(_) => out.push(s.trim().to_string()),
+                        Ok(v) => out.push(v),
                         Err(e) => p.err(&path, e.0),
                     }
                 }

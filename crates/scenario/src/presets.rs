@@ -4,7 +4,8 @@
 //! ```
 //! let p = schedlab_scenario::presets::preset("sched-idle").unwrap();
 //! let s = p.scenario();
-//! assert_eq!(s.variants, ["cfs-5.14", "cfs-6.1"]);
+//! let names: Vec<&str> = s.variants().iter().map(|v| v.name.as_str()).collect();
+//! assert_eq!(names, ["cfs-5.14", "cfs-6.1"]);
 //! ```
 
 use crate::Scenario;

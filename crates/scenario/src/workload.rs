@@ -13,6 +13,7 @@ use crate::{Duration, Step, TaskGroup, Unit};
 
 /// What kind of benchmark a workload is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum WorkloadKind {
     /// `hackbench` (pipe mode): groups of senders flooding groups of receivers.
     Hackbench,
@@ -71,6 +72,7 @@ impl WorkloadKind {
 
 /// The part a task group plays in its workload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Role {
     /// hackbench sender.
     Sender,
@@ -117,6 +119,7 @@ impl Role {
 /// and wakes the receiver if it waits; a read costs the receiver `recv_us`. Both exit when done,
 /// so the run's length is hackbench's "Time:".
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Hackbench {
     /// `-g`: groups (default 10, 1..=1000).
     pub groups: u64,
@@ -160,6 +163,7 @@ impl Default for Hackbench {
 /// does `request_us` of work (schbench's per-request matrix multiplication) and answers. The
 /// workers' wakeup latency is what schbench reports.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Schbench {
     /// `-m`: message threads (default 2, 1..=1024).
     pub message_threads: u64,
@@ -187,6 +191,7 @@ impl Default for Schbench {
 
 /// Where the two tasks of each [`PipePair`] may run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Placement {
     /// Any CPU (default).
     Free,
@@ -213,6 +218,7 @@ impl Placement {
 /// reply; the server waits for a request, does `server_us` of work and replies. Both are 1:1 sleepers of
 /// different widths, the asymmetry of the delayed-dequeue thread.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PipePair {
     /// Pairs (default 1, 1..=10000); `tbench N` runs N pairs.
     pub pairs: u64,
@@ -241,6 +247,7 @@ impl Default for PipePair {
 /// `massive_intr`: each process loops over `work_ms` of CPU and `sleep_ms` of sleep, an ~88%
 /// hog at the tool's defaults (8 ms / 1 ms).
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct MassiveIntr {
     /// Processes; 0 (default) = one per CPU (0..=10000).
     pub count: u64,
@@ -267,6 +274,7 @@ impl Default for MassiveIntr {
 /// sleep until the next multiple of `period_us` since the task started (an absolute timer; an
 /// overrun skips the missed periods).
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Periodic {
     /// Threads (default 1, 1..=10000).
     pub count: u64,
@@ -304,6 +312,7 @@ impl Default for Periodic {
 /// fio-like jobs doing synchronous I/O: `cpu_us` of CPU to issue and complete one I/O, then
 /// `io_us` of waiting for the device (a sleep: the device's completion wakes the job).
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FioLike {
     /// `numjobs` (default 4, 1..=10000).
     pub jobs: u64,
@@ -328,6 +337,7 @@ impl Default for FioLike {
 
 /// One workload generator with its parameters, as written.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Workload {
     /// `{"hackbench": {...}}`.
     Hackbench(Hackbench),
@@ -345,6 +355,7 @@ pub enum Workload {
 
 /// What one workload expanded to.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WorkloadInfo {
     /// Its kind.
     pub kind: WorkloadKind,

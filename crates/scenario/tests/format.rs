@@ -27,7 +27,7 @@ fn check_err(from: &str, to: &str, want: &str) {
 fn the_issue_example_parses_with_its_defaults() {
     let s = Scenario::from_json(EXAMPLE).unwrap();
     assert_eq!(
-        s.variants,
+        s.variant_names(),
         ["cfs-5.14", "cfs-6.1", "eevdf-6.6:NO_RUN_TO_PARITY"]
     );
     let c = s.sim_config();

@@ -10,6 +10,7 @@ use alloc::vec::Vec;
 
 /// Scheduling policy (`sched_setattr.sched_policy`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum SchedPolicy {
     /// SCHED_NORMAL (SCHED_OTHER).
     Normal,

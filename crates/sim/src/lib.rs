@@ -37,6 +37,7 @@ pub mod stats;
 pub mod trace;
 pub mod variant;
 pub mod weight;
+mod wire;
 
 pub use config::{limits, Channel, Dist, Op, SchedPolicy, SimConfig, TaskSpec};
 pub use engine::{simulate, Output, Simulator, Status};

@@ -2,6 +2,7 @@
 
 /// Per-task counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TaskStats {
     /// `se.sum_exec_runtime`.
     pub sum_exec_runtime_ns: u64,
@@ -18,14 +19,17 @@ pub struct TaskStats {
     /// Migrations to another CPU (`nr_migrations`).
     pub migrations: u64,
     /// Most recent `sched_info.last_queued` (0 = not queued); internal.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) last_queued_ns: u64,
     /// `sched_info.last_arrival`; internal.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) last_arrival_ns: u64,
 }
 
 /// Per-CPU counters: the `/proc/schedstat` fields plus the wakeup-preemption counters that the
 /// seed-000 thread added (Chen Yu's instrumentation) and the reasons a wakee preempted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CpuStats {
     /// `sched_count`: calls to `__schedule()`.
     pub sched_count: u64,

@@ -82,6 +82,7 @@ pub struct TaskInfo {
 
 /// Scheduler state of one entity at one moment, for timeline overlays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Snapshot {
     /// Time in ns.
     pub t_ns: u64,

@@ -6,6 +6,9 @@ use std::rc::Rc;
 use gloo::worker::{Spawnable, WorkerBridge};
 use yew::prelude::*;
 
+use schedlab_scenario::Scenario;
+
+use crate::codec::Cbor;
 use crate::state::Action;
 use crate::worker::{Reply, Request, SimWorker};
 
@@ -28,23 +31,10 @@ impl SimHandle {
         if slot.is_none() {
             let dispatch = self.dispatch.clone();
             let bridge = SimWorker::spawner()
+                .encoding::<Cbor>()
                 .callback(move |reply: Reply| {
                     dispatch.emit(match reply {
-                        Reply::Progress {
-                            index,
-                            of,
-                            variant,
-                            sim_ns,
-                            duration_ns,
-                            events,
-                        } => Action::Progress {
-                            index,
-                            of,
-                            variant,
-                            sim_ns,
-                            duration_ns,
-                            events,
-                        },
+                        Reply::Progress(p) => Action::Progress(p),
                         Reply::Done(r) => Action::Finished(r),
                         Reply::Failed(m) => Action::Failed(m),
                     })
@@ -58,8 +48,8 @@ impl SimHandle {
     }
 
     /// Starts a run (the state has already checked it may).
-    pub fn run(&self, scenario: String, variants: Vec<String>) {
-        self.send(Request::Run { scenario, variants });
+    pub fn run(&self, scenario: Scenario) {
+        self.send(Request::Run(Box::new(scenario)));
     }
 
     /// Stops the run in progress.

@@ -8,10 +8,11 @@
 use std::collections::BTreeMap;
 
 use schedlab_scenario::Scenario;
-use schedlab_sim::{Feature, Variant, PRESETS};
+use schedlab_sim::{Feature, PRESETS};
 use serde_json::{Map, Value};
 
-use crate::model::{Results, Shared};
+pub use crate::model::SortKey;
+use crate::model::{Progress, Results, Shared};
 
 /// Most variants compared at once.
 pub const MAX_VARIANTS: usize = 4;
@@ -26,6 +27,9 @@ pub struct TaskRow {
     pub affinity: String,
     pub slice_us: String,
     pub program: String,
+    /// Keys of the group the form does not edit (`start_ms`, or a misspelt key the validator
+    /// names), kept as they were.
+    pub extra: Map<String, Value>,
 }
 
 /// One workload of the form: its kind and its parameters as JSON text.
@@ -115,15 +119,8 @@ pub enum RunState {
     /// Nothing run yet.
     #[default]
     Idle,
-    /// The worker is simulating variant `index` of `of`.
-    Running {
-        index: usize,
-        of: usize,
-        variant: String,
-        sim_ns: u64,
-        duration_ns: u64,
-        events: u64,
-    },
+    /// The worker is simulating: how far it got.
+    Running(Progress),
     /// Results of the last run.
     Done(Shared<Results>),
     /// The run stopped: why.
@@ -182,19 +179,6 @@ pub struct ViewOpts {
     pub sort: SortKey,
 }
 
-/// Column to sort the latency table by (numbers descending, like perf; names ascending).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SortKey {
-    /// perf's default: avg, max, switches, runtime.
-    Perf,
-    Runtime,
-    Switches,
-    Avg,
-    Max,
-    Sum,
-    Name,
-}
-
 /// The whole page state.
 #[derive(Clone, Debug, PartialEq)]
 pub struct State {
@@ -208,10 +192,11 @@ pub struct State {
     /// user is typing, and the form keeps the last good document.
     pub json_text: String,
     pub json_error: Option<String>,
+    /// The scenario the form describes, when it is valid: the one value that the link, the
+    /// embed code and the worker use (validated once per edit, never parsed again).
+    pub scenario: Option<Scenario>,
     /// Validation errors of the current document: (path, message).
     pub errors: Vec<(String, String)>,
-    /// Variant errors: (index, message).
-    pub variant_errors: Vec<(usize, String)>,
     pub run: RunState,
     pub view: ViewOpts,
     /// Runs started so far (lets the page and its tests tell one run's outcome from the last).
@@ -271,14 +256,7 @@ pub enum Action {
     },
     /// The user asked to run; the effect starts the worker only if the state says it may.
     Run,
-    Progress {
-        index: usize,
-        of: usize,
-        variant: String,
-        sim_ns: u64,
-        duration_ns: u64,
-        events: u64,
-    },
+    Progress(Progress),
     Finished(Box<Results>),
     Failed(String),
     Cancel,
@@ -316,6 +294,11 @@ pub enum TaskField {
     SliceUs,
     Program,
 }
+
+/// The keys of a task group that [`TaskRow`] edits.
+const TASK_ROW_KEYS: &[&str] = &[
+    "name", "count", "nice", "policy", "affinity", "slice_us", "program",
+];
 
 /// A field's text as a JSON value: a number when it reads as one, else the text itself (so that
 /// the validator names the field and what it expected, instead of the input vanishing).
@@ -357,8 +340,8 @@ impl State {
             variants: vec![],
             json_text: String::new(),
             json_error: None,
+            scenario: None,
             errors: vec![],
-            variant_errors: vec![],
             run: RunState::Idle,
             view: ViewOpts {
                 timeline: TimelineView::default(),
@@ -387,7 +370,7 @@ impl State {
         if link::find_payload(href.rsplit_once('#').map_or("", |(_, f)| f)).is_some() {
             match link::decode(href) {
                 Ok(l) => {
-                    if let Err(e) = s.load(&l.scenario.to_json()) {
+                    if let Err(e) = s.load_value(l.scenario.to_value()) {
                         s.notice = Some(format!("This link could not be opened: {e}."));
                     }
                     let tl = &mut s.view.timeline;
@@ -411,7 +394,11 @@ impl State {
 
     /// The link payload (`v1.…`) of the current scenario and view, if the scenario is valid.
     pub fn link_payload(&self) -> Option<String> {
-        let sc = Scenario::from_json(&self.json_text).ok()?;
+        // While the JSON view holds text that does not parse, the page shows no scenario to link.
+        if self.json_error.is_some() {
+            return None;
+        }
+        let sc = self.scenario.as_ref()?;
         let tl = &self.view.timeline;
         let view = schedlab_scenario::link::LinkView {
             view: None,
@@ -419,7 +406,7 @@ impl State {
             selected: tl.selected.clone(),
             per_task: tl.per_task,
         };
-        Some(schedlab_scenario::link::encode(&sc, &view))
+        Some(schedlab_scenario::link::encode(sc, &view))
     }
 
     /// The iframe snippet that embeds `view` (`comparison`, `table`, `histogram` or `timeline`)
@@ -496,6 +483,9 @@ impl State {
                 }
                 opt(&mut g, "slice_us", &t.slice_us, "");
                 g.insert("program".into(), json_or_text(&t.program));
+                for (k, v) in &t.extra {
+                    g.insert(k.clone(), v.clone());
+                }
                 Value::Object(g)
             })
             .collect();
@@ -524,6 +514,11 @@ impl State {
     /// message and changes nothing.
     fn load(&mut self, json: &str) -> Result<(), String> {
         let v: Value = serde_json::from_str(json).map_err(|e| format!("not valid JSON: {e}"))?;
+        self.load_value(v)
+    }
+
+    /// Loads a document that is already a JSON value (a decoded link's scenario).
+    fn load_value(&mut self, v: Value) -> Result<(), String> {
         let Value::Object(mut o) = v else {
             return Err("a scenario is a JSON object".into());
         };
@@ -556,6 +551,12 @@ impl State {
             Some(Value::Array(a)) => a
                 .iter()
                 .map(|t| TaskRow {
+                    extra: t.as_object().map_or_else(Map::new, |o| {
+                        o.iter()
+                            .filter(|(k, _)| !TASK_ROW_KEYS.contains(&k.as_str()))
+                            .map(|(k, v)| (k.clone(), v.clone()))
+                            .collect()
+                    }),
                     name: text_of(t.get("name")),
                     count: text_of(t.get("count")),
                     nice: text_of(t.get("nice")),
@@ -591,28 +592,30 @@ impl State {
         Ok(())
     }
 
-    /// Rebuilds the JSON view from the form and revalidates.
+    /// Rebuilds the JSON view from the form and validates the document, once: a valid one
+    /// becomes [`State::scenario`], an invalid one leaves its errors by field.
     fn refresh(&mut self) {
         let doc = self.document();
         self.json_text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-        self.validate();
+        match Scenario::from_value(doc) {
+            Ok(sc) => {
+                self.scenario = Some(sc);
+                self.errors = vec![];
+            }
+            Err(es) => {
+                self.scenario = None;
+                self.errors = es.0.into_iter().map(|e| (e.path, e.message)).collect();
+            }
+        }
     }
 
-    fn validate(&mut self) {
-        self.errors = match Scenario::from_json(&self.json_text) {
-            Ok(_) => vec![],
-            Err(es) => es.0.into_iter().map(|e| (e.path, e.message)).collect(),
-        };
-        self.variant_errors = self
-            .variants
+    /// The validator's message for variant `index`, if it rejected it.
+    pub fn variant_error(&self, index: usize) -> Option<String> {
+        let path = format!("variants[{index}]");
+        self.errors
             .iter()
-            .enumerate()
-            .filter_map(|(i, v)| {
-                Variant::parse(&v.to_variant_string())
-                    .err()
-                    .map(|e| (i, e.0))
-            })
-            .collect();
+            .find(|(p, _)| *p == path)
+            .map(|(_, m)| m.clone())
     }
 
     /// The errors of the field at `path` (`tasks[2].nice`) or below it.
@@ -637,7 +640,7 @@ impl State {
     /// Whether a run may start: a valid scenario, at least one variant, all of them valid, and
     /// no run in progress. `Err` says what stops it.
     pub fn can_run(&self) -> Result<(), String> {
-        if matches!(self.run, RunState::Running { .. }) {
+        if matches!(self.run, RunState::Running(_)) {
             return Err("a run is in progress".into());
         }
         if self.json_error.is_some() {
@@ -655,22 +658,13 @@ impl State {
         if self.variants.is_empty() {
             return Err("pick at least one kernel variant".into());
         }
-        if let Some((i, m)) = self.variant_errors.first() {
-            return Err(format!("variant {}: {m}", i + 1));
-        }
         Ok(())
     }
 
-    /// The validated scenario and variant strings to hand to the worker.
-    pub fn run_request(&self) -> Option<(String, Vec<String>)> {
+    /// The validated scenario to hand to the worker (it holds the variants), if a run may start.
+    pub fn run_request(&self) -> Option<Scenario> {
         self.can_run().ok()?;
-        Some((
-            self.json_text.clone(),
-            self.variants
-                .iter()
-                .map(VariantChoice::to_variant_string)
-                .collect(),
-        ))
+        self.scenario.clone()
     }
 
     /// The end of the longest run shown (the timeline's full range), if there are results.
@@ -750,21 +744,6 @@ impl State {
     /// The reducer.
     pub fn reduce(&self, action: Action) -> State {
         let mut s = self.clone();
-        let edited = !matches!(
-            action,
-            Action::Load { .. }
-                | Action::Run
-                | Action::Progress { .. }
-                | Action::Finished(_)
-                | Action::Failed(_)
-                | Action::Cancel
-                | Action::SetLogAxis(_)
-                | Action::SetMerged(_)
-                | Action::SortBy(_)
-                | Action::Timeline(_)
-                | Action::Linked(_)
-                | Action::Notice(_)
-        );
         match action {
             Action::Load { json, source } => {
                 // A document that cannot be opened leaves the form and the JSON view as they were.
@@ -841,12 +820,10 @@ impl State {
             }
             Action::SetJson(text) => {
                 // Keep what is typed; load it into the form only once it is a JSON object.
-                let loaded = s.load(&text);
-                s.json_text = text;
-                match loaded {
-                    Ok(()) => s.validate(),
-                    Err(e) => s.json_error = Some(e),
+                if let Err(e) = s.load(&text) {
+                    s.json_error = Some(e);
                 }
+                s.json_text = text;
                 s.link = None;
                 return s;
             }
@@ -896,41 +873,27 @@ impl State {
                 s.run = match s.can_run() {
                     Ok(()) => {
                         s.runs += 1;
-                        RunState::Running {
+                        RunState::Running(Progress {
                             index: 0,
                             of: s.variants.len(),
                             variant: s.variants[0].to_variant_string(),
                             sim_ns: 0,
                             duration_ns: 0,
                             events: 0,
-                        }
+                        })
                     }
                     Err(e) => RunState::Failed(format!("not run: {e}")),
                 };
                 return s;
             }
-            Action::Progress {
-                index,
-                of,
-                variant,
-                sim_ns,
-                duration_ns,
-                events,
-            } => {
-                if matches!(s.run, RunState::Running { .. }) {
-                    s.run = RunState::Running {
-                        index,
-                        of,
-                        variant,
-                        sim_ns,
-                        duration_ns,
-                        events,
-                    };
+            Action::Progress(p) => {
+                if matches!(s.run, RunState::Running(_)) {
+                    s.run = RunState::Running(p);
                 }
                 return s;
             }
             Action::Finished(r) => {
-                if matches!(s.run, RunState::Running { .. }) {
+                if matches!(s.run, RunState::Running(_)) {
                     s.run = RunState::Done(Shared(std::rc::Rc::new(*r)));
                     let end = s.run_end_ns().unwrap_or(0);
                     let keep = std::mem::take(&mut s.keep_window);
@@ -948,7 +911,7 @@ impl State {
                 return s;
             }
             Action::Cancel => {
-                if matches!(s.run, RunState::Running { .. }) {
+                if matches!(s.run, RunState::Running(_)) {
                     s.run = RunState::Failed("cancelled".into());
                 }
                 return s;
@@ -978,10 +941,9 @@ impl State {
                 return s;
             }
         }
-        if edited {
-            // The link shown under "Copy link" no longer describes the scenario.
-            s.link = None;
-        }
+        // Only edits of the scenario get here: the link shown under "Copy link" no longer
+        // describes it.
+        s.link = None;
         s.refresh();
         s
     }

@@ -4,10 +4,10 @@
 
 use gloo::worker::{HandlerId, Worker, WorkerScope};
 use schedlab_scenario::Scenario;
-use schedlab_sim::{Output, SimConfig, Simulator, Status, Variant};
+use schedlab_sim::{Output, SimConfig, Simulator, Status};
 use serde::{Deserialize, Serialize};
 
-use crate::model::{results, Results};
+use crate::model::{results, Progress, Results};
 
 /// Events simulated between two progress reports.
 pub const CHUNK_EVENTS: u64 = 200_000;
@@ -17,24 +17,15 @@ pub const MAX_EVENTS: u64 = 100_000_000;
 /// What the page asks.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Request {
-    Run {
-        scenario: String,
-        variants: Vec<String>,
-    },
+    /// Simulate every variant of this (validated) scenario.
+    Run(Box<Scenario>),
     Cancel,
 }
 
 /// What the worker answers.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Reply {
-    Progress {
-        index: usize,
-        of: usize,
-        variant: String,
-        sim_ns: u64,
-        duration_ns: u64,
-        events: u64,
-    },
+    Progress(Progress),
     Done(Box<Results>),
     Failed(String),
 }
@@ -43,7 +34,6 @@ struct Job {
     id: HandlerId,
     scenario: Scenario,
     cfg: SimConfig,
-    variants: Vec<Variant>,
     sim: Option<Simulator>,
     outs: Vec<Output>,
 }
@@ -75,7 +65,7 @@ impl Worker for SimWorker {
     fn update(&mut self, scope: &WorkerScope<Self>, _msg: Step) {
         let Some(job) = self.job.as_mut() else { return };
         let index = job.outs.len();
-        let variant = &job.variants[index];
+        let variant = &job.scenario.variants()[index];
         if job.sim.is_none() {
             match Simulator::new(&job.cfg, variant) {
                 Ok(s) => job.sim = Some(s),
@@ -90,14 +80,14 @@ impl Worker for SimWorker {
         let status = sim.run(CHUNK_EVENTS);
         scope.respond(
             job.id,
-            Reply::Progress {
+            Reply::Progress(Progress {
                 index,
-                of: job.variants.len(),
+                of: job.scenario.variants().len(),
                 variant: variant.name.clone(),
                 sim_ns: sim.now_ns(),
                 duration_ns: job.cfg.duration_ns,
                 events: sim.events_processed(),
-            },
+            }),
         );
         if status == Status::Running && sim.events_processed() >= MAX_EVENTS {
             let msg = format!(
@@ -114,7 +104,7 @@ impl Worker for SimWorker {
         if status == Status::Done {
             let done = job.sim.take().expect("set above").finish();
             job.outs.push(done);
-            if job.outs.len() == job.variants.len() {
+            if job.outs.len() == job.scenario.variants().len() {
                 let r = results(&job.scenario, &job.outs);
                 scope.respond(job.id, Reply::Done(Box::new(r)));
                 self.job = None;
@@ -127,25 +117,8 @@ impl Worker for SimWorker {
     fn received(&mut self, scope: &WorkerScope<Self>, msg: Request, id: HandlerId) {
         match msg {
             Request::Cancel => self.job = None,
-            Request::Run { scenario, variants } => {
-                let scenario = match Scenario::from_json(&scenario) {
-                    Ok(s) => s,
-                    Err(e) => {
-                        scope.respond(id, Reply::Failed(format!("invalid scenario: {e}")));
-                        return;
-                    }
-                };
-                let mut vs = vec![];
-                for v in &variants {
-                    match Variant::parse(v) {
-                        Ok(v) => vs.push(v),
-                        Err(e) => {
-                            scope.respond(id, Reply::Failed(e.0));
-                            return;
-                        }
-                    }
-                }
-                if vs.is_empty() {
+            Request::Run(scenario) => {
+                if scenario.variants().is_empty() {
                     scope.respond(id, Reply::Failed("no variants to run".into()));
                     return;
                 }
@@ -155,8 +128,7 @@ impl Worker for SimWorker {
                 self.job = Some(Job {
                     id,
                     cfg,
-                    scenario,
-                    variants: vs,
+                    scenario: *scenario,
                     sim: None,
                     outs: vec![],
                 });

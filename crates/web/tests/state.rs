@@ -1,6 +1,9 @@
 //! The reducer and the view models, natively.
 
-use schedlab_web::model::{delta_row, shared_histograms, sorted_rows, Row, VariantResult};
+use schedlab_report::compare::VariantSummary;
+use schedlab_report::export::RunReport;
+use schedlab_report::latency::LatencyRow;
+use schedlab_web::model::{deltas, shared_histograms, sorted_rows, Results, VariantResult};
 use schedlab_web::state::{
     Action, MachineField, RunState, SortKey, State, TaskField, VariantChoice,
 };
@@ -10,9 +13,9 @@ fn a_first_visit_opens_a_runnable_comparison() {
     let s = State::initial();
     assert_eq!(s.variants.len(), 2, "two kernels side by side");
     assert!(s.errors.is_empty(), "{:?}", s.errors);
-    let (json, variants) = s.run_request().expect("runnable");
-    assert_eq!(variants, ["cfs-5.14", "cfs-6.1"]);
-    assert!(json.contains("\"policy\": \"idle\""));
+    let sc = s.run_request().expect("runnable");
+    assert_eq!(sc.variant_names(), ["cfs-5.14", "cfs-6.1"]);
+    assert!(sc.to_json().contains("\"policy\": \"idle\""));
 }
 
 #[test]
@@ -135,11 +138,10 @@ fn variants_toggle_features_and_stay_at_most_four() {
         value: "base_slice_ns=1".into(),
     });
     assert!(
-        s.variant_errors
-            .iter()
-            .any(|(i, m)| *i == 0 && m.contains("out of range")),
+        s.variant_error(0)
+            .is_some_and(|m| m.contains("out of range")),
         "{:?}",
-        s.variant_errors
+        s.errors
     );
     assert!(s.can_run().is_err());
     let c = VariantChoice::from_string("eevdf-6.12:NO_DELAY_DEQUEUE,base_slice_ns=3000000");
@@ -152,7 +154,7 @@ fn variants_toggle_features_and_stay_at_most_four() {
 #[test]
 fn the_run_lifecycle() {
     let s = State::initial().reduce(Action::Run);
-    assert!(matches!(s.run, RunState::Running { .. }));
+    assert!(matches!(s.run, RunState::Running(_)));
     assert!(
         s.can_run().is_err(),
         "no second run while one is in progress"
@@ -160,10 +162,7 @@ fn the_run_lifecycle() {
     let s2 = s.reduce(Action::Cancel);
     assert_eq!(s2.run, RunState::Failed("cancelled".into()));
     // A result arriving after a cancel is ignored.
-    let late = schedlab_web::model::Results {
-        scenario: "x".into(),
-        variants: vec![],
-    };
+    let late = results(vec![], vec![]);
     assert_eq!(
         s2.reduce(Action::Finished(Box::new(late.clone()))).run,
         s2.run
@@ -174,16 +173,61 @@ fn the_run_lifecycle() {
     ));
 }
 
-fn row(comm: &str, runtime: u64, count: u64, avg: u64) -> Row {
-    Row {
+fn row(comm: &str, runtime: u64, count: u64, avg: u64) -> LatencyRow {
+    LatencyRow {
         comm: comm.into(),
         pid: 1,
         threads: 1,
         runtime_ns: runtime,
         count,
-        avg_ns: avg,
-        max_ns: avg * 2,
-        sum_ns: avg * count,
+        delay_sum_ns: avg * count,
+        delay_max_ns: avg * 2,
+        max_start_ns: 0,
+        max_end_ns: 0,
+    }
+}
+
+fn summary(switches: u64, avg: u64, pr: Option<f64>, tp: Option<f64>) -> VariantSummary {
+    VariantSummary {
+        variant: "v".into(),
+        switches,
+        delay_avg_ns: avg,
+        delay_max_ns: avg,
+        preempt_ratio: pr,
+        shares: vec![],
+        throughput: tp.map(|x| ("IO/s".into(), x)),
+    }
+}
+
+fn variant_result(end_ns: u64, summary: VariantSummary) -> VariantResult {
+    VariantResult {
+        variant: summary.variant.clone(),
+        merged: vec![],
+        per_task: vec![],
+        wakeup_ns: vec![],
+        delay_ns: vec![],
+        counters: vec![],
+        figures: String::new(),
+        summary,
+        events: 0,
+        end_ns,
+        timeline: Default::default(),
+    }
+}
+
+fn results(variants: Vec<VariantResult>, summary: Vec<VariantSummary>) -> Results {
+    Results {
+        scenario: "x".into(),
+        variants,
+        report: RunReport {
+            scenario: "x".into(),
+            cpus: 1,
+            hz: 1000,
+            duration_ns: 0,
+            seed: 1,
+            variants: vec![],
+            summary,
+        },
     }
 }
 
@@ -226,54 +270,31 @@ fn histograms_share_axes_and_count_every_sample() {
 }
 
 #[test]
-fn delta_row_against_the_first_variant() {
-    let v = |switches, avg, pr| VariantResult {
-        variant: "v".into(),
-        merged: vec![],
-        per_task: vec![],
-        wakeup_ns: vec![],
-        delay_ns: vec![],
-        counters: vec![],
-        figures: String::new(),
-        switches,
-        delay_avg_ns: avg,
-        delay_max_ns: avg,
-        preempt_ratio: Some(pr),
-        throughput: Some(("IO/s".into(), 100.0)),
-        events: 0,
-        end_ns: 0,
-        timeline: Default::default(),
+fn deltas_against_the_first_variant_are_the_command_lines() {
+    let (a, b) = (
+        summary(100, 10, Some(0.2), Some(100.0)),
+        summary(150, 5, Some(0.5), Some(100.0)),
+    );
+    let r = results(vec![], vec![a, b]);
+    let d = deltas(&r);
+    let cell = |name: &str| {
+        let i = d[0].iter().position(|h| h == name).expect(name);
+        d[1][i].clone()
     };
-    let d = delta_row(&v(100, 10, 0.2), &v(150, 5, 0.5));
-    assert_eq!(d[0], ("switches".to_string(), "+50.0%".to_string()));
-    assert_eq!(d[1], ("avg delay".to_string(), "-50.0%".to_string()));
-    assert_eq!(d[3], ("wakeup preempt".to_string(), "+30.0pp".to_string()));
-    assert_eq!(d[4], ("IO/s".to_string(), "+0.0%".to_string()));
+    assert_eq!(cell("switches"), "+50.0%");
+    assert_eq!(cell("avg delay"), "-50.0%");
+    assert_eq!(cell("wakeup preempt"), "+30.0pp");
+    assert_eq!(
+        cell("throughput"),
+        "0.0%",
+        "no change is unsigned, as the CLI prints it"
+    );
 }
 
 fn with_results(end_ns: u64) -> State {
-    let mut v = VariantResult {
-        variant: "cfs-6.1".into(),
-        merged: vec![],
-        per_task: vec![],
-        wakeup_ns: vec![],
-        delay_ns: vec![],
-        counters: vec![],
-        figures: String::new(),
-        switches: 0,
-        delay_avg_ns: 0,
-        delay_max_ns: 0,
-        preempt_ratio: None,
-        throughput: None,
-        events: 0,
-        end_ns,
-        timeline: Default::default(),
-    };
+    let mut v = variant_result(end_ns, summary(0, 0, None, None));
     v.timeline.end_ns = end_ns;
-    let r = schedlab_web::model::Results {
-        scenario: "x".into(),
-        variants: vec![v],
-    };
+    let r = results(vec![v], vec![]);
     State::initial()
         .reduce(Action::Run)
         .reduce(Action::Finished(Box::new(r)))
@@ -433,10 +454,14 @@ fn exports_carry_the_tables() {
         .collect();
     let r = results(&sc, &outs);
     let csv = export::csv(&r);
-    assert!(csv.starts_with("variant,task,pid,runtime_ns"));
+    assert!(csv.starts_with("variant,name,pid,runtime_ns"));
     assert_eq!(csv.lines().count(), 1 + 2 * 2, "{csv}");
     let json: serde_json::Value = serde_json::from_str(&export::json(&r)).unwrap();
     assert_eq!(json["variants"][1]["variant"], "cfs-6.1");
+    // The same bytes as the command line's `--format csv` and `--format json` of this run.
+    let cli = RunReport::new(&sc, &outs);
+    assert_eq!(csv, schedlab_report::export::csv(&cli));
+    assert_eq!(export::json(&r), schedlab_report::export::json(&cli));
     let text = export::perf_text(&r);
     assert!(
         text.contains("cfs-5.14\n ------")

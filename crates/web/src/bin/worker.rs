@@ -2,5 +2,7 @@
 use gloo::worker::Registrable;
 
 fn main() {
-    schedlab_web::worker::SimWorker::registrar().register();
+    schedlab_web::worker::SimWorker::registrar()
+        .encoding::<schedlab_web::codec::Cbor>()
+        .register();
 }

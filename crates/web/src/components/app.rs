@@ -4,6 +4,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::components::ctx::{Ctx, Store};
 use crate::components::{
     json_view::JsonView, machine::MachineForm, presets_menu::PresetsMenu, results::ResultsView,
     run_bar::RunBar, share_bar::ShareBar, tasks::TaskTable, timeline::TimelinePanel,
@@ -11,24 +12,6 @@ use crate::components::{
 };
 use crate::hooks::use_sim_worker;
 use crate::state::{Action, State};
-
-/// The state behind Yew's reducer hook.
-#[derive(PartialEq)]
-pub struct Store(pub State);
-
-impl Reducible for Store {
-    type Action = Action;
-    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
-        Rc::new(Store(self.0.reduce(action)))
-    }
-}
-
-/// Properties every part of the page gets: the state and a way to change it.
-#[derive(Properties, PartialEq, Clone)]
-pub struct Ctx {
-    pub state: Rc<Store>,
-    pub dispatch: Callback<Action>,
-}
 
 #[function_component(App)]
 pub fn app() -> Html {
@@ -45,8 +28,8 @@ pub fn app() -> Html {
         let sim = sim.clone();
         let store = store.clone();
         use_effect_with((), move |_| {
-            if let Some((scenario, variants)) = store.0.run_request() {
-                sim.run(scenario, variants);
+            if let Some(scenario) = store.0.run_request() {
+                sim.run(scenario);
                 store.dispatch(Action::Run);
             }
         });
@@ -56,8 +39,8 @@ pub fn app() -> Html {
         let sim = sim.clone();
         let store = store.clone();
         Callback::from(move |_| {
-            if let Some((scenario, variants)) = store.0.run_request() {
-                sim.run(scenario, variants);
+            if let Some(scenario) = store.0.run_request() {
+                sim.run(scenario);
                 // The address bar always holds a link to what was last run.
                 if store.0.embed.is_none() {
                     if let Some(p) = store.0.link_payload() {

@@ -3,7 +3,7 @@
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
-use crate::components::app::Ctx;
+use crate::components::ctx::Ctx;
 use crate::state::Action;
 
 #[function_component(JsonView)]

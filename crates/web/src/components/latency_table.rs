@@ -2,12 +2,14 @@
 
 use yew::prelude::*;
 
-use crate::model::{ms, sorted_rows, Row};
-use crate::state::{Action, SortKey, TimelineAction};
+use schedlab_report::latency::LatencyRow;
+
+use crate::model::{ms, sorted_rows, SortKey};
+use crate::state::{Action, TimelineAction};
 
 #[derive(Properties, PartialEq)]
 pub struct TableProps {
-    pub rows: Vec<Row>,
+    pub rows: Vec<LatencyRow>,
     pub sort: SortKey,
     pub dispatch: Callback<Action>,
 }
@@ -41,8 +43,8 @@ pub fn latency_table(p: &TableProps) -> Html {
     rows.retain(|r| schedlab_report::latency::perf_prints(&r.comm, r.count));
     let total_runtime: u64 = rows.iter().map(|r| r.runtime_ns).sum();
     let total_count: u64 = rows.iter().map(|r| r.count).sum();
-    let total_max = rows.iter().map(|r| r.max_ns).max().unwrap_or(0);
-    let total_sum: u64 = rows.iter().map(|r| r.sum_ns).sum();
+    let total_max = rows.iter().map(|r| r.delay_max_ns).max().unwrap_or(0);
+    let total_sum: u64 = rows.iter().map(|r| r.delay_sum_ns).sum();
     html! {
         <table class="latency">
             <thead><tr>
@@ -71,9 +73,9 @@ pub fn latency_table(p: &TableProps) -> Html {
                     <td>{ r.label() }</td>
                     <td class="n">{ ms(r.runtime_ns) }</td>
                     <td class="n">{ r.count }</td>
-                    <td class="n">{ ms(r.avg_ns) }</td>
-                    <td class="n">{ ms(r.max_ns) }</td>
-                    <td class="n">{ ms(r.sum_ns) }</td>
+                    <td class="n">{ ms(r.delay_avg_ns()) }</td>
+                    <td class="n">{ ms(r.delay_max_ns) }</td>
+                    <td class="n">{ ms(r.delay_sum_ns) }</td>
                 </tr>
             } }) }
             </tbody>

@@ -3,6 +3,7 @@
 //! `schedlab_report::plot`, the timeline on a 2D context), the worker bridge is in [`crate::hooks`].
 
 pub mod app;
+pub mod ctx;
 pub mod histogram;
 pub mod json_view;
 pub mod latency_table;

@@ -4,7 +4,7 @@ use schedlab_scenario::presets::presets;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-use crate::components::app::Ctx;
+use crate::components::ctx::Ctx;
 use crate::examples::EXAMPLES;
 use crate::state::Action;
 

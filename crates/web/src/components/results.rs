@@ -4,8 +4,8 @@
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::components::{app::Ctx, histogram::Histogram, latency_table::LatencyTable};
-use crate::model::{delta_row, ms, shared_histograms};
+use crate::components::{ctx::Ctx, histogram::Histogram, latency_table::LatencyTable};
+use crate::model::{deltas, ms, shared_histograms};
 use crate::state::{Action, RunState};
 
 #[function_component(ResultsView)]
@@ -18,6 +18,7 @@ pub fn results_view(ctx: &Ctx) -> Html {
     let bins = 40;
     let wake: Vec<&[u64]> = r.variants.iter().map(|v| v.wakeup_ns.as_slice()).collect();
     let delay: Vec<&[u64]> = r.variants.iter().map(|v| v.delay_ns.as_slice()).collect();
+    let deltas = deltas(r);
     let wake_h = shared_histograms(&wake, bins, log);
     let delay_h = shared_histograms(&delay, bins, log);
     let export =
@@ -62,19 +63,19 @@ pub fn results_view(ctx: &Ctx) -> Html {
                         <Histogram view={delay_h[i].clone()} title={"scheduling delay".to_string()} kind={"delay".to_string()} log={log} />
                         <table class="counters">
                             { for v.counters.iter().map(|(k, n)| html! { <tr><td>{ k.clone() }</td><td class="n">{ *n }</td></tr> }) }
-                            if let Some(pr) = v.preempt_ratio {
+                            if let Some(pr) = v.summary.preempt_ratio {
                                 <tr><td>{ "wakeup preempt ratio" }</td><td class="n">{ format!("{:.1}%", pr * 100.0) }</td></tr>
                             }
-                            <tr><td>{ "avg / max delay ms" }</td><td class="n">{ format!("{} / {}", ms(v.delay_avg_ns), ms(v.delay_max_ns)) }</td></tr>
+                            <tr><td>{ "avg / max delay ms" }</td><td class="n">{ format!("{} / {}", ms(v.summary.delay_avg_ns), ms(v.summary.delay_max_ns)) }</td></tr>
                             <tr><td>{ "events" }</td><td class="n">{ v.events }</td></tr>
                         </table>
                         if !v.figures.is_empty() {
                             <pre class="figures">{ v.figures.clone() }</pre>
                         }
-                        if i > 0 {
+                        if let (Some(head), Some(cells)) = (deltas.first(), deltas.get(i).filter(|_| i > 0)) {
                             <table class="delta">
                                 <caption>{ format!("vs {}", r.variants[0].variant) }</caption>
-                                { for delta_row(&r.variants[0], v).into_iter().map(|(k, d)| html! { <tr><td>{ k }</td><td class="n">{ d }</td></tr> }) }
+                                { for head.iter().zip(cells).skip(1).map(|(k, d)| html! { <tr><td>{ k.clone() }</td><td class="n">{ d.clone() }</td></tr> }) }
                             </table>
                         }
                     </div>

@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::components::app::Store;
+use crate::components::ctx::Store;
 use crate::state::RunState;
 
 #[derive(Properties, PartialEq)]
@@ -18,7 +18,7 @@ pub struct RunBarProps {
 pub fn run_bar(p: &RunBarProps) -> Html {
     let s = &p.state.0;
     let blocked = s.can_run().err();
-    let running = matches!(s.run, RunState::Running { .. });
+    let running = matches!(s.run, RunState::Running(_));
     let run = {
         let cb = p.on_run.clone();
         Callback::from(move |_| cb.emit(()))
@@ -29,14 +29,14 @@ pub fn run_bar(p: &RunBarProps) -> Html {
     };
     let (state, status): (&str, Html) = match &s.run {
         RunState::Idle => ("idle", html! { { "Not run yet." } }),
-        RunState::Running {
+        RunState::Running(crate::model::Progress {
             index,
             of,
             variant,
             sim_ns,
             duration_ns,
             events,
-        } => {
+        }) => {
             let frac = if *duration_ns > 0 {
                 *sim_ns as f64 / *duration_ns as f64
             } else {

@@ -5,7 +5,7 @@ use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::browser;
-use crate::components::app::Ctx;
+use crate::components::ctx::Ctx;
 use crate::state::Action;
 
 #[function_component(ShareBar)]

@@ -3,7 +3,7 @@
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
-use crate::components::{app::Ctx, field_errors};
+use crate::components::{ctx::Ctx, field_errors};
 use crate::state::{Action, TaskField};
 
 #[function_component(TaskTable)]

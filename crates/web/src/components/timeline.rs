@@ -3,71 +3,26 @@
 //! empty), laid out by `schedlab_report::timeline::layout` so that a lane never draws more
 //! blocks than it has pixels. Every action has a key (press `?`).
 
-use schedlab_report::timeline::{
-    fmt_duration, tick_step_ns, Block, EndReason, LaneIndex, Slice, Viewport,
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use schedlab_report::plot::{
+    draw_timeline, timeline_size, timeline_svg, TimelineView, TIMELINE_AXIS_H as AXIS_H,
+    TIMELINE_LABEL_W as LABEL_W, TIMELINE_LANE_H as LANE_H, TIMELINE_PLOT_W as PLOT_W,
 };
-use wasm_bindgen::JsCast;
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+use schedlab_report::timeline::{fmt_duration, EndReason, RunTimeline, Slice, Viewport};
+use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
-use crate::components::app::Ctx;
-use crate::model::{Shared, TimelineData};
+use crate::components::ctx::Ctx;
+use crate::model::Shared;
 use crate::state::{Action, RunState, TimelineAction};
 
-/// Plot width in pixels (the viewport), and the label column before it.
-const PLOT_W: u32 = 1000;
-const LABEL_W: u32 = 120;
-const AXIS_H: u32 = 20;
-const LANE_H: u32 = 16;
-const OVERLAY_H: u32 = 90;
 /// Most lanes drawn per variant.
 const MAX_LANES: usize = 48;
 
-/// A distinct, stable colour for a key (task or CPU).
-fn color(key: u32) -> String {
-    let hue = (key.wrapping_mul(2_654_435_761) >> 7) % 360;
-    format!("hsl({hue}, 60%, 52%)")
-}
-
-/// One lane: its label, the pid it belongs to (per-task layout), and its indexed slices.
-struct Lane {
-    label: String,
-    pid: Option<u32>,
-    index: LaneIndex,
-}
-
-fn lanes(data: &TimelineData, per_task: bool, selected: Option<&str>) -> Vec<Lane> {
-    let all = data.slices();
-    if !per_task {
-        return (0..data.cpus.min(MAX_LANES as u32))
-            .map(|cpu| Lane {
-                label: format!("CPU {cpu}"),
-                pid: None,
-                index: LaneIndex::new(all.iter().filter(|s| s.cpu == cpu).copied().collect()),
-            })
-            .collect();
-    }
-    let mut pids: Vec<u32> = data
-        .tasks
-        .iter()
-        .map(|(p, _)| *p)
-        .filter(|p| all.iter().any(|s| s.pid == *p))
-        .collect();
-    // The selected task's lanes first, so they are never cut off.
-    pids.sort_by_key(|p| (Some(data.comm(*p).as_str()) != selected, *p));
-    pids.into_iter()
-        .take(MAX_LANES)
-        .map(|pid| Lane {
-            label: format!("{}:{pid}", data.comm(pid)),
-            pid: Some(pid),
-            index: LaneIndex::new(all.iter().filter(|s| s.pid == pid).copied().collect()),
-        })
-        .collect()
-}
-
 #[derive(Properties, PartialEq)]
 struct LanesProps {
-    data: Shared<TimelineData>,
+    data: Shared<RunTimeline>,
     variant: String,
     window: (u64, u64),
     per_task: bool,
@@ -79,150 +34,16 @@ struct LanesProps {
     dispatch: Callback<Action>,
 }
 
-fn draw(canvas: &HtmlCanvasElement, p: &LanesProps, lanes: &[Lane], vp: Viewport) -> Option<()> {
-    let cx: CanvasRenderingContext2d = canvas.get_context("2d").ok()??.dyn_into().ok()?;
-    let h = canvas.height() as f64;
-    let w = canvas.width() as f64;
-    cx.set_fill_style_str("#ffffff");
-    cx.fill_rect(0.0, 0.0, w, h);
-    // Axis.
-    let span = vp.t1_ns - vp.t0_ns;
-    let step = tick_step_ns(span, PLOT_W);
-    cx.set_font("11px sans-serif");
-    cx.set_fill_style_str("#444");
-    let mut t = vp.t0_ns.div_ceil(step) * step;
-    while t < vp.t1_ns {
-        let x = LABEL_W as f64 + vp.x(t);
-        cx.fill_rect(x, AXIS_H as f64 - 5.0, 1.0, 5.0);
-        let _ = cx.fill_text(&fmt_duration(t), x + 2.0, 11.0);
-        t += step;
-    }
-    let selected = p.selected.as_deref();
-    for (i, lane) in lanes.iter().enumerate() {
-        let y = (AXIS_H + i as u32 * LANE_H) as f64;
-        cx.set_fill_style_str(if i % 2 == 0 { "#f6f7f9" } else { "#ffffff" });
-        cx.fill_rect(LABEL_W as f64, y, PLOT_W as f64, LANE_H as f64);
-        cx.set_fill_style_str("#222");
-        let _ = cx.fill_text(&lane.label, 4.0, y + 12.0);
-        // Waiting (runnable, not running) bands of a task lane: hatched.
-        if let Some(pid) = lane.pid {
-            cx.set_fill_style_str("rgba(150,150,150,0.35)");
-            for &(wp, a, b) in p.data.waits.iter().filter(|w| w.0 == pid) {
-                if b <= vp.t0_ns || a >= vp.t1_ns {
-                    continue;
-                }
-                let x0 = vp.x(a).max(0.0);
-                let x1 = vp.x(b).min(PLOT_W as f64);
-                cx.fill_rect(
-                    LABEL_W as f64 + x0,
-                    y + 4.0,
-                    (x1 - x0).max(1.0),
-                    LANE_H as f64 - 8.0,
-                );
-                let _ = wp;
-            }
+impl LanesProps {
+    /// What to draw of the timeline (the page's canvas and the SVG export alike).
+    fn view(&self, vp: Viewport) -> TimelineView<'_> {
+        TimelineView {
+            viewport: vp,
+            selected: self.selected.as_deref(),
+            overlay: self.overlay,
+            hover_ns: self.hover_ns,
+            ruler: &self.ruler,
         }
-        let key = |s: &Slice| if lane.pid.is_some() { s.cpu } else { s.pid };
-        for b in lane.index.layout(vp, key) {
-            match b {
-                Block::Slice { x0, x1, index } => {
-                    let s = &lane.index.slices[index];
-                    let hl = selected.is_some_and(|n| p.data.comm(s.pid) == n);
-                    cx.set_fill_style_str(&color(key(s)));
-                    cx.fill_rect(
-                        (LABEL_W + x0) as f64,
-                        y + 2.0,
-                        (x1 - x0) as f64,
-                        LANE_H as f64 - 4.0,
-                    );
-                    if hl {
-                        cx.set_stroke_style_str("#000");
-                        cx.stroke_rect(
-                            (LABEL_W + x0) as f64 + 0.5,
-                            y + 1.5,
-                            (x1 - x0) as f64 - 1.0,
-                            LANE_H as f64 - 3.0,
-                        );
-                    }
-                }
-                Block::Aggregate { x, busy, dominant } => {
-                    cx.set_fill_style_str(&color(dominant));
-                    let bh = (LANE_H as f64 - 4.0) * busy as f64;
-                    cx.fill_rect((LABEL_W + x) as f64, y + LANE_H as f64 - 2.0 - bh, 1.0, bh);
-                }
-            }
-        }
-    }
-    // The selected task's overlay under the lanes.
-    let lanes_h = (AXIS_H + lanes.len() as u32 * LANE_H) as f64;
-    if p.overlay {
-        if let Some(name) = selected {
-            overlay(&cx, p, name, vp, lanes_h);
-        }
-    }
-    // Shared cursor and ruler.
-    if let Some(t) = p.hover_ns {
-        cx.set_fill_style_str("rgba(0,0,0,0.5)");
-        cx.fill_rect(LABEL_W as f64 + vp.x(t), 0.0, 1.0, h);
-    }
-    cx.set_fill_style_str("#c0392b");
-    for &t in &p.ruler {
-        cx.fill_rect(LABEL_W as f64 + vp.x(t), 0.0, 1.0, h);
-    }
-    Some(())
-}
-
-/// Under EEVDF: the selected task's lag (V − vruntime) and its deadline − V, and its
-/// eligibility as a band (green eligible, red not); under CFS: vruntime − min_vruntime.
-fn overlay(cx: &CanvasRenderingContext2d, p: &LanesProps, name: &str, vp: Viewport, top: f64) {
-    let pts: Vec<_> = p
-        .data
-        .snapshots
-        .iter()
-        .filter(|s| s.0 >= vp.t0_ns && s.0 < vp.t1_ns && p.data.comm(s.1) == name)
-        .collect();
-    let mid = top + OVERLAY_H as f64 / 2.0;
-    cx.set_fill_style_str("#fbfbfd");
-    cx.fill_rect(LABEL_W as f64, top, PLOT_W as f64, OVERLAY_H as f64);
-    cx.set_fill_style_str("#222");
-    let title = if p.data.eevdf {
-        "lag (blue), deadline − V (orange)"
-    } else {
-        "vruntime − min_vruntime"
-    };
-    let _ = cx.fill_text(title, 4.0, top + 12.0);
-    cx.set_fill_style_str("#bbb");
-    cx.fill_rect(LABEL_W as f64, mid, PLOT_W as f64, 1.0);
-    let series = |s: &(u64, u32, i64, i64, i64, i64, bool)| -> (f64, f64) {
-        if p.data.eevdf {
-            (s.5 as f64, (s.3 - s.4) as f64)
-        } else {
-            (-(s.5 as f64), 0.0)
-        }
-    };
-    let scale = pts
-        .iter()
-        .map(|s| {
-            let (a, b) = series(s);
-            a.abs().max(b.abs())
-        })
-        .fold(1.0, f64::max);
-    let y = |v: f64| mid - v / scale * (OVERLAY_H as f64 / 2.0 - 6.0);
-    for s in &pts {
-        let x = LABEL_W as f64 + vp.x(s.0);
-        let (a, b) = series(s);
-        if p.data.eevdf {
-            cx.set_fill_style_str(if s.6 {
-                "rgba(40,160,60,0.6)"
-            } else {
-                "rgba(200,50,40,0.6)"
-            });
-            cx.fill_rect(x, top + OVERLAY_H as f64 - 5.0, 2.0, 4.0);
-            cx.set_fill_style_str("#e67e22");
-            cx.fill_rect(x - 1.0, y(b) - 1.0, 3.0, 3.0);
-        }
-        cx.set_fill_style_str("#2d6db4");
-        cx.fill_rect(x - 1.0, y(a) - 1.0, 3.0, 3.0);
     }
 }
 
@@ -237,14 +58,9 @@ fn lanes_view(p: &LanesProps) -> Html {
     };
     let lanes = use_memo(
         (p.data.clone(), p.per_task, p.selected.clone()),
-        |(d, per_task, sel)| lanes(d, *per_task, sel.as_deref()),
+        |(d, per_task, sel)| d.lanes(*per_task, sel.as_deref(), MAX_LANES),
     );
-    let overlay_h = if p.overlay && p.selected.is_some() {
-        OVERLAY_H
-    } else {
-        0
-    };
-    let height = AXIS_H + lanes.len() as u32 * LANE_H + overlay_h;
+    let (width, height) = timeline_size(lanes.len(), p.overlay && p.selected.is_some());
     {
         let canvas = canvas.clone();
         let deps = (
@@ -271,7 +87,10 @@ fn lanes_view(p: &LanesProps) -> Html {
         let lanes = lanes.clone();
         use_effect_with(deps, move |_| {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                let _ = draw(&c, &props, &lanes, vp);
+                if let Some(backend) = CanvasBackend::with_canvas_object(c) {
+                    let root = backend.into_drawing_area();
+                    let _ = draw_timeline(&root, &props.data, &lanes, &props.view(vp));
+                }
             }
         });
     }
@@ -372,9 +191,10 @@ fn lanes_view(p: &LanesProps) -> Html {
     let mut rows: Vec<Slice> = match p.selected.as_deref() {
         Some(name) => p
             .data
-            .slices()
-            .into_iter()
+            .slices
+            .iter()
             .filter(|s| p.data.comm(s.pid) == name && s.end_ns > vp.t0_ns && s.start_ns < vp.t1_ns)
+            .copied()
             .collect(),
         None => vec![],
     };
@@ -382,15 +202,33 @@ fn lanes_view(p: &LanesProps) -> Html {
     rows.truncate(MAX_ROWS);
     let png = crate::browser::save_png(
         canvas.clone(),
-        format!(
-            "schedlab-timeline-{}.png",
-            p.variant.replace([':', ',', '/', '='], "_")
-        ),
+        format!("schedlab-timeline-{}.png", file_part(&p.variant)),
     );
+    let svg = {
+        let data = p.data.clone();
+        let lanes = lanes.clone();
+        let (selected, overlay, ruler) = (p.selected.clone(), p.overlay, p.ruler.clone());
+        let name = format!("schedlab-timeline-{}.svg", file_part(&p.variant));
+        Callback::from(move |_: MouseEvent| {
+            let view = TimelineView {
+                viewport: vp,
+                selected: selected.as_deref(),
+                overlay,
+                hover_ns: None,
+                ruler: &ruler,
+            };
+            if let Ok(text) = timeline_svg(&data, &lanes, &view) {
+                crate::browser::download(&name, "image/svg+xml", &text);
+            }
+        })
+    };
     html! {
         <div class="tl-variant" data-variant={p.variant.clone()}>
-            <h3>{ p.variant.clone() } <button class="png" onclick={png} title="save this timeline as PNG">{ "PNG" }</button></h3>
-            <canvas ref={canvas} class="timeline" width={(LABEL_W + PLOT_W).to_string()} height={height.to_string()}
+            <h3>{ p.variant.clone() }
+                <button class="png" onclick={png} title="save this timeline as PNG">{ "PNG" }</button>
+                <button class="svg" onclick={svg} title="save this timeline as SVG (the same drawing)">{ "SVG" }</button>
+            </h3>
+            <canvas ref={canvas} class="timeline" width={width.to_string()} height={height.to_string()}
                 onmousemove={onmousemove} onmouseleave={onmouseleave} onmousedown={onmousedown} onmouseup={onmouseup} onwheel={onwheel} />
             if let Some(name) = p.selected.clone() {
                 <details class="tl-runs">
@@ -416,6 +254,11 @@ fn lanes_view(p: &LanesProps) -> Html {
             }
         </div>
     }
+}
+
+/// A variant string as part of a file name.
+fn file_part(variant: &str) -> String {
+    variant.replace([':', ',', '/', '='], "_")
 }
 
 const HELP: &[(&str, &str)] = &[

@@ -5,7 +5,7 @@ use schedlab_sim::{preset, PRESETS};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-use crate::components::{app::Ctx, field_errors};
+use crate::components::{ctx::Ctx, field_errors};
 use crate::state::{Action, MAX_VARIANTS};
 
 #[function_component(VariantPicker)]
@@ -30,7 +30,7 @@ pub fn variant_picker(ctx: &Ctx) -> Html {
                 }) };
                 let del = { let d = ctx.dispatch.clone(); Callback::from(move |_| d.emit(Action::DeleteVariant(index))) };
                 let features = preset(&v.preset).map(|p| p.available.to_vec()).unwrap_or_default();
-                let errs: Vec<String> = s.variant_errors.iter().filter(|(i, _)| *i == index).map(|(_, m)| m.clone()).collect();
+                let errs: Vec<String> = s.variant_error(index).into_iter().collect();
                 html! {
                     <div class="variant-card" data-variant={v.to_variant_string()}>
                         <div class="variant-head">

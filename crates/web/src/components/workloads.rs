@@ -4,7 +4,7 @@ use schedlab_scenario::WorkloadKind;
 use web_sys::{HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
-use crate::components::{app::Ctx, field_errors};
+use crate::components::{ctx::Ctx, field_errors};
 use crate::state::Action;
 
 #[function_component(WorkloadTable)]

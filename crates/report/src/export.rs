@@ -1,0 +1,236 @@
+//! One report of a run for every front end: per variant the per-task `perf sched latency`
+//! figures with the kernel's own counters, the per-CPU schedstat counters, and the comparison
+//! summary; and its CSV and JSON forms.
+//!
+//! The command line builds a [`RunReport`] from its runs, the page builds it in its worker and
+//! receives it with the results; both print it with [`csv`] and [`json`], so the same run gives
+//! the same bytes in a terminal and in a download.
+
+use std::fmt::Write as _;
+
+use schedlab_scenario::Scenario;
+use schedlab_sim::{CpuStats, Output, TaskStats};
+
+use crate::compare::VariantSummary;
+use crate::csv_field;
+use crate::figures::summaries;
+use crate::latency::{latency_rows, LatencyRow};
+
+/// One task of one run: its perf latency row (per thread, not merged) and its counters.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct TaskRecord {
+    /// The `perf sched latency` figures of this thread (zero when it never ran or waited).
+    pub row: LatencyRow,
+    /// `/proc/<pid>/schedstat` and `status` counters.
+    pub stats: TaskStats,
+}
+
+/// One variant's run.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct VariantReport {
+    /// The variant string.
+    pub variant: String,
+    /// Events the engine processed.
+    pub events: u64,
+    /// Where the run ended (ns): the duration, or when the last task exited.
+    pub end_ns: u64,
+    /// Every task, by pid.
+    pub tasks: Vec<TaskRecord>,
+    /// Per CPU, its `/proc/schedstat` counters.
+    pub cpus: Vec<CpuStats>,
+}
+
+/// A scenario's runs, one per variant, as every front end reports them.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RunReport {
+    /// The scenario's name.
+    pub scenario: String,
+    /// Online CPUs.
+    pub cpus: u64,
+    /// CONFIG_HZ.
+    pub hz: u64,
+    /// Simulated time asked for, ns.
+    pub duration_ns: u64,
+    /// The seed.
+    pub seed: u64,
+    /// Per variant, in order.
+    pub variants: Vec<VariantReport>,
+    /// The comparison figures, one per variant.
+    pub summary: Vec<VariantSummary>,
+}
+
+impl RunReport {
+    /// The report of `scenario`'s runs (`outs`, one per variant, in order).
+    pub fn new(scenario: &Scenario, outs: &[Output]) -> RunReport {
+        RunReport {
+            scenario: scenario.name.clone(),
+            cpus: scenario.cpus,
+            hz: scenario.hz,
+            duration_ns: scenario.duration_ns(),
+            seed: scenario.seed,
+            variants: outs.iter().map(variant_report).collect(),
+            summary: summaries(scenario, outs),
+        }
+    }
+}
+
+fn variant_report(r: &Output) -> VariantReport {
+    let rows = latency_rows(&r.trace, false);
+    let tasks = r
+        .trace
+        .tasks
+        .iter()
+        .map(|t| TaskRecord {
+            row: rows
+                .iter()
+                .find(|x| x.pid == t.pid)
+                .cloned()
+                .unwrap_or(LatencyRow {
+                    comm: t.comm.clone(),
+                    pid: t.pid,
+                    threads: 1,
+                    runtime_ns: 0,
+                    count: 0,
+                    delay_sum_ns: 0,
+                    delay_max_ns: 0,
+                    max_start_ns: 0,
+                    max_end_ns: 0,
+                }),
+            stats: r.tasks.get(t.pid as usize - 1).copied().unwrap_or_default(),
+        })
+        .collect();
+    VariantReport {
+        variant: r.variant.clone(),
+        events: r.events_processed,
+        end_ns: r.trace.end_ns,
+        tasks,
+        cpus: r.cpus.clone(),
+    }
+}
+
+fn cpu_value(cpu: usize, c: &CpuStats) -> serde_json::Value {
+    serde_json::json!({
+        "cpu": cpu,
+        "sched_count": c.sched_count,
+        "sched_goidle": c.sched_goidle,
+        "ttwu_count": c.ttwu_count,
+        "ttwu_local": c.ttwu_local,
+        "rq_cpu_time_ns": c.rq_cpu_time_ns,
+        "run_delay_ns": c.run_delay_ns,
+        "pcount": c.pcount,
+        "check_preempt_count": c.check_preempt_count,
+        "need_preempt_count": c.need_preempt_count,
+        "curr_noeli_preempt_count": c.curr_noeli_preempt_count,
+        "curr_lowdl_preempt_count": c.curr_lowdl_preempt_count,
+        "curr_lowgran_preempt_count": c.curr_lowgran_preempt_count,
+        "curr_lownr_preempt_count": c.curr_lownr_preempt_count,
+        "preempt_idle_curr": c.preempt_idle_curr,
+        "preempt_wakeup_gran": c.preempt_wakeup_gran,
+        "preempt_curr_ineligible": c.preempt_curr_ineligible,
+        "preempt_earlier_deadline": c.preempt_earlier_deadline,
+        "preempt_short": c.preempt_short,
+        "preempt_resched_ineligible": c.preempt_resched_ineligible,
+    })
+}
+
+/// The JSON report: the comparison summary, the scenario's machine, and per variant every
+/// task's figures and every CPU's counters.
+pub fn json(r: &RunReport) -> String {
+    let variants: Vec<serde_json::Value> = r
+        .variants
+        .iter()
+        .map(|v| {
+            let tasks: Vec<serde_json::Value> = v
+                .tasks
+                .iter()
+                .map(|TaskRecord { row, stats: st }| {
+                    serde_json::json!({
+                        "name": row.comm,
+                        "pid": row.pid,
+                        "runtime_ns": row.runtime_ns,
+                        "switches": row.count,
+                        "delay_avg_ns": row.delay_avg_ns(),
+                        "delay_max_ns": row.delay_max_ns,
+                        "delay_sum_ns": row.delay_sum_ns,
+                        "sum_exec_runtime_ns": st.sum_exec_runtime_ns,
+                        "run_delay_ns": st.run_delay_ns,
+                        "pcount": st.pcount,
+                        "voluntary_switches": st.voluntary_switches,
+                        "involuntary_switches": st.involuntary_switches,
+                    })
+                })
+                .collect();
+            let cpus: Vec<serde_json::Value> = v
+                .cpus
+                .iter()
+                .enumerate()
+                .map(|(i, c)| cpu_value(i, c))
+                .collect();
+            serde_json::json!({
+                "variant": v.variant,
+                "events": v.events,
+                "end_ns": v.end_ns,
+                "tasks": tasks,
+                "cpus": cpus,
+            })
+        })
+        .collect();
+    let summary: Vec<serde_json::Value> = r
+        .summary
+        .iter()
+        .map(|v| {
+            serde_json::json!({
+                "variant": v.variant,
+                "switches": v.switches,
+                "delay_avg_ns": v.delay_avg_ns,
+                "delay_max_ns": v.delay_max_ns,
+                "wakeup_preempt_ratio": v.preempt_ratio,
+                "cpu_shares": v.shares.iter().map(|(l, x)| serde_json::json!({"tasks": l, "share": x})).collect::<Vec<_>>(),
+                "throughput": v.throughput.as_ref().map(|(u, x)| serde_json::json!({"unit": u, "value": x})),
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({
+        "summary": summary,
+        "scenario": r.scenario,
+        "cpus": r.cpus,
+        "hz": r.hz,
+        "duration_ns": r.duration_ns,
+        "seed": r.seed,
+        "variants": variants,
+    });
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// The CSV report: one row per variant and task.
+pub fn csv(r: &RunReport) -> String {
+    let mut s = String::from(
+        "variant,name,pid,runtime_ns,switches,delay_avg_ns,delay_max_ns,delay_sum_ns,run_delay_ns,pcount,voluntary_switches,involuntary_switches\n",
+    );
+    for v in &r.variants {
+        for TaskRecord { row, stats: st } in &v.tasks {
+            let _ = writeln!(
+                s,
+                "{},{},{},{},{},{},{},{},{},{},{},{}",
+                csv_field(&v.variant),
+                csv_field(&row.comm),
+                row.pid,
+                row.runtime_ns,
+                row.count,
+                row.delay_avg_ns(),
+                row.delay_max_ns,
+                row.delay_sum_ns,
+                st.run_delay_ns,
+                st.pcount,
+                st.voluntary_switches,
+                st.involuntary_switches
+            );
+        }
+    }
+    s
+}
