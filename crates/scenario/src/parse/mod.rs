@@ -1,0 +1,531 @@
+//! Reading a scenario document: structure, types, ranges and cross-field rules, with every
+//! error tied to its JSON path. Nothing here panics, whatever the input.
+//!
+//! This file holds the error collector ([`P`]) and the document's top level; `program.rs` reads
+//! task groups and their steps, `workloads.rs` the benchmark generators' parameters.
+
+use schedlab_sim::{limits, Variant};
+use serde_json::{Map, Number, Value};
+
+use crate::workload::Workload;
+use crate::{
+    Scenario, ScenarioError, ScenarioErrors, Step, TaskGroup, Topology, FORMAT_VERSION,
+    MAX_TOTAL_OPS, MAX_VARIANTS,
+};
+
+mod program;
+mod workloads;
+
+use program::{check_channels, task_group};
+use workloads::workload;
+
+/// Largest scenario document accepted (1 MiB).
+pub const MAX_SCENARIO_BYTES: usize = 1 << 20;
+
+const TOP_KEYS: &[&str] = &[
+    "version",
+    "name",
+    "description",
+    "cpus",
+    "hz",
+    "duration_ms",
+    "seed",
+    "switch_delay_ns",
+    "irq_ns",
+    "variants",
+    "topology",
+    "tasks",
+    "workloads",
+    "channels",
+];
+pub(super) const TASK_KEYS: &[&str] = &[
+    "name", "count", "nice", "policy", "affinity", "slice_us", "start_ms", "program",
+];
+pub(super) const STEP_KEYS: &[&str] = &[
+    "run",
+    "run_ns",
+    "run_us",
+    "run_ms",
+    "sleep_ns",
+    "sleep_us",
+    "sleep_ms",
+    "wait_period_ns",
+    "wait_period_us",
+    "wait_period_ms",
+    "send",
+    "recv",
+    "exit",
+    "loop",
+];
+pub(super) const KINDS: &str = "hackbench, schbench, pipe_pair, massive_intr, periodic, fio_like";
+/// One hour, the longest duration anywhere in a scenario.
+pub(super) const MAX_NS: f64 = 3.6e12;
+
+pub(super) struct P {
+    errs: Vec<ScenarioError>,
+}
+
+impl P {
+    fn err(&mut self, path: &str, message: impl Into<String>) {
+        self.errs.push(ScenarioError {
+            path: path.to_string(),
+            message: message.into(),
+        });
+    }
+
+    fn unknown_keys(&mut self, path: &str, o: &Map<String, Value>, known: &[&str]) {
+        for k in o.keys() {
+            if !known.contains(&k.as_str()) {
+                let p = join(path, k);
+                self.err(
+                    &p,
+                    format!("unknown field; expected one of: {}", known.join(", ")),
+                );
+            }
+        }
+    }
+
+    fn uint(&mut self, path: &str, v: &Value, lo: u64, hi: u64) -> Option<u64> {
+        match v.as_u64() {
+            Some(n) if n >= lo && n <= hi => Some(n),
+            Some(n) => {
+                self.err(path, format!("{n} is out of range (allowed {lo}..={hi})"));
+                None
+            }
+            None => {
+                self.err(
+                    path,
+                    format!("expected a whole number {lo}..={hi}, got {}", show(v)),
+                );
+                None
+            }
+        }
+    }
+
+    /// A finite number in [lo, hi] (`lo_open`: strictly above lo).
+    fn num(&mut self, path: &str, v: &Value, lo: f64, lo_open: bool, hi: f64) -> Option<Number> {
+        let Value::Number(n) = v else {
+            self.err(path, format!("expected a number, got {}", show(v)));
+            return None;
+        };
+        let x = n.as_f64().unwrap_or(f64::NAN);
+        let low_ok = if lo_open { x > lo } else { x >= lo };
+        if !x.is_finite() || !low_ok || x > hi {
+            let range = if lo_open {
+                format!("more than {lo} and at most {hi}")
+            } else {
+                format!("{lo}..={hi}")
+            };
+            self.err(path, format!("{n} is out of range (allowed {range})"));
+            return None;
+        }
+        Some(n.clone())
+    }
+
+    fn string(&mut self, path: &str, v: &Value, max_len: usize) -> Option<String> {
+        match v.as_str() {
+            Some(s) if s.len() > max_len => {
+                self.err(
+                    path,
+                    format!("is {} bytes long; at most {max_len} allowed", s.len()),
+                );
+                None
+            }
+            Some(s) if s.chars().any(char::is_control) => {
+                self.err(path, "must not contain control characters");
+                None
+            }
+            Some(s) => Some(s.to_string()),
+            None => {
+                self.err(path, format!("expected a string, got {}", show(v)));
+                None
+            }
+        }
+    }
+}
+
+pub(super) fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// A short description of a JSON value for messages.
+pub(super) fn show(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) if s.len() > 40 => format!("a string ({} bytes)", s.len()),
+        Value::String(s) => format!("\"{s}\""),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+pub(crate) fn parse(text: &str) -> Result<Scenario, ScenarioErrors> {
+    let fail = |path: &str, m: String| {
+        Err(ScenarioErrors(vec![ScenarioError {
+            path: path.into(),
+            message: m,
+        }]))
+    };
+    if text.len() > MAX_SCENARIO_BYTES {
+        return fail(
+            "",
+            format!(
+                "the scenario is {} bytes; at most {MAX_SCENARIO_BYTES} are accepted",
+                text.len()
+            ),
+        );
+    }
+    match serde_json::from_str(text) {
+        Ok(v) => parse_value(v),
+        Err(e) => fail("", format!("not valid JSON: {e}")),
+    }
+}
+
+pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
+    let fail = |path: &str, m: String| {
+        Err(ScenarioErrors(vec![ScenarioError {
+            path: path.into(),
+            message: m,
+        }]))
+    };
+    let Value::Object(o) = v else {
+        return fail("", format!("a scenario is a JSON object, got {}", show(&v)));
+    };
+    let mut p = P { errs: vec![] };
+    p.unknown_keys("", &o, TOP_KEYS);
+
+    let req = |p: &mut P, k: &str| -> Option<Value> {
+        let v = o.get(k).cloned();
+        if v.is_none() {
+            p.err(k, "missing (required)");
+        }
+        v
+    };
+
+    let version = req(&mut p, "version").and_then(|v| match v.as_u64() {
+        Some(FORMAT_VERSION) => Some(FORMAT_VERSION),
+        Some(n) => {
+            p.err(
+                "version",
+                format!(
+                    "unsupported format version {n}; this schedlab reads version {FORMAT_VERSION}"
+                ),
+            );
+            None
+        }
+        None => {
+            p.err(
+                "version",
+                format!("expected {FORMAT_VERSION}, got {}", show(&v)),
+            );
+            None
+        }
+    });
+    let name = req(&mut p, "name").and_then(|v| p.string("name", &v, 200));
+    if name.as_deref() == Some("") {
+        p.err("name", "must not be empty");
+    }
+    let description = match o.get("description") {
+        Some(v) => p.string("description", v, 10_000),
+        None => Some(String::new()),
+    };
+    let cpus = req(&mut p, "cpus").and_then(|v| p.uint("cpus", &v, 1, limits::MAX_CPUS as u64));
+    let hz = req(&mut p, "hz").and_then(|v| match v.as_u64() {
+        Some(h @ (100 | 250 | 300 | 1000)) => Some(h),
+        _ => {
+            p.err(
+                "hz",
+                format!(
+                    "{} is not a CONFIG_HZ value (allowed 100, 250, 300, 1000)",
+                    show(&v)
+                ),
+            );
+            None
+        }
+    });
+    let duration_ms =
+        req(&mut p, "duration_ms").and_then(|v| p.num("duration_ms", &v, 0.0, true, MAX_NS / 1e6));
+    let seed = match o.get("seed") {
+        Some(v) => p.uint("seed", v, 0, u64::MAX),
+        None => Some(1),
+    };
+    let switch_delay_ns = match o.get("switch_delay_ns") {
+        Some(v) => p
+            .uint("switch_delay_ns", v, 0, limits::MAX_SWITCH_DELAY_NS)
+            .map(Some),
+        None => Some(None),
+    };
+    let irq_ns = match o.get("irq_ns") {
+        Some(v) => {
+            let max = switch_delay_ns
+                .flatten()
+                .unwrap_or(crate::DEFAULT_SWITCH_DELAY_NS);
+            match v.as_u64() {
+                Some(n) if n > max => {
+                    p.err(
+                        "irq_ns",
+                        format!("{n} is out of range (allowed 0..={max}: the IRQ time is part of switch_delay_ns)"),
+                    );
+                    None
+                }
+                _ => p.uint("irq_ns", v, 0, max).map(Some),
+            }
+        }
+        None => Some(None),
+    };
+    let variants = match o.get("variants") {
+        None => Some(vec![]),
+        Some(Value::Array(a)) => {
+            if a.len() > MAX_VARIANTS {
+                p.err(
+                    "variants",
+                    format!(
+                        "{} variants; at most {MAX_VARIANTS} can be compared",
+                        a.len()
+                    ),
+                );
+            }
+            let mut out = vec![];
+            for (i, v) in a.iter().enumerate() {
+                let path = format!("variants[{i}]");
+                if let Some(s) = p.string(&path, v, 500) {
+                    match Variant::parse(&s) {
+                        Ok(v) => out.push(v),
+                        Err(e) => p.err(&path, e.0),
+                    }
+                }
+            }
+            Some(out)
+        }
+        Some(v) => {
+            p.err(
+                "variants",
+                format!("expected an array of variant strings, got {}", show(v)),
+            );
+            None
+        }
+    };
+    let topology = match o.get("topology") {
+        None => Some(Topology::default()),
+        Some(v) => topology(&mut p, v, cpus),
+    };
+    let tasks = match o.get("tasks") {
+        None => Some(vec![]),
+        Some(Value::Array(a)) => {
+            let groups: Vec<Option<TaskGroup>> = a
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    task_group(
+                        &mut p,
+                        &format!("tasks[{i}]"),
+                        t,
+                        cpus,
+                        duration_ms.as_ref(),
+                    )
+                })
+                .collect();
+            groups.into_iter().collect::<Option<Vec<_>>>()
+        }
+        Some(v) => {
+            p.err(
+                "tasks",
+                format!("expected an array of task groups, got {}", show(v)),
+            );
+            None
+        }
+    };
+    let workloads = match o.get("workloads") {
+        None => Some(vec![]),
+        Some(Value::Array(a)) => {
+            let ws: Vec<Option<Workload>> = a
+                .iter()
+                .enumerate()
+                .map(|(i, w)| workload(&mut p, &format!("workloads[{i}]"), w, cpus))
+                .collect();
+            ws.into_iter().collect::<Option<Vec<_>>>()
+        }
+        Some(v) => {
+            p.err(
+                "workloads",
+                format!("expected an array of workloads, got {}", show(v)),
+            );
+            None
+        }
+    };
+    if tasks.as_ref().is_some_and(Vec::is_empty) && workloads.as_ref().is_some_and(Vec::is_empty) {
+        p.err(
+            "tasks",
+            "no tasks: add at least one task group (or a workload)",
+        );
+    }
+    if let (Some(ts), Some(ws), Some(cpus)) = (&tasks, &workloads, cpus) {
+        let user: u64 = ts.iter().map(|t| t.count).sum();
+        let generated = ws
+            .iter()
+            .fold(0u64, |n, w| n.saturating_add(w.task_count(cpus)));
+        let total = user.saturating_add(generated);
+        if total > limits::MAX_TASKS as u64 {
+            let (path, what) = if ws.is_empty() {
+                ("tasks", String::new())
+            } else {
+                (
+                    "workloads",
+                    format!(" ({user} from tasks, {generated} from workloads)"),
+                )
+            };
+            p.err(
+                path,
+                format!(
+                    "{total} tasks in all{what}; at most {} allowed",
+                    limits::MAX_TASKS
+                ),
+            );
+        } else {
+            let mut all = ts.clone();
+            all.extend(crate::workload::expand(cpus, ws, ts.len()).0);
+            let ops = all.iter().fold(0u64, |n, t| {
+                let per_task: usize = t.program.iter().map(Step::op_count).sum();
+                n.saturating_add(t.count.saturating_mul(per_task as u64))
+            });
+            if ops > MAX_TOTAL_OPS {
+                p.err(
+                    if ws.is_empty() { "tasks" } else { "workloads" },
+                    format!(
+                        "the tasks' programs add up to {ops} steps; at most {MAX_TOTAL_OPS} in all (fewer tasks or shorter programs)"
+                    ),
+                );
+            } else {
+                check_channels(&mut p, &all);
+            }
+        }
+    }
+    let channels = match o.get("channels") {
+        None => Some(vec![]),
+        Some(Value::Array(a)) => {
+            let mut out: Vec<crate::ChannelSpec> = vec![];
+            for (i, c) in a.iter().enumerate() {
+                let path = format!("channels[{i}]");
+                let Value::Object(co) = c else {
+                    p.err(
+                        &path,
+                        format!("expected {{\"name\": …, \"capacity\": …}}, got {}", show(c)),
+                    );
+                    continue;
+                };
+                p.unknown_keys(&path, co, &["name", "capacity"]);
+                let name = match co.get("name") {
+                    Some(v) => p.string(&join(&path, "name"), v, 64),
+                    None => {
+                        p.err(&join(&path, "name"), "missing (required)");
+                        None
+                    }
+                };
+                let capacity = match co.get("capacity") {
+                    Some(v) => p.uint(&join(&path, "capacity"), v, 1, 1_000_000),
+                    None => {
+                        p.err(&join(&path, "capacity"), "missing (required)");
+                        None
+                    }
+                };
+                if let (Some(name), Some(capacity)) = (name, capacity) {
+                    if out.iter().any(|c| c.name == name) {
+                        p.err(
+                            &join(&path, "name"),
+                            format!("channel \"{name}\" is listed twice"),
+                        );
+                    } else if name.is_empty() {
+                        p.err(&join(&path, "name"), "must not be empty");
+                    } else {
+                        out.push(crate::ChannelSpec { name, capacity });
+                    }
+                }
+            }
+            Some(out)
+        }
+        Some(v) => {
+            p.err(
+                "channels",
+                format!(
+                    "expected an array of {{\"name\", \"capacity\"}} objects, got {}",
+                    show(v)
+                ),
+            );
+            None
+        }
+    };
+    if !p.errs.is_empty() {
+        return Err(ScenarioErrors(p.errs));
+    }
+    // Every field that failed has pushed its error, so with no errors all are present.
+    let scenario = (|| {
+        Some(Scenario {
+            channels: channels?,
+            version: version?,
+            name: name?,
+            description: description?,
+            cpus: cpus?,
+            hz: hz?,
+            duration_ms: duration_ms?,
+            seed: seed?,
+            switch_delay_ns: switch_delay_ns?,
+            irq_ns: irq_ns?,
+            variants: variants?,
+            topology: topology?,
+            tasks: tasks?,
+            workloads: workloads?,
+        })
+    })();
+    scenario.map_or_else(|| fail("", "the scenario is incomplete".into()), Ok)
+}
+
+fn topology(p: &mut P, v: &Value, cpus: Option<u64>) -> Option<Topology> {
+    let Value::Object(o) = v else {
+        p.err(
+            "topology",
+            format!(
+                "expected an object such as {{\"llc_size\": 8, \"smt\": 2}}, got {}",
+                show(v)
+            ),
+        );
+        return None;
+    };
+    p.unknown_keys("topology", o, &["llc_size", "smt"]);
+    let max = cpus.unwrap_or(limits::MAX_CPUS as u64);
+    let smt = o
+        .get("smt")
+        .map_or(Some(1), |v| p.uint("topology.smt", v, 1, 8));
+    let llc = o
+        .get("llc_size")
+        .map_or(Some(0), |v| p.uint("topology.llc_size", v, 0, max));
+    let cpus = cpus?;
+    let (smt, llc) = (smt?, llc?);
+    let mut ok = true;
+    if cpus % smt != 0 {
+        p.err(
+            "topology.smt",
+            format!("{smt} does not divide cpus ({cpus}): every core has the same number of threads (allowed 1..=8, a divisor of cpus)"),
+        );
+        ok = false;
+    }
+    if llc != 0 && cpus % llc != 0 {
+        p.err(
+            "topology.llc_size",
+            format!("{llc} does not divide cpus ({cpus}) (allowed 0 = one LLC, or a divisor of cpus that is a multiple of smt)"),
+        );
+        ok = false;
+    } else if llc != 0 && llc % smt != 0 {
+        p.err(
+            "topology.llc_size",
+            format!("{llc} is not a multiple of smt ({smt}): an LLC holds whole cores (allowed 0, or a divisor of cpus that is a multiple of smt)"),
+        );
+        ok = false;
+    }
+    ok.then_some(Topology { llc_size: llc, smt })
+}

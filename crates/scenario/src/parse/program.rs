@@ -1,0 +1,505 @@
+//! Task groups and their programs: names, nice, policy, affinity, slices, steps, durations,
+//! and the channel rules across groups.
+
+use schedlab_sim::{limits, SchedPolicy};
+use serde_json::{Map, Number, Value};
+
+use super::{join, show, MAX_NS, P, STEP_KEYS, TASK_KEYS};
+use crate::{Duration, Step, TaskGroup, Unit, MAX_COUNT};
+
+pub(super) fn task_group(
+    p: &mut P,
+    path: &str,
+    v: &Value,
+    cpus: Option<u64>,
+    duration_ms: Option<&Number>,
+) -> Option<TaskGroup> {
+    let Value::Object(o) = v else {
+        p.err(path, format!("a task group is an object, got {}", show(v)));
+        return None;
+    };
+    p.unknown_keys(path, o, TASK_KEYS);
+    let name = match o.get("name") {
+        Some(v) => comm(p, &join(path, "name"), v),
+        None => {
+            p.err(&join(path, "name"), "missing (required)");
+            None
+        }
+    };
+    let count = o
+        .get("count")
+        .map_or(Some(1), |v| p.uint(&join(path, "count"), v, 1, MAX_COUNT));
+    let nice = o
+        .get("nice")
+        .map_or(Some(0), |v| nice(p, &join(path, "nice"), v));
+    let policy = o.get("policy").map_or(Some(SchedPolicy::Normal), |v| {
+        policy(p, &join(path, "policy"), v)
+    });
+    let affinity = opt(o.get("affinity"), |v| {
+        affinity(p, &join(path, "affinity"), v, cpus)
+    });
+    let slice_us = opt(o.get("slice_us"), |v| slice(p, &join(path, "slice_us"), v));
+    let start_ms = opt(o.get("start_ms"), |v| {
+        let hi = duration_ms.and_then(|d| d.as_f64()).unwrap_or(MAX_NS / 1e6);
+        p.num(&join(path, "start_ms"), v, 0.0, false, hi)
+    });
+    let program = match o.get("program") {
+        None => {
+            p.err(&join(path, "program"), "missing (required)");
+            None
+        }
+        Some(v) => program(p, &join(path, "program"), v),
+    };
+    Some(TaskGroup {
+        name: name?,
+        count: count?,
+        nice: nice?,
+        policy: policy?,
+        affinity: affinity?,
+        slice_us: slice_us?,
+        start_ms: start_ms?,
+        program: program?,
+    })
+}
+
+/// An optional field: absent is `Some(None)`, a bad value `None`.
+pub(super) fn opt<T>(v: Option<&Value>, f: impl FnOnce(&Value) -> Option<T>) -> Option<Option<T>> {
+    match v {
+        None => Some(None),
+        Some(v) => f(v).map(Some),
+    }
+}
+
+/// A task's comm: 1–15 bytes, no '/' or ':'.
+pub(super) fn comm(p: &mut P, path: &str, v: &Value) -> Option<String> {
+    let n = p.string(path, v, 15)?;
+    if n.is_empty() {
+        p.err(path, "must not be empty");
+        return None;
+    }
+    if n.contains(['/', ':']) {
+        p.err(
+            path,
+            "must not contain '/' or ':' (they separate fields in perf's output)",
+        );
+        return None;
+    }
+    Some(n)
+}
+
+pub(super) fn nice(p: &mut P, path: &str, v: &Value) -> Option<i64> {
+    match v.as_i64() {
+        Some(n) if (-20..=19).contains(&n) => Some(n),
+        Some(n) => {
+            p.err(path, format!("{n} is out of range (allowed -20..=19)"));
+            None
+        }
+        None => {
+            p.err(
+                path,
+                format!("expected a whole number -20..=19, got {}", show(v)),
+            );
+            None
+        }
+    }
+}
+
+pub(super) fn policy(p: &mut P, path: &str, v: &Value) -> Option<SchedPolicy> {
+    match v.as_str() {
+        Some("normal") => Some(SchedPolicy::Normal),
+        Some("batch") => Some(SchedPolicy::Batch),
+        Some("idle") => Some(SchedPolicy::Idle),
+        _ => {
+            p.err(
+                path,
+                format!(
+                    "{} is not a policy (allowed \"normal\", \"batch\", \"idle\")",
+                    show(v)
+                ),
+            );
+            None
+        }
+    }
+}
+
+pub(super) fn affinity(p: &mut P, path: &str, v: &Value, cpus: Option<u64>) -> Option<Vec<u64>> {
+    match v {
+        Value::Array(a) if a.is_empty() => {
+            p.err(path, "must name at least one CPU");
+            None
+        }
+        Value::Array(a) => {
+            let max = cpus.unwrap_or(limits::MAX_CPUS as u64);
+            let mut out: Vec<u64> = vec![];
+            let mut ok = true;
+            for (i, c) in a.iter().enumerate() {
+                let cp = format!("{path}[{i}]");
+                match c.as_u64() {
+                    Some(n) if n < max => {
+                        if out.contains(&n) {
+                            p.err(&cp, format!("CPU {n} is listed twice"));
+                            ok = false;
+                        }
+                        out.push(n);
+                    }
+                    _ => {
+                        p.err(
+                            &cp,
+                            format!(
+                                "{} is not a CPU of this machine (allowed 0..={})",
+                                show(c),
+                                max.saturating_sub(1)
+                            ),
+                        );
+                        ok = false;
+                    }
+                }
+            }
+            ok.then_some(out)
+        }
+        v => {
+            p.err(
+                path,
+                format!("expected an array of CPU numbers, got {}", show(v)),
+            );
+            None
+        }
+    }
+}
+
+pub(super) fn slice(p: &mut P, path: &str, v: &Value) -> Option<Number> {
+    let r = p.num(path, v, 100.0, false, 100_000.0);
+    if r.is_none() {
+        // Append the reason to the range error just pushed.
+        if let Some(e) = p.errs.last_mut() {
+            e.message
+                .push_str(": the kernel clamps sched_runtime to 0.1–100 ms");
+        }
+    }
+    r
+}
+
+/// A time in `unit` that is a plain number: at least 1 ns, at most `max_ns`.
+pub(super) fn time(p: &mut P, path: &str, v: &Value, unit: Unit, max_ns: f64) -> Option<Number> {
+    p.num(path, v, 1.0 / unit.ns(), false, max_ns / unit.ns())
+}
+
+pub(super) fn program(p: &mut P, path: &str, v: &Value) -> Option<Vec<Step>> {
+    if let Value::Array(a) = v {
+        if a.len() > limits::MAX_PROGRAM_OPS {
+            p.err(
+                path,
+                format!(
+                    "{} steps; at most {} allowed",
+                    a.len(),
+                    limits::MAX_PROGRAM_OPS
+                ),
+            );
+            return None;
+        }
+    }
+    let steps = step_list(
+        p,
+        path,
+        v,
+        "empty program: add a step such as {\"run\": \"forever\"}",
+    )?;
+    let ops: usize = steps.iter().map(Step::op_count).sum();
+    if ops > limits::MAX_PROGRAM_OPS {
+        p.err(
+            path,
+            format!(
+                "{ops} steps once loops are expanded (each loop adds one); at most {} allowed",
+                limits::MAX_PROGRAM_OPS
+            ),
+        );
+        return None;
+    }
+    fn progresses(s: &Step) -> bool {
+        match s {
+            Step::Run(..)
+            | Step::RunForever
+            | Step::Sleep(..)
+            | Step::Exit
+            | Step::WaitPeriod(..) => true,
+            Step::Loop(_, body) => body.iter().any(progresses),
+            Step::Send(_) | Step::Recv(_) => false,
+        }
+    }
+    if !steps.iter().any(progresses) {
+        p.err(
+            path,
+            "the program never runs, sleeps or exits, so it would repeat forever at one instant; add a run or sleep step",
+        );
+        return None;
+    }
+    Some(steps)
+}
+
+/// Whether a step never lets the program go on: an exit, a forever run, or a loop whose body
+/// reaches one (there are no conditions, so the first pass through the body does).
+pub(super) fn terminates(s: &Step) -> bool {
+    match s {
+        Step::Exit | Step::RunForever => true,
+        Step::Loop(_, body) => body.iter().any(terminates),
+        _ => false,
+    }
+}
+
+/// A non-empty list of steps (a program or a loop body) with nothing after an exit.
+pub(super) fn step_list(p: &mut P, path: &str, v: &Value, empty: &str) -> Option<Vec<Step>> {
+    let Value::Array(a) = v else {
+        p.err(path, format!("expected an array of steps, got {}", show(v)));
+        return None;
+    };
+    if a.is_empty() {
+        p.err(path, empty);
+        return None;
+    }
+    let steps: Vec<Option<Step>> = a
+        .iter()
+        .enumerate()
+        .map(|(i, s)| step(p, &format!("{path}[{i}]"), s))
+        .collect();
+    let steps: Vec<Step> = steps.into_iter().collect::<Option<Vec<_>>>()?;
+    if let Some(i) = steps.iter().position(terminates) {
+        if i + 1 < steps.len() {
+            p.err(
+                &format!("{path}[{}]", i + 1),
+                "never reached: it follows an exit or a forever run",
+            );
+            return None;
+        }
+    }
+    Some(steps)
+}
+
+pub(super) fn loop_step(p: &mut P, path: &str, o: &Map<String, Value>) -> Option<Step> {
+    p.unknown_keys(path, o, &["loop", "steps"]);
+    let max = limits::MAX_LOOP_TIMES as u64;
+    let times = match o.get("loop") {
+        Some(v) => p.uint(&join(path, "loop"), v, 1, max),
+        None => {
+            p.err(
+                &join(path, "loop"),
+                format!("missing (required with steps: how many times, 1..={max})"),
+            );
+            None
+        }
+    };
+    let body = match o.get("steps") {
+        Some(v) => step_list(
+            p,
+            &join(path, "steps"),
+            v,
+            "empty loop: add the steps to repeat",
+        ),
+        None => {
+            p.err(
+                &join(path, "steps"),
+                "missing (required with loop: the steps to repeat)",
+            );
+            None
+        }
+    };
+    Some(Step::Loop(times?, body?))
+}
+
+pub(super) fn step(p: &mut P, path: &str, v: &Value) -> Option<Step> {
+    let Value::Object(o) = v else {
+        p.err(
+            path,
+            format!(
+                "a step is an object such as {{\"run_us\": 100}}, got {}",
+                show(v)
+            ),
+        );
+        return None;
+    };
+    if o.contains_key("loop") || o.contains_key("steps") {
+        return loop_step(p, path, o);
+    }
+    if o.len() != 1 {
+        p.err(
+            path,
+            format!(
+                "a step has exactly one key (one of: {}; a loop has loop and steps), got {}",
+                STEP_KEYS.join(", "),
+                o.len()
+            ),
+        );
+        return None;
+    }
+    let (k, val) = o.iter().next()?;
+    let kp = join(path, k);
+    let unit = |s: &str| match s {
+        "ns" => Some(Unit::Ns),
+        "us" => Some(Unit::Us),
+        "ms" => Some(Unit::Ms),
+        _ => None,
+    };
+    match k.as_str() {
+        "run" => match val.as_str() {
+            Some("forever") => Some(Step::RunForever),
+            _ => {
+                p.err(
+                    &kp,
+                    format!(
+                        "expected \"forever\" (or use run_us / run_ms with a duration), got {}",
+                        show(val)
+                    ),
+                );
+                None
+            }
+        },
+        "send" | "recv" => {
+            let name = p.string(&kp, val, 64)?;
+            if name.is_empty() {
+                p.err(&kp, "channel name must not be empty");
+                return None;
+            }
+            Some(if k == "send" {
+                Step::Send(name)
+            } else {
+                Step::Recv(name)
+            })
+        }
+        "exit" => match val {
+            Value::Bool(true) => Some(Step::Exit),
+            _ => {
+                p.err(&kp, format!("expected true, got {}", show(val)));
+                None
+            }
+        },
+        _ => {
+            if let Some(u) = k.strip_prefix("wait_period_").and_then(unit) {
+                return time(p, &kp, val, u, MAX_NS).map(|n| Step::WaitPeriod(n, u));
+            }
+            let (kind, u) = k.split_once('_').unwrap_or((k, ""));
+            match (kind, unit(u)) {
+                ("run", Some(u)) => duration(p, &kp, val, u).map(|d| Step::Run(d, u)),
+                ("sleep", Some(u)) => duration(p, &kp, val, u).map(|d| Step::Sleep(d, u)),
+                _ => {
+                    p.err(
+                        &kp,
+                        format!("unknown step; expected one of: {}", STEP_KEYS.join(", ")),
+                    );
+                    None
+                }
+            }
+        }
+    }
+}
+
+pub(super) fn duration(p: &mut P, path: &str, v: &Value, unit: Unit) -> Option<Duration> {
+    let max = MAX_NS / unit.ns();
+    // At least 1 ns, so that every run or sleep takes time.
+    let min = 1.0 / unit.ns();
+    match v {
+        Value::Number(_) => {
+            let n = p.num(path, v, min, false, max)?;
+            Some(Duration::Fixed(n))
+        }
+        Value::Object(o) if o.len() == 1 => {
+            let (k, a) = o.iter().next()?;
+            let kp = join(path, k);
+            match k.as_str() {
+                "exp" => p.num(&kp, a, min, false, max).map(Duration::Exp),
+                "uniform" | "normal" => {
+                    let pair = match a {
+                        Value::Array(x) if x.len() == 2 => x,
+                        _ => {
+                            let what = if k == "uniform" {
+                                "[lo, hi]"
+                            } else {
+                                "[mean, stddev]"
+                            };
+                            p.err(&kp, format!("expected {what}, got {}", show(a)));
+                            return None;
+                        }
+                    };
+                    if k == "uniform" {
+                        let lo = p.num(&format!("{kp}[0]"), &pair[0], 0.0, false, max)?;
+                        let hi = p.num(&format!("{kp}[1]"), &pair[1], min, false, max)?;
+                        if lo.as_f64() > hi.as_f64() {
+                            p.err(&kp, format!("lo {lo} is above hi {hi}"));
+                            return None;
+                        }
+                        Some(Duration::Uniform(lo, hi))
+                    } else {
+                        let mean = p.num(&format!("{kp}[0]"), &pair[0], min, false, max)?;
+                        let sd = p.num(&format!("{kp}[1]"), &pair[1], 0.0, false, max)?;
+                        Some(Duration::Normal(mean, sd))
+                    }
+                }
+                _ => {
+                    p.err(&kp, "unknown distribution; expected exp, uniform or normal");
+                    None
+                }
+            }
+        }
+        _ => {
+            p.err(
+                path,
+                format!(
+                    "expected a number or a distribution ({{\"exp\": mean}}, {{\"uniform\": [lo, hi]}}, {{\"normal\": [mean, sd]}}), got {}",
+                    show(v)
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// Every channel that is read must be written somewhere, and the other way round: a typo in a
+/// channel name would otherwise leave a task blocked forever.
+pub(super) fn check_channels(p: &mut P, tasks: &[TaskGroup]) {
+    use std::collections::BTreeSet;
+    /// Sends and reads of `steps` (inside loops too) with their paths.
+    fn walk<'a>(steps: &'a [Step], path: &str, out: &mut Vec<(bool, &'a str, String)>) {
+        for (i, s) in steps.iter().enumerate() {
+            match s {
+                Step::Send(c) => out.push((true, c, format!("{path}[{i}].send"))),
+                Step::Recv(c) => out.push((false, c, format!("{path}[{i}].recv"))),
+                Step::Loop(_, body) => walk(body, &format!("{path}[{i}].steps"), out),
+                _ => {}
+            }
+        }
+    }
+    // Concrete channel names, with `{i}` expanded for every instance of its group.
+    let mut sent = BTreeSet::new();
+    let mut read = BTreeSet::new();
+    let mut uses: Vec<(bool, String, String)> = vec![];
+    for (g, t) in tasks.iter().enumerate() {
+        let mut steps = vec![];
+        walk(&t.program, &format!("tasks[{g}].program"), &mut steps);
+        for (is_send, c, path) in steps {
+            let instances = if c.contains("{i}") { t.count } else { 1 };
+            for n in 0..instances {
+                let name = c.replace("{i}", &n.to_string());
+                if is_send {
+                    sent.insert(name.clone());
+                } else {
+                    read.insert(name.clone());
+                }
+                uses.push((is_send, name, path.clone()));
+            }
+        }
+    }
+    let mut reported = BTreeSet::new();
+    for (is_send, name, path) in uses {
+        if !reported.insert(path.clone()) {
+            continue;
+        }
+        if !is_send && !sent.contains(&name) {
+            p.err(&path, format!("channel \"{name}\" is read here but no task writes to it, so this task would block forever"));
+        } else if is_send && !read.contains(&name) {
+            p.err(
+                &path,
+                format!("channel \"{name}\" is written here but no task reads it"),
+            );
+        } else {
+            reported.remove(&path);
+        }
+    }
+}
