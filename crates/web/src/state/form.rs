@@ -1,0 +1,348 @@
+//! The scenario form: every field as typed, and its round trip with the JSON document.
+
+use std::collections::BTreeMap;
+
+use schedlab_scenario::Scenario;
+use schedlab_sim::Feature;
+use serde_json::{Map, Value};
+
+use super::{State, MAX_VARIANTS};
+
+/// One task group of the form: every field as typed. `program` is the steps as JSON text.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct TaskRow {
+    pub name: String,
+    pub count: String,
+    pub nice: String,
+    pub policy: String,
+    pub affinity: String,
+    pub slice_us: String,
+    pub program: String,
+    /// Keys of the group the form does not edit (`start_ms`, or a misspelt key the validator
+    /// names), kept as they were.
+    pub extra: Map<String, Value>,
+}
+
+/// One workload of the form: its kind and its parameters as JSON text.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct WorkloadRow {
+    pub kind: String,
+    pub params: String,
+}
+
+/// The machine and run fields, as typed.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Machine {
+    pub name: String,
+    pub description: String,
+    pub cpus: String,
+    pub hz: String,
+    pub llc_size: String,
+    pub smt: String,
+    pub duration_ms: String,
+    pub seed: String,
+}
+
+/// A kernel variant as picked: a preset, feature overrides and tunables (`name=value,…`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VariantChoice {
+    pub preset: String,
+    /// Features set against the preset's default (true = on).
+    pub features: BTreeMap<String, bool>,
+    pub tunables: String,
+}
+
+impl VariantChoice {
+    /// Parses a variant string (`eevdf-6.6:NO_RUN_TO_PARITY,base_slice_ns=3000000`) into a choice.
+    pub fn from_string(s: &str) -> VariantChoice {
+        let (preset, rest) = s.split_once(':').unwrap_or((s, ""));
+        let mut features = BTreeMap::new();
+        let mut tunables = vec![];
+        for item in rest.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            if item.contains('=') {
+                tunables.push(item.to_string());
+            } else if let Some(f) = item.strip_prefix("NO_") {
+                features.insert(f.to_string(), false);
+            } else {
+                features.insert(item.to_string(), true);
+            }
+        }
+        VariantChoice {
+            preset: preset.trim().to_string(),
+            features,
+            tunables: tunables.join(","),
+        }
+    }
+
+    /// The variant string in the debugfs syntax.
+    pub fn to_variant_string(&self) -> String {
+        let mut items: Vec<String> = self
+            .features
+            .iter()
+            .map(|(f, on)| if *on { f.clone() } else { format!("NO_{f}") })
+            .collect();
+        items.extend(
+            self.tunables
+                .split(',')
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(String::from),
+        );
+        if items.is_empty() {
+            self.preset.clone()
+        } else {
+            format!("{}:{}", self.preset, items.join(","))
+        }
+    }
+
+    /// Whether feature `f` is on in this choice (the override, else the preset's default).
+    pub fn feature_on(&self, f: Feature) -> bool {
+        if let Some(on) = self.features.get(f.name()) {
+            return *on;
+        }
+        schedlab_sim::preset(&self.preset).is_some_and(|p| p.defaults.contains(&f))
+    }
+}
+
+/// The machine fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MachineField {
+    Name,
+    Description,
+    Cpus,
+    Hz,
+    LlcSize,
+    Smt,
+    DurationMs,
+    Seed,
+}
+
+/// The task-row fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskField {
+    Name,
+    Count,
+    Nice,
+    Policy,
+    Affinity,
+    SliceUs,
+    Program,
+}
+
+/// The keys of a task group that [`TaskRow`] edits.
+const TASK_ROW_KEYS: &[&str] = &[
+    "name", "count", "nice", "policy", "affinity", "slice_us", "program",
+];
+
+/// A field's text as a JSON value: a number when it reads as one, else the text itself (so that
+/// the validator names the field and what it expected, instead of the input vanishing).
+fn num_or_text(s: &str) -> Value {
+    let t = s.trim();
+    if let Ok(v) = t.parse::<i64>() {
+        return Value::from(v);
+    }
+    if let Ok(v) = t.parse::<u64>() {
+        return Value::from(v);
+    }
+    if let Some(n) = t.parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
+        return Value::Number(n);
+    }
+    Value::String(s.to_string())
+}
+
+/// A JSON fragment typed in a field; text that does not parse stays text.
+fn json_or_text(s: &str) -> Value {
+    serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.to_string()))
+}
+
+fn text_of(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+    }
+}
+
+impl State {
+    /// The document the form describes.
+    pub fn document(&self) -> Value {
+        let m = &self.machine;
+        let mut o = Map::new();
+        o.insert("version".into(), 1.into());
+        o.insert("name".into(), m.name.clone().into());
+        if !m.description.is_empty() {
+            o.insert("description".into(), m.description.clone().into());
+        }
+        o.insert("cpus".into(), num_or_text(&m.cpus));
+        o.insert("hz".into(), num_or_text(&m.hz));
+        o.insert("duration_ms".into(), num_or_text(&m.duration_ms));
+        o.insert("seed".into(), num_or_text(&m.seed));
+        let llc = m.llc_size.trim();
+        let smt = m.smt.trim();
+        if !(llc.is_empty() || llc == "0") || !(smt.is_empty() || smt == "1") {
+            let mut t = Map::new();
+            if !llc.is_empty() {
+                t.insert("llc_size".into(), num_or_text(llc));
+            }
+            if !smt.is_empty() {
+                t.insert("smt".into(), num_or_text(smt));
+            }
+            o.insert("topology".into(), Value::Object(t));
+        }
+        o.insert(
+            "variants".into(),
+            Value::Array(
+                self.variants
+                    .iter()
+                    .map(|v| v.to_variant_string().into())
+                    .collect(),
+            ),
+        );
+        let tasks: Vec<Value> = self
+            .tasks
+            .iter()
+            .map(|t| {
+                let mut g = Map::new();
+                g.insert("name".into(), t.name.clone().into());
+                let opt = |g: &mut Map<String, Value>, k: &str, s: &str, dflt: &str| {
+                    if !s.trim().is_empty() && s.trim() != dflt {
+                        g.insert(k.into(), num_or_text(s));
+                    }
+                };
+                opt(&mut g, "count", &t.count, "1");
+                opt(&mut g, "nice", &t.nice, "0");
+                if !t.policy.is_empty() && t.policy != "normal" {
+                    g.insert("policy".into(), t.policy.clone().into());
+                }
+                if !t.affinity.trim().is_empty() {
+                    let cpus: Vec<Value> = t.affinity.split(',').map(num_or_text).collect();
+                    g.insert("affinity".into(), Value::Array(cpus));
+                }
+                opt(&mut g, "slice_us", &t.slice_us, "");
+                g.insert("program".into(), json_or_text(&t.program));
+                for (k, v) in &t.extra {
+                    g.insert(k.clone(), v.clone());
+                }
+                Value::Object(g)
+            })
+            .collect();
+        if !tasks.is_empty() {
+            o.insert("tasks".into(), Value::Array(tasks));
+        }
+        let workloads: Vec<Value> = self
+            .workloads
+            .iter()
+            .map(|w| {
+                let mut k = Map::new();
+                k.insert(w.kind.clone(), json_or_text(&w.params));
+                Value::Object(k)
+            })
+            .collect();
+        if !workloads.is_empty() {
+            o.insert("workloads".into(), Value::Array(workloads));
+        }
+        for (k, v) in &self.extra {
+            o.insert(k.clone(), v.clone());
+        }
+        Value::Object(o)
+    }
+
+    /// Loads a document into the form. A document that is not a JSON object is refused with a
+    /// message and changes nothing.
+    pub(super) fn load(&mut self, json: &str) -> Result<(), String> {
+        let v: Value = serde_json::from_str(json).map_err(|e| format!("not valid JSON: {e}"))?;
+        self.load_value(v)
+    }
+
+    /// Loads a document that is already a JSON value (a decoded link's scenario).
+    pub(super) fn load_value(&mut self, v: Value) -> Result<(), String> {
+        let Value::Object(mut o) = v else {
+            return Err("a scenario is a JSON object".into());
+        };
+        let topo = o.remove("topology");
+        let t = topo.as_ref().and_then(Value::as_object);
+        self.machine = Machine {
+            name: text_of(o.remove("name").as_ref()),
+            description: text_of(o.remove("description").as_ref()),
+            cpus: text_of(o.remove("cpus").as_ref()),
+            hz: text_of(o.remove("hz").as_ref()),
+            llc_size: text_of(t.and_then(|t| t.get("llc_size"))),
+            smt: text_of(t.and_then(|t| t.get("smt"))),
+            duration_ms: text_of(o.remove("duration_ms").as_ref()),
+            seed: text_of(o.remove("seed").as_ref()),
+        };
+        if self.machine.seed.is_empty() {
+            self.machine.seed = "1".into();
+        }
+        o.remove("version");
+        self.variants = match o.remove("variants") {
+            Some(Value::Array(a)) => a
+                .iter()
+                .filter_map(Value::as_str)
+                .take(MAX_VARIANTS)
+                .map(VariantChoice::from_string)
+                .collect(),
+            _ => vec![],
+        };
+        self.tasks = match o.remove("tasks") {
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|t| TaskRow {
+                    extra: t.as_object().map_or_else(Map::new, |o| {
+                        o.iter()
+                            .filter(|(k, _)| !TASK_ROW_KEYS.contains(&k.as_str()))
+                            .map(|(k, v)| (k.clone(), v.clone()))
+                            .collect()
+                    }),
+                    name: text_of(t.get("name")),
+                    count: text_of(t.get("count")),
+                    nice: text_of(t.get("nice")),
+                    policy: text_of(t.get("policy")),
+                    affinity: match t.get("affinity") {
+                        Some(Value::Array(a)) => a
+                            .iter()
+                            .map(|c| text_of(Some(c)))
+                            .collect::<Vec<_>>()
+                            .join(","),
+                        other => text_of(other),
+                    },
+                    slice_us: text_of(t.get("slice_us")),
+                    program: t.get("program").map(|p| p.to_string()).unwrap_or_default(),
+                })
+                .collect(),
+            _ => vec![],
+        };
+        self.workloads = match o.remove("workloads") {
+            Some(Value::Array(a)) => a
+                .iter()
+                .filter_map(|w| w.as_object().and_then(|m| m.iter().next()))
+                .map(|(k, v)| WorkloadRow {
+                    kind: k.clone(),
+                    params: v.to_string(),
+                })
+                .collect(),
+            _ => vec![],
+        };
+        self.extra = o;
+        self.json_error = None;
+        self.refresh();
+        Ok(())
+    }
+
+    /// Rebuilds the JSON view from the form and validates the document, once: a valid one
+    /// becomes [`State::scenario`], an invalid one leaves its errors by field.
+    pub(super) fn refresh(&mut self) {
+        let doc = self.document();
+        self.json_text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        match Scenario::from_value(doc) {
+            Ok(sc) => {
+                self.scenario = Some(sc);
+                self.errors = vec![];
+            }
+            Err(es) => {
+                self.scenario = None;
+                self.errors = es.0.into_iter().map(|e| (e.path, e.message)).collect();
+            }
+        }
+    }
+}
