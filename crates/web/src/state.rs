@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use schedlab_scenario::Scenario;
-use schedlab_sim::{Feature, Variant, PRESETS};
+use schedlab_sim::{Feature, Variant, KERNEL_VERSIONS};
 use serde_json::{Map, Value};
 
 use crate::model::{Results, Shared};
@@ -105,7 +105,7 @@ impl VariantChoice {
         if let Some(on) = self.features.get(f.name()) {
             return *on;
         }
-        schedlab_sim::preset(&self.preset).is_some_and(|p| p.defaults.contains(&f))
+        schedlab_sim::kernel_version(&self.preset).is_some_and(|p| p.defaults.contains(&f))
     }
 }
 
@@ -852,7 +852,7 @@ impl State {
             }
             Action::AddVariant => {
                 if s.variants.len() < MAX_VARIANTS {
-                    let next = PRESETS
+                    let next = KERNEL_VERSIONS
                         .iter()
                         .map(|p| p.name)
                         .find(|n| !s.variants.iter().any(|v| v.preset == *n))
@@ -877,7 +877,7 @@ impl State {
             }
             Action::ToggleFeature { index, feature, on } => {
                 if let Some(v) = s.variants.get_mut(index) {
-                    let default_on = schedlab_sim::preset(&v.preset)
+                    let default_on = schedlab_sim::kernel_version(&v.preset)
                         .and_then(|p| Feature::from_name(&feature).map(|f| p.defaults.contains(&f)))
                         .unwrap_or(false);
                     if on == default_on {
