@@ -17,7 +17,7 @@ use schedlab_report::timehist::{format_timehist, timehist_lines};
 use schedlab_scenario::presets::{preset, presets};
 use schedlab_scenario::Scenario;
 use schedlab_sim::{
-    CpuStats, EventKind, Output, Simulator, Status, Trace, Variant, ALL_FEATURES, PRESETS,
+    CpuStats, EventKind, Output, Simulator, Status, Trace, Variant, ALL_FEATURES, KERNEL_VERSIONS,
     UNMODELLED_FEATURES,
 };
 
@@ -676,7 +676,7 @@ pub fn variants_text() -> String {
     let mut s = String::from(
         "Kernel variants (use as --variant NAME[:FEATURE,NO_FEATURE,tunable=value,...]):\n",
     );
-    for p in PRESETS {
+    for p in KERNEL_VERSIONS {
         let _ = writeln!(s, "\n  {:<11} {}", p.name, p.summary);
         let feats: Vec<String> = p
             .available

@@ -28,7 +28,6 @@
 
 extern crate alloc;
 
-pub mod balance;
 pub mod config;
 mod engine;
 mod fair;
@@ -40,10 +39,10 @@ pub mod weight;
 mod wire;
 
 pub use config::{limits, Channel, Dist, Op, SchedPolicy, SimConfig, TaskSpec};
-pub use engine::{simulate, Output, Simulator, Status};
+pub use engine::{balance, simulate, Output, Simulator, Status};
 pub use stats::{CpuStats, TaskStats};
 pub use trace::{Event, EventKind, Pid, PrevState, Snapshot, TaskInfo, Trace};
 pub use variant::{
-    preset, scaling_factor, Class, Feature, FeatureSet, Preset, SchedParams, Tunables, Variant,
-    VariantError, ALL_FEATURES, PRESETS, UNMODELLED_FEATURES,
+    kernel_version, scaling_factor, Class, Feature, FeatureSet, KernelVersion, SchedParams,
+    Tunables, Variant, VariantError, ALL_FEATURES, KERNEL_VERSIONS, UNMODELLED_FEATURES,
 };

@@ -8,7 +8,7 @@ use crate::variant::Variant;
 impl PartialEq for Variant {
     fn eq(&self, o: &Self) -> bool {
         self.name == o.name
-            && core::ptr::eq(self.preset, o.preset)
+            && core::ptr::eq(self.version, o.version)
             && self.features == o.features
             && self.tunables == o.tunables
     }
@@ -24,9 +24,7 @@ mod serde_impls {
     use serde::de::Error as _;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    use crate::variant::{
-        Feature, FeatureSet, Tunables, Variant, PRESETS as KERNEL_VERSIONS_FOR_WIRE,
-    };
+    use crate::variant::{Feature, FeatureSet, Tunables, Variant, KERNEL_VERSIONS};
 
     #[derive(Serialize, Deserialize)]
     #[serde(remote = "Tunables")]
@@ -53,7 +51,7 @@ mod serde_impls {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             VariantWire {
                 name: self.name.clone(),
-                version: self.preset.name.into(),
+                version: self.version.name.into(),
                 features: self.features.iter().map(|f| f.name().into()).collect(),
                 tunables: self.tunables,
             }
@@ -64,7 +62,7 @@ mod serde_impls {
     impl<'de> Deserialize<'de> for Variant {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Variant, D::Error> {
             let w = VariantWire::deserialize(d)?;
-            let version = KERNEL_VERSIONS_FOR_WIRE
+            let version = KERNEL_VERSIONS
                 .iter()
                 .find(|p| p.name == w.version)
                 .ok_or_else(|| D::Error::custom("unknown kernel version"))?;
@@ -76,7 +74,7 @@ mod serde_impls {
             }
             Ok(Variant {
                 name: w.name,
-                preset: version,
+                version,
                 features: FeatureSet::of(&features),
                 tunables: w.tunables,
             })

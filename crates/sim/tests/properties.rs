@@ -85,7 +85,7 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
         tasks,
         record_snapshots: r.below(2) == 0,
     };
-    let preset = &PRESETS[r.below(PRESETS.len() as u64) as usize];
+    let preset = &KERNEL_VERSIONS[r.below(KERNEL_VERSIONS.len() as u64) as usize];
     let mut items = vec![];
     for f in preset.available {
         if r.below(4) == 0 {
@@ -307,7 +307,9 @@ fn many_cpu_invariants_hold_and_work_spreads() {
         c.llc_size = llc;
         c.smt = smt;
         c.seed = seed;
-        let v = Variant::parse(PRESETS[r.below(PRESETS.len() as u64) as usize].name).unwrap();
+        let v =
+            Variant::parse(KERNEL_VERSIONS[r.below(KERNEL_VERSIONS.len() as u64) as usize].name)
+                .unwrap();
         let mut sim = Simulator::new(&c, &v).unwrap();
         while sim.step() == Status::Running {
             if let Err(e) = sim.check_invariants() {

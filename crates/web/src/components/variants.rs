@@ -1,7 +1,7 @@
 //! The variant picker: up to four kernels, each a preset with its features.h toggles and
 //! tunable overrides.
 
-use schedlab_sim::{preset, PRESETS};
+use schedlab_sim::{kernel_version, KERNEL_VERSIONS};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -29,13 +29,13 @@ pub fn variant_picker(ctx: &Ctx) -> Html {
                     d.emit(Action::SetTunables { index, value: i.value() });
                 }) };
                 let del = { let d = ctx.dispatch.clone(); Callback::from(move |_| d.emit(Action::DeleteVariant(index))) };
-                let features = preset(&v.preset).map(|p| p.available.to_vec()).unwrap_or_default();
+                let features = kernel_version(&v.preset).map(|p| p.available.to_vec()).unwrap_or_default();
                 let errs: Vec<String> = s.variant_error(index).into_iter().collect();
                 html! {
                     <div class="variant-card" data-variant={v.to_variant_string()}>
                         <div class="variant-head">
                             <select onchange={on_preset} aria-label="kernel version">
-                                { for PRESETS.iter().map(|p| html! { <option value={p.name} selected={p.name == v.preset} title={p.summary}>{ p.name }</option> }) }
+                                { for KERNEL_VERSIONS.iter().map(|p| html! { <option value={p.name} selected={p.name == v.preset} title={p.summary}>{ p.name }</option> }) }
                             </select>
                             <button onclick={del} title="remove">{ "✕" }</button>
                         </div>

@@ -100,7 +100,7 @@ impl VariantChoice {
         if let Some(on) = self.features.get(f.name()) {
             return *on;
         }
-        schedlab_sim::preset(&self.preset).is_some_and(|p| p.defaults.contains(&f))
+        schedlab_sim::kernel_version(&self.preset).is_some_and(|p| p.defaults.contains(&f))
     }
 }
 

@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 
 use schedlab_scenario::Scenario;
-use schedlab_sim::{Feature, PRESETS};
+use schedlab_sim::{Feature, KERNEL_VERSIONS};
 use serde_json::{Map, Value};
 
 pub use crate::model::SortKey;
@@ -385,7 +385,7 @@ impl State {
             }
             Action::AddVariant => {
                 if s.variants.len() < MAX_VARIANTS {
-                    let next = PRESETS
+                    let next = KERNEL_VERSIONS
                         .iter()
                         .map(|p| p.name)
                         .find(|n| !s.variants.iter().any(|v| v.preset == *n))
@@ -410,7 +410,7 @@ impl State {
             }
             Action::ToggleFeature { index, feature, on } => {
                 if let Some(v) = s.variants.get_mut(index) {
-                    let default_on = schedlab_sim::preset(&v.preset)
+                    let default_on = schedlab_sim::kernel_version(&v.preset)
                         .and_then(|p| Feature::from_name(&feature).map(|f| p.defaults.contains(&f)))
                         .unwrap_or(false);
                     if on == default_on {

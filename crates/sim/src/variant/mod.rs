@@ -1,17 +1,21 @@
-//! Kernel variants as data: a preset kernel version, its `sched_features` and its tunables.
+//! Kernel variants as data: a kernel version, its `sched_features` and its tunables.
 //!
-//! A variant string is what people already type into debugfs, after a preset name:
+//! A variant string is what people already type into debugfs, after a kernel version's name:
 //! `eevdf-6.12:NO_DELAY_DEQUEUE,NO_WAKEUP_PREEMPTION` or `cfs-6.1:wakeup_granularity_ns=1000000`.
 //! Features are `features.h` names (`NO_` turns one off); tunables are the debugfs file names
 //! under `/sys/kernel/debug/sched/` and take the value written there (already scaled).
 //!
-//! Every feature a preset accepts changes what the model does; `features.h` entries that the
+//! Every feature a kernel version accepts changes what the model does; `features.h` entries that the
 //! model does not implement are rejected with the reason instead of being silently accepted.
 
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
+
+mod feature;
+
+pub use feature::{Feature, FeatureSet, ALL_FEATURES, UNMODELLED_FEATURES};
 
 /// Which scheduling algorithm the fair class runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,211 +24,6 @@ pub enum Class {
     Cfs,
     /// Earliest Eligible Virtual Deadline First, from v6.6.
     Eevdf,
-}
-
-/// A `features.h` toggle (or a proposal from a seed thread, marked as such).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum Feature {
-    /// CFS: halve the sleeper credit (latency/2 instead of latency). Default on.
-    GentleFairSleepers,
-    /// CFS: a new task starts one vslice after min_vruntime. Default on.
-    StartDebit,
-    /// CFS: prefer re-running the task a wakeup preempted (only with ≥ sched_nr_latency queued). On.
-    LastBuddy,
-    /// Prefer the last-woken task (CFS: needs ≥ sched_nr_latency queued; EEVDF: must be eligible). Off.
-    NextBuddy,
-    /// CFS: clamp sched_slice from below by min_granularity (idle_min_granularity for idle). On.
-    BaseSlice,
-    /// EEVDF: keep lag across sleep and migration, with the (W + w)/W inflation. On.
-    PlaceLag,
-    /// EEVDF: a new task's first deadline is half a slice (ineffective in 6.6, see ARCHITECTURE.md). On.
-    PlaceDeadlineInitial,
-    /// EEVDF 6.12+: keep the deadline relative to vruntime over a non-sleep dequeue/enqueue. On.
-    PlaceRelDeadline,
-    /// EEVDF: no wakeup preemption of an eligible curr until its slice (6.17+: the shortest queued
-    /// slice) is used up. On.
-    RunToParity,
-    /// EEVDF 6.12+: a wakee with a shorter slice may cancel curr's slice protection. On.
-    PreemptShort,
-    /// EEVDF 6.19: honour `cfs_rq->next` in the pick. On.
-    PickBuddy,
-    /// EEVDF 6.12+: ineligible sleepers stay queued until picked or woken. On.
-    DelayDequeue,
-    /// EEVDF 6.12+: clip positive lag to 0 when a delayed entity is dequeued or requeued. On.
-    DelayZero,
-    /// Allow wakeup preemption at all. On.
-    WakeupPreemption,
-    /// Enforce the slice with an hrtimer instead of the tick. Off.
-    Hrtick,
-    /// CFS: let the periodic tick check preemption while an hrtick is armed. Off.
-    DoubleTick,
-    /// `wake_affine_idle`: pull a wakee to an idle waker CPU, or keep it on an idle prev. On.
-    WaIdle,
-    /// `wake_affine_weight`: pull a wakee to the waker's CPU when that is less loaded. On.
-    WaWeight,
-    /// Bias `wake_affine_weight` toward prev by half the domain's imbalance_pct. On.
-    WaBias,
-    /// Proposal (seed 000, Peter Zijlstra, Aug 2023; never merged): after `update_curr` in the
-    /// wakeup-preemption check, give up if the wakee's deadline is later than curr's.
-    WakeupDeadline,
-    /// Proposal (seed 003, May 2024, Chunxin Zang, "sched/fair: Reschedule the cfs_rq when current
-    /// is ineligible", v1; never merged and never a feature upstream): at the end of the tick and
-    /// on a wakeup (before the wakee is considered), reschedule curr whenever it is ineligible.
-    ReschedIneligible,
-}
-
-/// All features, in `features.h` order.
-pub const ALL_FEATURES: [Feature; 21] = [
-    Feature::GentleFairSleepers,
-    Feature::StartDebit,
-    Feature::LastBuddy,
-    Feature::NextBuddy,
-    Feature::BaseSlice,
-    Feature::PlaceLag,
-    Feature::PlaceDeadlineInitial,
-    Feature::PlaceRelDeadline,
-    Feature::RunToParity,
-    Feature::PreemptShort,
-    Feature::PickBuddy,
-    Feature::DelayDequeue,
-    Feature::DelayZero,
-    Feature::WakeupPreemption,
-    Feature::Hrtick,
-    Feature::DoubleTick,
-    Feature::WaIdle,
-    Feature::WaWeight,
-    Feature::WaBias,
-    Feature::WakeupDeadline,
-    Feature::ReschedIneligible,
-];
-
-impl Feature {
-    /// The `features.h` name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Feature::GentleFairSleepers => "GENTLE_FAIR_SLEEPERS",
-            Feature::StartDebit => "START_DEBIT",
-            Feature::LastBuddy => "LAST_BUDDY",
-            Feature::NextBuddy => "NEXT_BUDDY",
-            Feature::BaseSlice => "BASE_SLICE",
-            Feature::PlaceLag => "PLACE_LAG",
-            Feature::PlaceDeadlineInitial => "PLACE_DEADLINE_INITIAL",
-            Feature::PlaceRelDeadline => "PLACE_REL_DEADLINE",
-            Feature::RunToParity => "RUN_TO_PARITY",
-            Feature::PreemptShort => "PREEMPT_SHORT",
-            Feature::PickBuddy => "PICK_BUDDY",
-            Feature::DelayDequeue => "DELAY_DEQUEUE",
-            Feature::DelayZero => "DELAY_ZERO",
-            Feature::WakeupPreemption => "WAKEUP_PREEMPTION",
-            Feature::Hrtick => "HRTICK",
-            Feature::DoubleTick => "DOUBLE_TICK",
-            Feature::WaIdle => "WA_IDLE",
-            Feature::WaWeight => "WA_WEIGHT",
-            Feature::WaBias => "WA_BIAS",
-            Feature::WakeupDeadline => "WAKEUP_DEADLINE",
-            Feature::ReschedIneligible => "RESCHED_CURR_INELIGIBLE",
-        }
-    }
-
-    /// One line on what the toggle does, for help texts and the page's checkboxes.
-    pub fn summary(self) -> &'static str {
-        match self {
-            Feature::GentleFairSleepers => {
-                "halve the sleeper credit (latency/2 instead of latency)"
-            }
-            Feature::StartDebit => "a new task starts one vslice after min_vruntime",
-            Feature::LastBuddy => "prefer re-running the task a wakeup preempted (>= 8 queued)",
-            Feature::NextBuddy => "prefer the last-woken task",
-            Feature::BaseSlice => "clamp the slice from below by min_granularity",
-            Feature::PlaceLag => "keep lag across sleep, inflated by (W + w)/W at placement",
-            Feature::PlaceDeadlineInitial => "a new task's first deadline is half a slice",
-            Feature::PlaceRelDeadline => "keep the deadline relative over a migration",
-            Feature::RunToParity => "protect curr from wakeup preemption until its slice ends",
-            Feature::PreemptShort => "a shorter-slice wakee may cancel curr's protection",
-            Feature::PickBuddy => "honour the next buddy in the pick",
-            Feature::DelayDequeue => "ineligible sleepers stay queued until their lag is burnt off",
-            Feature::DelayZero => "clip positive lag to 0 when a delayed task leaves or wakes",
-            Feature::WakeupPreemption => "allow wakeup preemption at all",
-            Feature::Hrtick => "end slices with an hrtimer instead of the tick",
-            Feature::DoubleTick => "let the tick check preemption while an hrtick is armed",
-            Feature::WaIdle => "wake-affine: prefer an idle waker CPU or an idle previous CPU",
-            Feature::WaWeight => "wake-affine: pull the wakee to the less loaded waker CPU",
-            Feature::WaBias => "wake-affine: bias the load comparison toward the previous CPU",
-            Feature::WakeupDeadline => {
-                "proposal (2023): preempt on wakeup only if the wakee's deadline is earlier"
-            }
-            Feature::ReschedIneligible => {
-                "proposal (2024): on wakeup, reschedule curr whenever it is ineligible"
-            }
-        }
-    }
-
-    fn bit(self) -> u32 {
-        1 << (self as u8)
-    }
-
-    /// Looks a feature up by its `features.h` name.
-    pub fn from_name(name: &str) -> Option<Feature> {
-        ALL_FEATURES.iter().copied().find(|f| f.name() == name)
-    }
-}
-
-/// `features.h` entries of the kernels modelled here that schedlab does not implement, with why.
-/// Naming one in a variant is an error that gives this reason.
-pub const UNMODELLED_FEATURES: &[(&str, &str)] = &[
-    ("ALT_PERIOD", "it only differs from the plain period with task groups, and schedlab models a flat hierarchy"),
-    ("CACHE_HOT_BUDDY", "the balancer is modelled without task_hot's buddy heuristic: it never refuses to move a buddy"),
-    ("NONTASK_CAPACITY", "CPU capacity is not modelled: IRQ time is charged to tasks (irq_ns) but never scales a CPU's capacity"),
-    ("TTWU_QUEUE", "remote wakeups always go through the wake list and an IPI (its IRQ time is charged); the direct path is not modelled"),
-    ("SIS_PROP", "the idle-CPU scan of the LLC is modelled without a scan limit"),
-    ("SIS_UTIL", "the idle-CPU scan of the LLC is modelled without a scan limit (and PELT is not modelled)"),
-    ("WARN_DOUBLE_CLOCK", "a debug check"),
-    ("RT_PUSH_IPI", "RT tasks are not modelled"),
-    ("RT_RUNTIME_SHARE", "RT tasks are not modelled"),
-    ("LB_MIN", "the balancer uses queued weights, not PELT load, so this PELT-load filter has no input"),
-    ("ATTACH_AGE_LOAD", "PELT is not modelled"),
-    ("UTIL_EST", "PELT and util_est are not modelled"),
-    ("UTIL_EST_FASTUP", "PELT and util_est are not modelled"),
-    ("LATENCY_WARN", "a debug check"),
-    ("HRTICK_DL", "deadline tasks are not modelled"),
-    ("HZ_BW", "CFS bandwidth control is not modelled"),
-    ("NI_RANDOM", "newidle balancing is modelled as always tried; its randomised throttling is not"),
-];
-
-/// A set of features (a bit set over [`Feature`]).
-#[derive(Clone, Copy, PartialEq, Eq, Default)]
-pub struct FeatureSet(u32);
-
-impl FeatureSet {
-    /// Builds a set from a list.
-    pub fn of(features: &[Feature]) -> FeatureSet {
-        FeatureSet(features.iter().fold(0, |acc, f| acc | f.bit()))
-    }
-    /// Whether `f` is on.
-    pub fn has(self, f: Feature) -> bool {
-        self.0 & f.bit() != 0
-    }
-    /// Turns `f` on or off.
-    pub fn set(&mut self, f: Feature, on: bool) {
-        if on {
-            self.0 |= f.bit();
-        } else {
-            self.0 &= !f.bit();
-        }
-    }
-    /// The features that are on, in `features.h` order.
-    pub fn iter(self) -> impl Iterator<Item = Feature> {
-        ALL_FEATURES.into_iter().filter(move |f| self.has(*f))
-    }
-}
-
-impl fmt::Debug for FeatureSet {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list()
-            .entries(self.iter().map(Feature::name))
-            .finish()
-    }
 }
 
 /// How the pick protects curr under RUN_TO_PARITY.
@@ -264,9 +63,9 @@ pub struct VersionSwitches {
     pub base_slice_norm_ns: u64,
 }
 
-/// A named kernel version preset.
+/// A modelled kernel version: its code-path switches and the features it has.
 #[derive(Clone, Copy, Debug)]
-pub struct Preset {
+pub struct KernelVersion {
     /// Name used in variant strings.
     pub name: &'static str,
     /// One line describing it.
@@ -400,8 +199,8 @@ const CFS_SWITCHES: VersionSwitches = VersionSwitches {
 };
 
 /// The kernel versions schedlab models.
-pub const PRESETS: &[Preset] = &[
-    Preset {
+pub const KERNEL_VERSIONS: &[KernelVersion] = &[
+    KernelVersion {
         name: "cfs-5.14",
         summary: "CFS before the 2021 SCHED_IDLE series (merged for 5.16): idle tasks get min_granularity and full sleeper credit",
         switches: VersionSwitches {
@@ -412,7 +211,7 @@ pub const PRESETS: &[Preset] = &[
         defaults: CFS_DEFAULTS,
         inert: &[],
     },
-    Preset {
+    KernelVersion {
         name: "cfs-6.1",
         summary: "CFS as in v6.1, the last LTS with CFS",
         switches: CFS_SWITCHES,
@@ -420,7 +219,7 @@ pub const PRESETS: &[Preset] = &[
         defaults: CFS_DEFAULTS,
         inert: &[],
     },
-    Preset {
+    KernelVersion {
         name: "eevdf-6.6",
         summary: "EEVDF as merged in v6.6 (read in 6.6.9): vruntime-ordered tree, RUN_TO_PARITY",
         switches: VersionSwitches {
@@ -434,7 +233,7 @@ pub const PRESETS: &[Preset] = &[
             "wake_up_new_task re-places a new task without ENQUEUE_INITIAL, so the half-slice deadline is overwritten",
         )],
     },
-    Preset {
+    KernelVersion {
         name: "eevdf-6.12",
         summary: "EEVDF as in v6.12: DELAY_DEQUEUE, DELAY_ZERO, PREEMPT_SHORT, custom slices",
         switches: VersionSwitches {
@@ -448,7 +247,7 @@ pub const PRESETS: &[Preset] = &[
         defaults: EEVDF612_DEFAULTS,
         inert: &[],
     },
-    Preset {
+    KernelVersion {
         name: "eevdf-6.19",
         summary: "EEVDF as in v6.19: 0.70 ms base slice, vprot protection, zero_vruntime, fork never preempts",
         switches: VersionSwitches {
@@ -466,9 +265,9 @@ pub const PRESETS: &[Preset] = &[
     },
 ];
 
-/// Looks a preset up by name.
-pub fn preset(name: &str) -> Option<&'static Preset> {
-    PRESETS.iter().find(|p| p.name == name)
+/// Looks a kernel version up by name.
+pub fn kernel_version(name: &str) -> Option<&'static KernelVersion> {
+    KERNEL_VERSIONS.iter().find(|p| p.name == name)
 }
 
 /// A tunable, by its debugfs name.
@@ -595,13 +394,13 @@ pub fn scaling_factor(mode: u64, ncpus: u32) -> u64 {
     }
 }
 
-/// A kernel variant to run: a preset plus overrides.
+/// A kernel variant to run: a kernel version plus overrides.
 #[derive(Clone, Debug)]
 pub struct Variant {
     /// The string it was parsed from, trimmed (used as its name in every output).
     pub name: String,
-    /// The preset it derives from.
-    pub preset: &'static Preset,
+    /// The kernel version it derives from.
+    pub version: &'static KernelVersion,
     /// Features in force.
     pub features: FeatureSet,
     /// Tunable overrides.
@@ -619,15 +418,15 @@ impl fmt::Display for VariantError {
 }
 
 impl Variant {
-    /// Parses `preset[:ITEM,ITEM…]` where an item is `FEATURE`, `NO_FEATURE` or `tunable=value`.
+    /// Parses `version[:ITEM,ITEM…]` where an item is `FEATURE`, `NO_FEATURE` or `tunable=value`.
     pub fn parse(s: &str) -> Result<Variant, VariantError> {
         let s = s.trim();
         let (pname, rest) = match s.split_once(':') {
             Some((p, r)) => (p.trim(), Some(r)),
             None => (s, None),
         };
-        let preset = preset(pname).ok_or_else(|| {
-            let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
+        let version = kernel_version(pname).ok_or_else(|| {
+            let names: Vec<&str> = KERNEL_VERSIONS.iter().map(|p| p.name).collect();
             VariantError(format!(
                 "unknown kernel variant `{pname}`: expected one of {}",
                 names.join(", ")
@@ -635,8 +434,8 @@ impl Variant {
         })?;
         let mut v = Variant {
             name: s.to_string(),
-            preset,
-            features: FeatureSet::of(preset.defaults),
+            version,
+            features: FeatureSet::of(version.defaults),
             tunables: Tunables::default(),
         };
         let Some(rest) = rest else { return Ok(v) };
@@ -661,19 +460,19 @@ impl Variant {
             Some(n) => (n, false),
             None => (item, true),
         };
-        let pname = self.preset.name;
+        let pname = self.version.name;
         match Feature::from_name(name) {
-            Some(f) if self.preset.available.contains(&f) => {
+            Some(f) if self.version.available.contains(&f) => {
                 self.features.set(f, on);
                 Ok(())
             }
             Some(f) => {
-                if let Some((_, why)) = self.preset.inert.iter().find(|(g, _)| *g == f) {
+                if let Some((_, why)) = self.version.inert.iter().find(|(g, _)| *g == f) {
                     return Err(VariantError(format!(
                         "feature {name} has no effect in {pname}: {why}"
                     )));
                 }
-                let why = match (f, self.preset.switches.class) {
+                let why = match (f, self.version.switches.class) {
                     (Feature::DoubleTick, Class::Eevdf) => {
                         "it has no effect on the EEVDF fair class (nothing follows the check in entity_tick)"
                     }
@@ -701,19 +500,19 @@ impl Variant {
     }
 
     fn available_names(&self) -> String {
-        let names: Vec<&str> = self.preset.available.iter().map(|f| f.name()).collect();
+        let names: Vec<&str> = self.version.available.iter().map(|f| f.name()).collect();
         names.join(", ")
     }
 
     fn set_tunable(&mut self, key: &str, val: &str) -> Result<(), VariantError> {
-        let pname = self.preset.name;
+        let pname = self.version.name;
         let t = Tunable::all()
             .into_iter()
             .find(|t| t.name() == key)
             .ok_or_else(|| {
                 let names: Vec<&str> = Tunable::all()
                     .into_iter()
-                    .filter(|t| t.exists_in(&self.preset.switches))
+                    .filter(|t| t.exists_in(&self.version.switches))
                     .map(|t| t.name())
                     .collect();
                 VariantError(format!(
@@ -721,7 +520,7 @@ impl Variant {
                     names.join(", ")
                 ))
             })?;
-        if !t.exists_in(&self.preset.switches) {
+        if !t.exists_in(&self.version.switches) {
             return Err(VariantError(format!(
                 "tunable {key} does not exist in {pname}"
             )));
@@ -748,7 +547,7 @@ impl Variant {
 
     /// The class (CFS or EEVDF).
     pub fn class(&self) -> Class {
-        self.preset.switches.class
+        self.version.switches.class
     }
 
     /// Whether feature `f` is on.
@@ -760,7 +559,7 @@ impl Variant {
     pub fn params(&self, ncpus: u32) -> SchedParams {
         let t = &self.tunables;
         let factor = scaling_factor(t.tunable_scaling.unwrap_or(1), ncpus);
-        let norm = self.preset.switches.base_slice_norm_ns;
+        let norm = self.version.switches.base_slice_norm_ns;
         SchedParams {
             factor,
             latency_ns: t.latency_ns.unwrap_or(6_000_000 * factor),

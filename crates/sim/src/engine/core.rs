@@ -1,0 +1,332 @@
+//! `kernel/sched/core.c`, the paths the fair class hangs off:
+//! - `try_to_wake_up` (with `ttwu_runnable` for a task still queued by DELAY_DEQUEUE) and
+//!   `wake_up_new_task`, then `check_preempt_curr` (`wakeup_preempt` since 6.7);
+//! - `__schedule`: the pick, `put_prev`/`set_next`, `sched_switch`, `sched_info` depart/arrive;
+//! - `scheduler_tick` (`sched_tick` since 6.10), `hrtick_start`, `hrtick_update`;
+//! - the interrupt and reschedule plumbing: IRQ time at irq exit, TIF_NEED_RESCHED taking
+//!   effect δ later, the tick stopping on idle CPUs (NO_HZ idle);
+//! - a running task blocking or exiting (the dequeue `__schedule` does for a prev that is no
+//!   longer runnable).
+
+use crate::fair::Tid;
+use crate::trace::{EventKind, PrevState};
+use crate::variant::Feature;
+
+use super::{Burst, Ev, Simulator, TState};
+
+/// `hrtick_start` never arms less than 10 µs ahead.
+const HRTICK_MIN_NS: u64 = 10_000;
+
+impl Simulator {
+    /// The interrupt that delivered the current event ends: its time is hardirq time, accounted
+    /// at irq exit (after the handler's `update_curr`) and never charged to a task.
+    pub(super) fn irq_exit(&mut self, cpu: u32) {
+        let c = &mut self.cpus[cpu as usize];
+        if c.rq.curr.is_some() {
+            c.irq_ns += self.cfg.irq_ns;
+        }
+    }
+
+    /// A raised TIF_NEED_RESCHED takes effect δ later (interrupt return + `__schedule`).
+    pub(super) fn kick(&mut self, cpu: u32) {
+        let delay = self.cfg.switch_delay_ns;
+        let c = &mut self.cpus[cpu as usize];
+        if c.rq.need_resched && !c.schedule_pending {
+            c.schedule_pending = true;
+            let gen = c.sched_gen;
+            self.push(self.now + delay, Ev::Schedule(cpu, gen));
+        }
+    }
+
+    /// The next periodic tick, at the next multiple of TICK_NSEC, unless one is armed.
+    pub(super) fn arm_tick(&mut self, cpu: u32) {
+        let tick = self.fair.tick_ns;
+        let c = &mut self.cpus[cpu as usize];
+        if !c.tick_armed {
+            c.tick_armed = true;
+            let t = (self.now / tick + 1) * tick;
+            self.push(t, Ev::Tick(cpu));
+        }
+    }
+
+    /// `wake_up_new_task`: a new task is placed by the fork slow path and enqueued.
+    pub(super) fn wake_up_new_task(&mut self, id: Tid) {
+        // wake_up_new_task → select_task_rq(WF_FORK): the slow path.
+        let cpu = self.find_idlest_cpu(id);
+        self.tasks[id].cpu = cpu;
+        self.tasks[id].recent_used_cpu = cpu;
+        self.tasks[id].state = TState::Runnable;
+        self.with_rq(cpu, |f, c| f.enqueue_new(c, id));
+        self.sched_info_enqueue(id);
+        self.emit(
+            cpu,
+            EventKind::WakeupNew {
+                pid: id as u32 + 1,
+                target_cpu: cpu,
+            },
+        );
+        self.check_preempt_curr(cpu, id, true, false);
+        self.kick(cpu);
+        self.hrtick_update(cpu);
+    }
+
+    /// `check_preempt_curr` (`wakeup_preempt` since 6.7): an idle CPU is always preempted by a fair task.
+    pub(super) fn check_preempt_curr(&mut self, cpu: u32, id: Tid, fork: bool, sync: bool) {
+        if self.cpus[cpu as usize].rq.curr.is_none() {
+            self.cpus[cpu as usize].rq.need_resched = true;
+        } else {
+            self.with_rq(cpu, |f, c| f.check_preempt_wakeup(c, id, fork, sync));
+        }
+    }
+
+    /// `try_to_wake_up` by a waker running on `waker_cpu`: `waker` is the task doing it (a
+    /// send), `None` for a timer.
+    pub(super) fn try_to_wake_up(
+        &mut self,
+        id: Tid,
+        waker_cpu: u32,
+        waker: Option<Tid>,
+        sync: bool,
+    ) {
+        if self.tasks[id].state != TState::Sleeping {
+            return;
+        }
+        let cpu = self.tasks[id].cpu;
+        let pid = id as u32 + 1;
+        self.emit(
+            waker_cpu,
+            EventKind::Waking {
+                pid,
+                target_cpu: cpu,
+            },
+        );
+        let ws = &mut self.cpus[waker_cpu as usize].rq.stats;
+        ws.ttwu_count += 1;
+        if waker_cpu == cpu {
+            ws.ttwu_local += 1;
+        }
+        self.tasks[id].stats.wakeups += 1;
+        self.tasks[id].state = TState::Runnable;
+        if self.ents[id].sched_delayed {
+            // ttwu_runnable: still queued (delayed dequeue); no CPU selection.
+            self.with_rq(cpu, |f, c| f.requeue_delayed(c, id));
+            self.sched_info_enqueue(id);
+            if self.cpus[cpu as usize].rq.curr != Some(id) {
+                self.check_preempt_curr(cpu, id, false, sync);
+            }
+        } else {
+            let new_cpu = self.select_task_rq_fair(id, waker_cpu, waker, sync);
+            let migrated = new_cpu != cpu;
+            if migrated {
+                self.with_rq(cpu, |f, c| f.migrate_waking(c, id));
+                self.emit(
+                    waker_cpu,
+                    EventKind::MigrateTask {
+                        pid,
+                        orig_cpu: cpu,
+                        dest_cpu: new_cpu,
+                    },
+                );
+                self.tasks[id].cpu = new_cpu;
+                self.tasks[id].stats.migrations += 1;
+            }
+            self.with_rq(new_cpu, |f, c| f.enqueue_wakeup(c, id, migrated));
+            self.sched_info_enqueue(id);
+            self.check_preempt_curr(new_cpu, id, false, sync);
+        }
+        let cpu = self.tasks[id].cpu;
+        self.emit(
+            cpu,
+            EventKind::Wakeup {
+                pid,
+                target_cpu: cpu,
+            },
+        );
+        if waker_cpu != cpu {
+            // A remote wakeup arrives by IPI (TTWU_QUEUE).
+            self.irq_exit(cpu);
+        }
+        self.kick(cpu);
+        self.hrtick_update(cpu);
+    }
+
+    /// `scheduler_tick` (`sched_tick` since 6.10) on a busy CPU: `task_tick_fair`, then
+    /// `trigger_load_balance`, and the next tick.
+    pub(super) fn sched_tick(&mut self, cpu: u32) {
+        let c = &mut self.cpus[cpu as usize];
+        c.tick_armed = false;
+        let Some(curr) = c.rq.curr else {
+            // NO_HZ idle: the tick stops on an idle CPU.
+            return;
+        };
+        let hr = c.hrtick_expires.is_some_and(|t| t > self.now);
+        self.with_rq(cpu, |f, c| f.task_tick(c, false, hr));
+        self.irq_exit(cpu);
+        self.trigger_load_balance(cpu);
+        self.snapshot(cpu, curr);
+        self.arm_tick(cpu);
+        self.kick(cpu);
+    }
+
+    /// `__schedule()`.
+    pub(super) fn schedule(&mut self, cpu: u32) {
+        let now = self.now;
+        {
+            // TIF_NEED_RESCHED stays set until after the pick, as in __schedule: a wakeup
+            // preemption check during the pick (a newidle pull) sees it and returns early.
+            let c = &mut self.cpus[cpu as usize];
+            c.sched_gen = c.sched_gen.wrapping_add(1);
+            c.schedule_pending = false;
+            c.rq.stats.sched_count += 1;
+            c.hrtick_gen = c.hrtick_gen.wrapping_add(1);
+            c.hrtick_expires = None;
+        }
+        let prev = self.cpus[cpu as usize].rq.curr;
+        let mut next = self.with_rq(cpu, |f, c| f.pick_next(c));
+        if next.is_none() && self.newidle_balance(cpu) {
+            next = self.with_rq(cpu, |f, c| f.pick_next(c));
+        }
+        // clear_tsk_need_resched(prev) comes after pick_next_task: a resched that the pick's
+        // update_curr raised on prev is void.
+        self.cpus[cpu as usize].rq.need_resched = false;
+        if next.is_none() {
+            self.cpus[cpu as usize].rq.stats.sched_goidle += 1;
+            if prev.is_some() {
+                self.cpus[cpu as usize].idle_stamp = now;
+            }
+        }
+        if next != prev {
+            if let Some(p) = prev {
+                self.with_rq(cpu, |f, c| f.put_prev(c, p));
+            }
+            if let Some(n) = next {
+                self.with_rq(cpu, |f, c| f.set_next(c, n));
+            }
+            let prev_state = match prev {
+                None => PrevState::Running,
+                Some(p) => match self.tasks[p].state {
+                    TState::Runnable | TState::New => PrevState::Running,
+                    TState::Sleeping => PrevState::Sleeping,
+                    TState::Dead => PrevState::Dead,
+                },
+            };
+            self.emit(
+                cpu,
+                EventKind::Switch {
+                    prev_pid: prev.map_or(0, |p| p as u32 + 1),
+                    prev_state,
+                    next_pid: next.map_or(0, |n| n as u32 + 1),
+                },
+            );
+            if let Some(p) = prev {
+                let t = &mut self.tasks[p];
+                t.gen = t.gen.wrapping_add(1);
+                // sched_info_depart
+                let ran = now - t.stats.last_arrival_ns;
+                self.cpus[cpu as usize].rq.stats.rq_cpu_time_ns += ran;
+                if prev_state == PrevState::Running {
+                    t.stats.involuntary_switches += 1;
+                    if t.stats.last_queued_ns == 0 {
+                        t.stats.last_queued_ns = now.max(1);
+                    }
+                } else {
+                    t.stats.voluntary_switches += 1;
+                }
+                self.snapshot(cpu, p);
+            }
+            if let Some(n) = next {
+                // sched_info_arrive
+                let t = &mut self.tasks[n];
+                if t.stats.last_queued_ns != 0 {
+                    let d = now.saturating_sub(t.stats.last_queued_ns);
+                    t.stats.last_queued_ns = 0;
+                    t.stats.run_delay_ns += d;
+                    t.stats.pcount += 1;
+                    let s = &mut self.cpus[cpu as usize].rq.stats;
+                    s.run_delay_ns += d;
+                    s.pcount += 1;
+                }
+                t.stats.last_arrival_ns = now;
+                let gen = t.gen;
+                match t.burst {
+                    Burst::Until(end) => {
+                        let left = end.saturating_sub(self.ents[n].sum_exec_runtime);
+                        self.push(now + left, Ev::BurstEnd(n, gen));
+                    }
+                    Burst::Forever => {}
+                    Burst::Idle => self.push(now, Ev::Resume(n, gen)),
+                }
+                self.snapshot(cpu, n);
+            }
+        }
+        if next.is_some() {
+            self.arm_tick(cpu);
+            self.hrtick_start(cpu);
+        }
+        self.kick(cpu);
+    }
+
+    /// `hrtick_start` with `hrtick_start_fair`'s delay; an expired slice reschedules at once.
+    pub(super) fn hrtick_start(&mut self, cpu: u32) {
+        if !self.fair.variant.has(Feature::Hrtick) {
+            return;
+        }
+        let Some(delay) = self.with_rq(cpu, |f, c| f.hrtick_delay(c)) else {
+            return;
+        };
+        if delay < 0 {
+            self.cpus[cpu as usize].rq.need_resched = true;
+            self.kick(cpu);
+            return;
+        }
+        let t = self.now + (delay as u64).max(HRTICK_MIN_NS);
+        let c = &mut self.cpus[cpu as usize];
+        c.hrtick_gen = c.hrtick_gen.wrapping_add(1);
+        c.hrtick_expires = Some(t);
+        let gen = c.hrtick_gen;
+        self.push(t, Ev::HrTick(cpu, gen));
+    }
+
+    /// `hrtick_update` after an enqueue or dequeue.
+    pub(super) fn hrtick_update(&mut self, cpu: u32) {
+        if !self.fair.variant.has(Feature::Hrtick) || self.cpus[cpu as usize].rq.curr.is_none() {
+            return;
+        }
+        if self.with_rq(cpu, |f, c| f.hrtick_update_allowed(c)) {
+            self.hrtick_start(cpu);
+        }
+    }
+
+    /// `sched_info_enqueue`: the task starts waiting for a CPU.
+    pub(super) fn sched_info_enqueue(&mut self, id: Tid) {
+        let s = &mut self.tasks[id].stats;
+        if s.last_queued_ns == 0 {
+            // 0 means "not queued"; a task queued at t = 0 is stamped 1 ns late.
+            s.last_queued_ns = self.now.max(1);
+        }
+    }
+
+    /// The running task blocks (or exits) and calls `schedule()` itself.
+    pub(super) fn block(&mut self, id: Tid, state: TState) {
+        let cpu = self.tasks[id].cpu;
+        self.tasks[id].state = state;
+        self.tasks[id].burst = Burst::Idle;
+        let special = state == TState::Dead;
+        if special {
+            self.alive -= 1;
+        }
+        self.with_rq(cpu, |f, c| {
+            f.dequeue_sleep(c, id, special);
+        });
+        // sched_info_dequeue: a running task has no pending wait.
+        let s = &mut self.tasks[id].stats;
+        if s.last_queued_ns != 0 {
+            let d = self.now.saturating_sub(s.last_queued_ns);
+            s.run_delay_ns += d;
+            s.last_queued_ns = 0;
+            self.cpus[cpu as usize].rq.stats.run_delay_ns += d;
+        }
+        self.hrtick_update(cpu);
+        self.schedule(cpu);
+    }
+}

@@ -1,0 +1,472 @@
+//! The discrete-event engine: time, the event queue, CPUs, and the verbs every kernel path uses.
+//!
+//! One queue of events ordered by (time, insertion sequence): events at the same instant run in
+//! the order they were scheduled, so a run is a pure function of (config, variant). The engine
+//! never reads a clock; the caller drives it with [`Simulator::step`] or [`Simulator::run`],
+//! which stops after an event budget.
+//!
+//! The engine is one `impl Simulator` per kernel seam:
+//! - `core.rs`: `kernel/sched/core.c`, the parts the fair class hangs off: `try_to_wake_up`
+//!   (with `ttwu_runnable` for delayed tasks), `wake_up_new_task`, `__schedule` (pick,
+//!   put_prev, set_next, `sched_info` accounting), `sched_tick`, the hrtick;
+//! - `program.rs`: the task programs and their channels (the model's stand-in for user code);
+//! - `topology.rs`: the sched domains (`kernel/sched/topology.c`);
+//! - `select.rs`: wakeup and fork placement (`select_task_rq_fair` and its helpers in fair.c);
+//! - `balance.rs`: load balancing (fair.c: periodic, newidle and NOHZ balancing);
+//! - `check.rs`: the invariants the property tests check after every event.
+//!
+//! This file holds the event loop and the state every seam shares.
+
+use ::core::cmp::{Ordering, Reverse};
+use alloc::collections::BinaryHeap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::config::{SchedPolicy, SimConfig};
+use crate::fair::{Ctx, Entity, Fair, Rq, Tid};
+use crate::rng::Rng;
+use crate::stats::{CpuStats, TaskStats};
+use crate::trace::{Event, EventKind, Snapshot, TaskInfo, Trace};
+use crate::variant::Variant;
+use crate::weight::LoadWeight;
+
+pub mod balance;
+mod check;
+mod core;
+mod program;
+mod select;
+mod topology;
+
+use balance::LbState;
+use program::Chan;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ev {
+    /// A task is created (`wake_up_new_task`).
+    Start(Tid),
+    /// The periodic tick on a CPU.
+    Tick(u32),
+    /// A requested reschedule takes effect (δ after the request).
+    Schedule(u32, u32),
+    /// The running task finished its current CPU burst.
+    BurstEnd(Tid, u32),
+    /// A task just switched in continues its program.
+    Resume(Tid, u32),
+    /// A sleep ends.
+    Timer(Tid, u32),
+    /// An hrtick expires.
+    HrTick(u32, u32),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Queued {
+    t: u64,
+    seq: u64,
+    ev: Ev,
+}
+impl Ord for Queued {
+    fn cmp(&self, o: &Self) -> Ordering {
+        (self.t, self.seq).cmp(&(o.t, o.seq))
+    }
+}
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TState {
+    New,
+    Runnable,
+    Sleeping,
+    Dead,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Burst {
+    /// The program must be consulted when the task next runs.
+    Idle,
+    /// Running until `sum_exec_runtime` reaches this.
+    Until(u64),
+    Forever,
+}
+
+struct TaskCtl {
+    cpu: u32,
+    state: TState,
+    pc: usize,
+    burst: Burst,
+    /// Invalidates BurstEnd/Resume events when the task leaves the CPU.
+    gen: u32,
+    timer_gen: u32,
+    rng: Rng,
+    stats: TaskStats,
+    /// Iteration counters of the program's loops, by step index (allocated on first use).
+    loops: Vec<u32>,
+    /// `wakee_flips`, `wakee_flip_decay_ts`, `last_wakee` (for `wake_wide`).
+    wakee_flips: u32,
+    wakee_flip_decay_ns: u64,
+    last_wakee: Option<Tid>,
+    /// `recent_used_cpu`.
+    recent_used_cpu: u32,
+}
+
+#[derive(Default)]
+struct Cpu {
+    rq: Rq,
+    sched_gen: u32,
+    schedule_pending: bool,
+    tick_armed: bool,
+    hrtick_gen: u32,
+    hrtick_expires: Option<u64>,
+    checked_min_vruntime: Option<i64>,
+    /// IRQ time so far; `rq_clock_task` = wall − this (kept monotonic).
+    irq_ns: u64,
+    clock_task: u64,
+    /// When the CPU last went idle (`idle_stamp`; the fork path prefers the most recent).
+    idle_stamp: u64,
+    /// Per sched-domain level (lowest first): last balance time and `nr_balance_failed`.
+    lb: [LbState; 3],
+    /// Since when this CPU has been idle while another CPU had a waiting task that may run
+    /// here (for the balancing invariant).
+    starved_since: Option<u64>,
+}
+
+/// Whether a run has more to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Stopped on the event budget; call again.
+    Running,
+    /// Reached the configured duration.
+    Done,
+}
+
+/// Everything a finished run produced.
+#[derive(Clone, Debug)]
+pub struct Output {
+    /// The variant's name.
+    pub variant: String,
+    /// The trace.
+    pub trace: Trace,
+    /// Per-task counters, by pid − 1.
+    pub tasks: Vec<TaskStats>,
+    /// Per-CPU counters.
+    pub cpus: Vec<CpuStats>,
+    /// Events the engine processed.
+    pub events_processed: u64,
+}
+
+/// One simulation of one variant.
+pub struct Simulator {
+    cfg: SimConfig,
+    fair: Fair,
+    now: u64,
+    heap: BinaryHeap<Reverse<Queued>>,
+    seq: u64,
+    ents: Vec<Entity>,
+    tasks: Vec<TaskCtl>,
+    cpus: Vec<Cpu>,
+    chans: Vec<Chan>,
+    trace: Trace,
+    processed: u64,
+    done: bool,
+    /// Tasks not yet exited; the run ends early when it reaches 0.
+    alive: usize,
+    /// CPUs per LLC.
+    llc: u32,
+}
+
+impl Simulator {
+    /// Prepares a run. Fails only on a config that [`SimConfig::check`] rejects.
+    pub fn new(cfg: &SimConfig, variant: &Variant) -> Result<Simulator, String> {
+        cfg.check()?;
+        let tick_ns = 1_000_000_000 / cfg.hz as u64;
+        let fair = Fair {
+            variant: variant.clone(),
+            p: variant.params(cfg.cpus),
+            sw: variant.version.switches,
+            tick_ns,
+        };
+        let mut ents = Vec::with_capacity(cfg.tasks.len());
+        let mut tasks = Vec::with_capacity(cfg.tasks.len());
+        let mut infos = Vec::with_capacity(cfg.tasks.len());
+        for (i, t) in cfg.tasks.iter().enumerate() {
+            let load = match t.policy {
+                SchedPolicy::Idle => LoadWeight::idle(),
+                _ => LoadWeight::from_nice(t.nice),
+            };
+            let slice = t.slice_ns.map(crate::config::effective_custom_slice);
+            ents.push(Entity::new(load, t.policy, slice));
+            tasks.push(TaskCtl {
+                cpu: t.affinity[0],
+                state: TState::New,
+                pc: 0,
+                burst: Burst::Idle,
+                gen: 0,
+                timer_gen: 0,
+                rng: Rng::new(cfg.seed, i as u64),
+                stats: TaskStats::default(),
+                loops: Vec::new(),
+                wakee_flips: 0,
+                wakee_flip_decay_ns: 0,
+                last_wakee: None,
+                recent_used_cpu: t.affinity[0],
+            });
+            infos.push(TaskInfo {
+                pid: i as u32 + 1,
+                comm: t.comm.clone(),
+                group: Some(t.group),
+            });
+        }
+        let mut sim = Simulator {
+            fair,
+            now: 0,
+            heap: BinaryHeap::new(),
+            seq: 0,
+            ents,
+            tasks,
+            cpus: (0..cfg.cpus).map(|_| Cpu::default()).collect(),
+            chans: cfg
+                .channels
+                .iter()
+                .map(|c| Chan {
+                    capacity: if c.capacity == 0 {
+                        u64::MAX
+                    } else {
+                        c.capacity
+                    },
+                    ..Chan::default()
+                })
+                .collect(),
+            trace: Trace {
+                cpus: cfg.cpus,
+                tasks: infos,
+                events: Vec::new(),
+                snapshots: Vec::new(),
+                end_ns: cfg.duration_ns,
+            },
+            processed: 0,
+            done: false,
+            alive: cfg.tasks.len(),
+            llc: if cfg.llc_size == 0 {
+                cfg.cpus
+            } else {
+                cfg.llc_size
+            },
+            cfg: cfg.clone(),
+        };
+        for (i, t) in cfg.tasks.iter().enumerate() {
+            sim.push(t.start_ns, Ev::Start(i));
+        }
+        Ok(sim)
+    }
+
+    /// Simulated time reached, in ns.
+    pub fn now_ns(&self) -> u64 {
+        self.now
+    }
+
+    /// Events processed so far.
+    pub fn events_processed(&self) -> u64 {
+        self.processed
+    }
+
+    /// Runs at most `budget` events. Returns [`Status::Done`] once the duration is reached.
+    pub fn run(&mut self, budget: u64) -> Status {
+        for _ in 0..budget {
+            if self.step() == Status::Done {
+                return Status::Done;
+            }
+        }
+        if self.done {
+            Status::Done
+        } else {
+            Status::Running
+        }
+    }
+
+    /// Processes one event.
+    pub fn step(&mut self) -> Status {
+        if self.done {
+            return Status::Done;
+        }
+        let next = match self.heap.peek() {
+            Some(Reverse(q)) if q.t <= self.cfg.duration_ns && self.alive > 0 => {
+                self.heap.pop().map(|r| r.0)
+            }
+            _ => None,
+        };
+        let Some(q) = next else {
+            let end = if self.alive == 0 {
+                self.now
+            } else {
+                self.cfg.duration_ns
+            };
+            self.finish_run(end);
+            return Status::Done;
+        };
+        debug_assert!(q.t >= self.now, "time went backwards");
+        self.now = q.t;
+        self.processed += 1;
+        match q.ev {
+            Ev::Start(id) => self.wake_up_new_task(id),
+            Ev::Tick(cpu) => self.sched_tick(cpu),
+            Ev::Schedule(cpu, gen) => {
+                let c = &mut self.cpus[cpu as usize];
+                if gen == c.sched_gen {
+                    c.schedule_pending = false;
+                    if c.rq.need_resched {
+                        self.schedule(cpu);
+                    }
+                }
+            }
+            Ev::BurstEnd(id, gen) => {
+                if gen == self.tasks[id].gen {
+                    let cpu = self.tasks[id].cpu;
+                    self.with_rq(cpu, |f, c| f.update_curr(c));
+                    if let Burst::Until(end) = self.tasks[id].burst {
+                        let done = self.ents[id].sum_exec_runtime;
+                        if done < end {
+                            // IRQ time stole some of the wall time: come back for the rest.
+                            self.push(self.now + (end - done), Ev::BurstEnd(id, gen));
+                            return Status::Running;
+                        }
+                    }
+                    self.tasks[id].burst = Burst::Idle;
+                    self.advance_pc(id);
+                    self.run_program(id);
+                    self.kick(cpu);
+                }
+            }
+            Ev::Resume(id, gen) => {
+                if gen == self.tasks[id].gen {
+                    let cpu = self.tasks[id].cpu;
+                    self.run_program(id);
+                    self.kick(cpu);
+                }
+            }
+            Ev::Timer(id, gen) => {
+                if gen == self.tasks[id].timer_gen && self.tasks[id].state == TState::Sleeping {
+                    // The hrtimer interrupt fires on the sleeper's CPU.
+                    let cpu = self.tasks[id].cpu;
+                    self.try_to_wake_up(id, cpu, None, false);
+                    self.irq_exit(cpu);
+                }
+            }
+            Ev::HrTick(cpu, gen) => {
+                if gen == self.cpus[cpu as usize].hrtick_gen {
+                    self.cpus[cpu as usize].hrtick_expires = None;
+                    self.with_rq(cpu, |f, c| f.task_tick(c, true, false));
+                    self.irq_exit(cpu);
+                    self.kick(cpu);
+                }
+            }
+        }
+        Status::Running
+    }
+
+    /// Finishes the run and hands over its results (running it to the end first).
+    pub fn finish(mut self) -> Output {
+        while self.run(u64::MAX) != Status::Done {}
+        Output {
+            variant: self.fair.variant.name.clone(),
+            trace: self.trace,
+            tasks: self
+                .tasks
+                .iter()
+                .zip(&self.ents)
+                .map(|(t, e)| TaskStats {
+                    sum_exec_runtime_ns: e.sum_exec_runtime,
+                    ..t.stats
+                })
+                .collect(),
+            cpus: self.cpus.iter().map(|c| c.rq.stats).collect(),
+            events_processed: self.processed,
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Shared verbs
+
+    /// Schedules `ev` at `t`; the insertion sequence orders events at the same instant.
+    fn push(&mut self, t: u64, ev: Ev) {
+        self.seq += 1;
+        self.heap.push(Reverse(Queued {
+            t,
+            seq: self.seq,
+            ev,
+        }));
+    }
+
+    /// Appends a trace event on `cpu` at the current time.
+    fn emit(&mut self, cpu: u32, kind: EventKind) {
+        self.trace.events.push(Event {
+            t_ns: self.now,
+            cpu,
+            kind,
+        });
+    }
+
+    /// Runs a fair-class call on `cpu`'s run queue, with `rq_clock_task` brought up to date
+    /// first (`update_rq_clock`; it never goes back).
+    fn with_rq<R>(&mut self, cpu: u32, f: impl FnOnce(&Fair, &mut Ctx) -> R) -> R {
+        let Simulator {
+            fair,
+            cpus,
+            ents,
+            trace,
+            now,
+            ..
+        } = self;
+        let cp = &mut cpus[cpu as usize];
+        cp.clock_task = cp.clock_task.max(now.saturating_sub(cp.irq_ns));
+        let mut c = Ctx {
+            clock_task: cp.clock_task,
+            rq: &mut cp.rq,
+            ents,
+            now: *now,
+            cpu,
+            out: &mut trace.events,
+        };
+        f(fair, &mut c)
+    }
+
+    /// Records what the fair class sees of `id` (with `record_snapshots`).
+    fn snapshot(&mut self, cpu: u32, id: Tid) {
+        if !self.cfg.record_snapshots {
+            return;
+        }
+        let (vruntime, deadline, v, lag, eligible) = self.with_rq(cpu, |f, c| f.snapshot(c, id));
+        self.trace.snapshots.push(Snapshot {
+            t_ns: self.now,
+            cpu,
+            pid: id as u32 + 1,
+            vruntime,
+            deadline,
+            v,
+            lag,
+            eligible,
+        });
+    }
+
+    /// Ends the run at `end`, charging every running task up to it.
+    fn finish_run(&mut self, end: u64) {
+        self.now = end;
+        self.trace.end_ns = end;
+        for cpu in 0..self.cpus.len() as u32 {
+            self.with_rq(cpu, |f, c| f.update_curr(c));
+        }
+        self.done = true;
+    }
+
+    /// Whether `id` may run on `cpu` (`cpumask_test_cpu(cpu, p->cpus_ptr)`).
+    fn allowed(&self, id: Tid, cpu: u32) -> bool {
+        self.cfg.tasks[id].affinity.binary_search(&cpu).is_ok()
+    }
+}
+
+/// Runs a whole simulation of `variant`.
+pub fn simulate(cfg: &SimConfig, variant: &Variant) -> Result<Output, String> {
+    Ok(Simulator::new(cfg, variant)?.finish())
+}

@@ -1,0 +1,133 @@
+//! The task programs and their channels: what the model runs in place of user code.
+//!
+//! A program is a list of [`Op`]s interpreted while its task is on a CPU: CPU bursts, sleeps
+//! (an hrtimer that wakes the task on its CPU), periodic waits, and pipe-like channels whose
+//! send wakes one blocked reader and whose full buffer blocks the writer (`pipe_write` /
+//! `pipe_read` with WF_SYNC wakeups). Blocking goes through `core.rs` (`block`,
+//! `try_to_wake_up`).
+
+use alloc::collections::VecDeque;
+
+use crate::config::Op;
+use crate::fair::Tid;
+
+use super::{Burst, Ev, Simulator, TState};
+
+/// A channel: a pipe of whole messages with FIFO waiters.
+#[derive(Default)]
+pub(super) struct Chan {
+    pub(super) count: u64,
+    /// Messages it holds before writers block (u64::MAX: unbounded).
+    pub(super) capacity: u64,
+    /// Readers blocked on an empty channel, then writers blocked on a full one, FIFO.
+    pub(super) readers: VecDeque<Tid>,
+    pub(super) writers: VecDeque<Tid>,
+}
+
+impl Simulator {
+    /// The program moves to its next op (wrapping at the end).
+    pub(super) fn advance_pc(&mut self, id: Tid) {
+        let len = self.cfg.tasks[id].program.len();
+        self.tasks[id].pc = (self.tasks[id].pc + 1) % len;
+    }
+
+    /// Runs the task's program from its current op, at `now`, while it is on its CPU. Zero-time
+    /// ops (send, a satisfied recv, a loop jump) chain; after `ZERO_TIME_STEPS` of them in one go
+    /// the task yields to other events at the same instant and resumes, so one event's work is
+    /// bounded. Every program holds a run, a sleep, a periodic wait or an exit, and loop counts
+    /// are bounded, so time always advances (checked by `SimConfig::check`).
+    pub(super) fn run_program(&mut self, id: Tid) {
+        const ZERO_TIME_STEPS: usize = 4096;
+        let cpu = self.tasks[id].cpu;
+        self.with_rq(cpu, |f, c| f.update_curr(c));
+        for _ in 0..ZERO_TIME_STEPS {
+            let pc = self.tasks[id].pc;
+            let op = self.cfg.tasks[id].program[pc];
+            match op {
+                Op::Run(None) => {
+                    self.tasks[id].burst = Burst::Forever;
+                    return;
+                }
+                Op::Run(Some(d)) => {
+                    let n = d.sample(&mut self.tasks[id].rng);
+                    let end = self.ents[id].sum_exec_runtime + n;
+                    self.tasks[id].burst = Burst::Until(end);
+                    let gen = self.tasks[id].gen;
+                    self.push(self.now + n, Ev::BurstEnd(id, gen));
+                    return;
+                }
+                Op::Sleep(d) => {
+                    let n = d.sample(&mut self.tasks[id].rng);
+                    self.sleep_for(id, n);
+                    return;
+                }
+                Op::WaitPeriod(period) => {
+                    let start = self.cfg.tasks[id].start_ns;
+                    let k = (self.now - start) / period + 1;
+                    self.sleep_for(id, start + k * period - self.now);
+                    return;
+                }
+                Op::Send(ch) => {
+                    let chan = &mut self.chans[ch as usize];
+                    if chan.count >= chan.capacity {
+                        // pipe_write on a full pipe: sleep until a reader makes room.
+                        chan.writers.push_back(id);
+                        self.block(id, TState::Sleeping);
+                        return;
+                    }
+                    chan.count += 1;
+                    let reader = chan.readers.pop_front();
+                    self.advance_pc(id);
+                    if let Some(r) = reader {
+                        self.try_to_wake_up(r, cpu, Some(id), true);
+                    }
+                }
+                Op::Recv(ch) => {
+                    let chan = &mut self.chans[ch as usize];
+                    if chan.count > 0 {
+                        chan.count -= 1;
+                        let writer = chan.writers.pop_front();
+                        self.advance_pc(id);
+                        if let Some(w) = writer {
+                            // pipe_read wakes a writer waiting for room (WF_SYNC).
+                            self.try_to_wake_up(w, cpu, Some(id), true);
+                        }
+                    } else {
+                        chan.readers.push_back(id);
+                        self.block(id, TState::Sleeping);
+                        return;
+                    }
+                }
+                Op::Loop { start, times } => {
+                    let t = &mut self.tasks[id];
+                    if t.loops.is_empty() {
+                        t.loops = alloc::vec![0; self.cfg.tasks[id].program.len()];
+                    }
+                    t.loops[pc] += 1;
+                    if t.loops[pc] < times {
+                        t.pc = start as usize;
+                    } else {
+                        t.loops[pc] = 0;
+                        self.advance_pc(id);
+                    }
+                }
+                Op::Exit => {
+                    self.block(id, TState::Dead);
+                    return;
+                }
+            }
+        }
+        let gen = self.tasks[id].gen;
+        self.push(self.now, Ev::Resume(id, gen));
+    }
+
+    /// A sleep of `n` ns: an hrtimer that wakes the task on its CPU, then `block`.
+    pub(super) fn sleep_for(&mut self, id: Tid, n: u64) {
+        self.advance_pc(id);
+        let t = &mut self.tasks[id];
+        t.timer_gen = t.timer_gen.wrapping_add(1);
+        let gen = t.timer_gen;
+        self.push(self.now + n.max(1), Ev::Timer(id, gen));
+        self.block(id, TState::Sleeping);
+    }
+}

@@ -1,0 +1,350 @@
+//! Preemption (`kernel/sched/fair.c`):
+//! - the tick: `task_tick_fair` → `entity_tick`, CFS `check_preempt_tick`;
+//! - wakeup preemption in the kernel's three shapes: CFS `check_preempt_wakeup` (5.14, 6.1)
+//!   with `wakeup_preempt_entity`; EEVDF 6.6–6.16 `check_preempt_wakeup` /
+//!   `check_preempt_wakeup_fair` (renamed in 6.7) with `do_preempt_short` /
+//!   `did_preempt_short` (6.12); EEVDF 6.19's restructured `check_preempt_wakeup_fair`
+//!   (`wakeup_preempt_fair` in later trees);
+//! - the hrtick: `hrtick_start_fair` and when `hrtick_update` re-arms.
+
+use crate::config::SchedPolicy;
+use crate::variant::Feature;
+use crate::weight::calc_delta_fair;
+
+use super::{before, Ctx, Fair, Tid};
+
+/// Why a wakee preempted, for the counters.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reason {
+    IdleCurr,
+    Gran,
+    Short,
+    Pick,
+    ReschedIneligible,
+}
+
+impl Fair {
+    /// `wakeup_preempt_entity(curr, se)`: −1, 0 or 1; gran is in `se`'s virtual units.
+    pub(super) fn wakeup_preempt_entity(&self, c: &Ctx, curr: Tid, se: Tid) -> i32 {
+        let vdiff = c.ents[curr].vruntime.wrapping_sub(c.ents[se].vruntime);
+        if vdiff <= 0 {
+            return -1;
+        }
+        let gran = calc_delta_fair(self.p.wakeup_granularity_ns, &c.ents[se].load) as i64;
+        if vdiff > gran {
+            1
+        } else {
+            0
+        }
+    }
+
+    /// 6.12 `did_preempt_short`: curr lost its protection (vlag ≠ deadline) and is ineligible.
+    pub(super) fn did_preempt_short(&self, c: &Ctx, id: Tid) -> bool {
+        self.has(Feature::PreemptShort)
+            && c.ents[id].vlag != c.ents[id].deadline
+            && !self.entity_eligible(c, id)
+    }
+
+    /// 6.12 `do_preempt_short(cfs_rq, pse, se)`.
+    pub(super) fn do_preempt_short(&self, c: &Ctx, pse: Tid, se: Tid) -> bool {
+        if !self.has(Feature::PreemptShort) {
+            return false;
+        }
+        if c.ents[pse].slice >= c.ents[se].slice {
+            return false;
+        }
+        if !self.entity_eligible(c, pse) {
+            return false;
+        }
+        before(c.ents[pse].deadline, c.ents[se].deadline) || !self.entity_eligible(c, se)
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Preemption
+
+    /// `task_tick_fair` → `entity_tick`. `queued` is an hrtick expiry; `hrtick_armed` whether an
+    /// hrtick is pending.
+    pub fn task_tick(&self, c: &mut Ctx, queued: bool, hrtick_armed: bool) {
+        let Some(cu) = c.rq.curr else { return };
+        self.update_curr(c);
+        if queued {
+            self.resched(c);
+            return;
+        }
+        if !self.eevdf() {
+            if !self.has(Feature::DoubleTick) && hrtick_armed {
+                return;
+            }
+            if c.rq.nr_running > 1 {
+                self.check_preempt_tick(c, cu);
+            }
+        } else if self.has(Feature::ReschedIneligible) && !self.entity_eligible(c, cu) {
+            self.resched(c);
+        }
+    }
+
+    /// CFS `check_preempt_tick`.
+    pub(super) fn check_preempt_tick(&self, c: &mut Ctx, cu: Tid) {
+        let ideal = self.sched_slice(c, cu);
+        let ran = c.ents[cu].sum_exec_runtime - c.ents[cu].prev_sum_exec_runtime;
+        if ran > ideal {
+            self.resched(c);
+            self.clear_buddies(c, cu);
+            return;
+        }
+        if ran < self.p.min_granularity_ns {
+            return;
+        }
+        let Some(left) = self.leftmost_by_vruntime(c) else {
+            return;
+        };
+        let delta = c.ents[cu].vruntime.wrapping_sub(c.ents[left].vruntime);
+        if delta < 0 {
+            return;
+        }
+        // Virtual against real time: what the kernel does.
+        if delta as u64 > ideal {
+            self.resched(c);
+        }
+    }
+
+    /// `check_preempt_wakeup` (6.1, 6.6) / `check_preempt_wakeup_fair` (6.12, 6.19): may the
+    /// woken (or new) task `p` preempt curr?
+    pub fn check_preempt_wakeup(&self, c: &mut Ctx, p: Tid, fork: bool, sync: bool) {
+        c.rq.stats.check_preempt_count += 1;
+        let Some(se) = c.rq.curr else { return };
+        if se == p {
+            return;
+        }
+        let reason = if !self.eevdf() {
+            self.cfs_wakeup(c, se, p, fork)
+        } else if self.v619() {
+            self.eevdf619_wakeup(c, se, p, fork, sync)
+        } else {
+            self.eevdf_wakeup(c, se, p, fork)
+        };
+        let Some(reason) = reason else { return };
+        self.resched(c);
+        let s = &mut c.rq.stats;
+        s.need_preempt_count += 1;
+        match reason {
+            Reason::IdleCurr => s.preempt_idle_curr += 1,
+            Reason::Gran => s.preempt_wakeup_gran += 1,
+            Reason::Short => s.preempt_short += 1,
+            Reason::ReschedIneligible => s.preempt_resched_ineligible += 1,
+            Reason::Pick => {}
+        }
+    }
+
+    fn cfs_wakeup(&self, c: &mut Ctx, se: Tid, p: Tid, fork: bool) -> Option<Reason> {
+        let scale = c.rq.nr_running as u64 >= self.p.nr_latency;
+        let mut marked = false;
+        if self.has(Feature::NextBuddy) && scale && !fork {
+            self.set_next_buddy(c, p);
+            marked = true;
+        }
+        if c.rq.need_resched {
+            return None;
+        }
+        let reason = if c.ents[se].idle() && !c.ents[p].idle() {
+            Reason::IdleCurr
+        } else {
+            if c.ents[p].policy != SchedPolicy::Normal || !self.has(Feature::WakeupPreemption) {
+                return None;
+            }
+            self.update_curr(c);
+            if self.wakeup_preempt_entity(c, se, p) != 1 {
+                return None;
+            }
+            // Marked as next buddy even with NEXT_BUDDY off.
+            if !marked {
+                self.set_next_buddy(c, p);
+            }
+            Reason::Gran
+        };
+        if c.ents[se].on_rq && self.has(Feature::LastBuddy) && scale && !c.ents[se].idle() {
+            c.rq.last = Some(se);
+        }
+        Some(reason)
+    }
+
+    /// The 2024 proposal's wakeup hook: curr ineligible → reschedule (before the pick).
+    pub(super) fn resched_ineligible(&self, c: &Ctx, se: Tid) -> bool {
+        self.has(Feature::ReschedIneligible) && !self.entity_eligible(c, se)
+    }
+
+    /// 6.6 and 6.12.
+    fn eevdf_wakeup(&self, c: &mut Ctx, se: Tid, p: Tid, fork: bool) -> Option<Reason> {
+        let v612 = self.sw.deadline_tree;
+        if self.has(Feature::NextBuddy) && !fork && !(v612 && c.ents[p].sched_delayed) {
+            self.set_next_buddy(c, p);
+        }
+        if c.rq.need_resched {
+            return None;
+        }
+        let (cse_idle, pse_idle) = (c.ents[se].idle(), c.ents[p].idle());
+        if !v612 {
+            // 6.6: the idle-policy check comes before the WAKEUP_PREEMPTION check.
+            if cse_idle && !pse_idle {
+                return Some(Reason::IdleCurr);
+            }
+            if c.ents[p].policy != SchedPolicy::Normal || !self.has(Feature::WakeupPreemption) {
+                return None;
+            }
+        } else {
+            if !self.has(Feature::WakeupPreemption) {
+                return None;
+            }
+            if cse_idle && !pse_idle {
+                return Some(Reason::IdleCurr);
+            }
+            if cse_idle != pse_idle || c.ents[p].policy != SchedPolicy::Normal {
+                return None;
+            }
+        }
+        if self.resched_ineligible(c, se) {
+            return Some(Reason::ReschedIneligible);
+        }
+        self.update_curr(c);
+        if self.has(Feature::WakeupDeadline) && before(c.ents[se].deadline, c.ents[p].deadline) {
+            return None;
+        }
+        let mut short = false;
+        if v612 && self.do_preempt_short(c, p, se) && c.ents[se].vlag == c.ents[se].deadline {
+            // Cancel curr's RUN_TO_PARITY protection; it stays cancelled even if p loses.
+            c.ents[se].vlag = c.ents[se].deadline.wrapping_add(1);
+            short = true;
+        }
+        self.eevdf_pick_preempts(c, se, p, true, short)
+    }
+
+    /// Runs the wakeup pick and, when it returns the wakee, counts the seed-000 statistics.
+    fn eevdf_pick_preempts(
+        &self,
+        c: &mut Ctx,
+        se: Tid,
+        p: Tid,
+        protect: bool,
+        short: bool,
+    ) -> Option<Reason> {
+        let curr_eligible = self.entity_eligible(c, se);
+        if self.pick_eevdf(c, protect, true) != Some(p) {
+            return None;
+        }
+        // Chen Yu's instrumentation (seed 000), with the sysctl wakeup granularity of the CFS days.
+        let gran = (1_000_000 * self.p.factor) as i64;
+        let s = &mut c.rq.stats;
+        if before(c.ents[se].vruntime, c.ents[p].vruntime.wrapping_add(gran)) {
+            s.curr_lowgran_preempt_count += 1;
+        }
+        if before(c.ents[se].deadline, c.ents[p].deadline) {
+            s.curr_lowdl_preempt_count += 1;
+        }
+        if c.rq.nr_running <= 2 {
+            s.curr_lownr_preempt_count += 1;
+        }
+        if short {
+            Some(Reason::Short)
+        } else {
+            if curr_eligible {
+                s.preempt_earlier_deadline += 1;
+            } else {
+                s.preempt_curr_ineligible += 1;
+            }
+            Some(Reason::Pick)
+        }
+    }
+
+    /// 6.19 `check_preempt_wakeup_fair`.
+    fn eevdf619_wakeup(
+        &self,
+        c: &mut Ctx,
+        se: Tid,
+        p: Tid,
+        fork: bool,
+        sync: bool,
+    ) -> Option<Reason> {
+        if c.rq.need_resched || !self.has(Feature::WakeupPreemption) {
+            return None;
+        }
+        let (cse_idle, pse_idle) = (c.ents[se].idle(), c.ents[p].idle());
+        if cse_idle && !pse_idle {
+            // PREEMPT_WAKEUP_SHORT: cancel the idle task's protection (f553741ac8c0, 6.15).
+            self.cancel_protect_slice(c, se);
+            return Some(Reason::IdleCurr);
+        }
+        if cse_idle != pse_idle || c.ents[p].policy != SchedPolicy::Normal {
+            return None;
+        }
+        if self.resched_ineligible(c, se) {
+            return Some(Reason::ReschedIneligible);
+        }
+        self.update_curr(c);
+        if self.has(Feature::WakeupDeadline) && before(c.ents[se].deadline, c.ents[p].deadline) {
+            return None;
+        }
+        let short = self.has(Feature::PreemptShort) && c.ents[p].slice < c.ents[se].slice;
+        if !short {
+            // Skipped by the PREEMPT_SHORT and idle branches, which jump past it.
+            if fork || c.ents[p].sched_delayed {
+                return None;
+            }
+            if self.has(Feature::NextBuddy) {
+                // set_preempt_buddy keeps an existing next buddy with an earlier deadline.
+                let keep =
+                    c.rq.next
+                        .is_some_and(|n| n != p && before(c.ents[n].deadline, c.ents[p].deadline));
+                if !keep {
+                    self.set_next_buddy(c, p);
+                }
+                if !keep && sync {
+                    // preempt_sync: as read, exec_start was just refreshed by update_curr, so
+                    // this preempts only when migration_cost_ns is 0.
+                    let ran = c.clock_task.saturating_sub(c.ents[se].exec_start);
+                    if before(c.ents[p].deadline, c.ents[se].deadline)
+                        && ran >= self.p.migration_cost_ns
+                    {
+                        return Some(Reason::Pick);
+                    }
+                    return None;
+                }
+            }
+        }
+        match self.eevdf_pick_preempts(c, se, p, !short, short) {
+            Some(r) => {
+                if short {
+                    self.cancel_protect_slice(c, se);
+                }
+                Some(r)
+            }
+            None => {
+                if self.has(Feature::RunToParity) {
+                    self.update_protect_slice(c, se);
+                }
+                None
+            }
+        }
+    }
+
+    /// `hrtick_start_fair`: ns until the slice ends (negative: already over), or `None` when the
+    /// hrtick is not armed (fewer than two queued).
+    pub fn hrtick_delay(&self, c: &Ctx) -> Option<i64> {
+        let cu = c.rq.curr?;
+        if c.rq.nr_running <= 1 {
+            return None;
+        }
+        let e = &c.ents[cu];
+        let ran = (e.sum_exec_runtime - e.prev_sum_exec_runtime) as i64;
+        let slice = if self.eevdf() {
+            e.slice
+        } else {
+            self.sched_slice(c, cu)
+        };
+        Some(slice as i64 - ran)
+    }
+
+    /// Whether `hrtick_update` re-arms after an enqueue or dequeue.
+    pub fn hrtick_update_allowed(&self, c: &Ctx) -> bool {
+        self.eevdf() || (c.rq.nr_running as u64) < self.p.nr_latency
+    }
+}
