@@ -1,0 +1,264 @@
+//! The generators' expansion into task groups (in the order and with the programs each tool's
+//! threads follow) and the channel capacities they need.
+
+use schedlab_sim::SchedPolicy;
+use serde_json::Number;
+
+use super::{MassiveIntr, Placement, Role, Workload, WorkloadInfo};
+use crate::{Duration, Step, TaskGroup, Unit};
+
+pub(super) fn massive_count(m: &MassiveIntr, cpus: u64) -> u64 {
+    if m.count == 0 {
+        cpus
+    } else {
+        m.count
+    }
+}
+
+fn group(name: &str, count: u64, affinity: Option<Vec<u64>>, program: Vec<Step>) -> TaskGroup {
+    TaskGroup {
+        name: name.into(),
+        count,
+        nice: 0,
+        policy: SchedPolicy::Normal,
+        affinity,
+        slice_us: None,
+        start_ms: None,
+        program,
+    }
+}
+
+fn run_us(n: &Number) -> Step {
+    Step::Run(Duration::Fixed(n.clone()), Unit::Us)
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The channel-name prefix of workload `k`: its kind's (`hb`, `sb`, `pp`), with `w{k}.` in
+/// front for a second workload of the same kind.
+fn prefix_of(workloads: &[Workload], k: usize) -> String {
+    let kind = workloads[k].kind();
+    if workloads[..k].iter().any(|x| x.kind() == kind) {
+        format!("w{k}.{}", kind.chan_prefix())
+    } else {
+        kind.chan_prefix().to_string()
+    }
+}
+
+/// Channel capacities the workloads need: hackbench's pipes hold 16 pages, and its small
+/// writes share a page, so a pipe holds 16 × ⌊4096 / datasize⌋ messages (at least one) before
+/// a sender blocks (`pipe_write`). Other workloads keep at most one message in flight.
+pub(crate) fn channel_specs(workloads: &[Workload]) -> Vec<crate::ChannelSpec> {
+    let mut out = vec![];
+    for (k, w) in workloads.iter().enumerate() {
+        if let Workload::Hackbench(h) = w {
+            let prefix = prefix_of(workloads, k);
+            let capacity = (16 * (4096 / h.datasize.max(1))).max(1);
+            for g in 0..h.groups {
+                out.push(crate::ChannelSpec {
+                    name: format!("{prefix}{g}.r{{i}}"),
+                    capacity,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Expands `workloads` into task groups numbered from `first_group` on a machine with `cpus`
+/// CPUs. Channel names start with the kind's prefix (`hb`, `sb`, `pp`); a second workload of
+/// the same kind gets `w{index}.` in front so that the two never share a channel.
+pub(crate) fn expand(
+    cpus: u64,
+    workloads: &[Workload],
+    first_group: usize,
+) -> (Vec<TaskGroup>, Vec<WorkloadInfo>) {
+    let mut groups: Vec<TaskGroup> = vec![];
+    let mut infos = vec![];
+    for (k, w) in workloads.iter().enumerate() {
+        let kind = w.kind();
+        let prefix = prefix_of(workloads, k);
+        let mut roles: Vec<(Role, Vec<u32>)> = vec![];
+        let mut add = |groups: &mut Vec<TaskGroup>, role: Role, g: TaskGroup| {
+            let idx = (first_group + groups.len()) as u32;
+            match roles.iter_mut().find(|(r, _)| *r == role) {
+                Some((_, v)) => v.push(idx),
+                None => roles.push((role, vec![idx])),
+            }
+            groups.push(g);
+        };
+        let label = match w {
+            Workload::Hackbench(h) => {
+                for g in 0..h.groups {
+                    // Receivers: fds × loops reads from their own pipe, recv_us each.
+                    let recv = vec![
+                        Step::Loop(
+                            h.fds * h.loops,
+                            vec![
+                                Step::Recv(format!("{prefix}{g}.r{{i}}")),
+                                run_us(&h.recv_us),
+                            ],
+                        ),
+                        Step::Exit,
+                    ];
+                    add(
+                        &mut groups,
+                        Role::Receiver,
+                        group("hackbench", h.fds, h.affinity.clone(), recv),
+                    );
+                    // Senders: loops × one write to every receiver of the group.
+                    let body = (0..h.fds)
+                        .flat_map(|j| [run_us(&h.send_us), Step::Send(format!("{prefix}{g}.r{j}"))])
+                        .collect();
+                    let send = vec![Step::Loop(h.loops, body), Step::Exit];
+                    add(
+                        &mut groups,
+                        Role::Sender,
+                        group("hackbench", h.fds, h.affinity.clone(), send),
+                    );
+                }
+                format!(
+                    "hackbench {} x {}",
+                    plural(h.groups, "group", "groups"),
+                    plural(h.fds, "fd", "fds")
+                )
+            }
+            Workload::Schbench(s) => {
+                for m in 0..s.message_threads {
+                    let mut mt = vec![run_us(&s.think_us)];
+                    mt.extend((0..s.workers).map(|w| Step::Send(format!("{prefix}{m}.req{w}"))));
+                    mt.push(Step::Loop(
+                        s.workers,
+                        vec![Step::Recv(format!("{prefix}{m}.done"))],
+                    ));
+                    add(
+                        &mut groups,
+                        Role::MessageThread,
+                        group("schbench", 1, s.affinity.clone(), mt),
+                    );
+                    let worker = vec![
+                        Step::Recv(format!("{prefix}{m}.req{{i}}")),
+                        run_us(&s.request_us),
+                        Step::Send(format!("{prefix}{m}.done")),
+                    ];
+                    add(
+                        &mut groups,
+                        Role::Worker,
+                        group("schbench", s.workers, s.affinity.clone(), worker),
+                    );
+                }
+                format!(
+                    "schbench {} x {}",
+                    plural(s.message_threads, "message thread", "message threads"),
+                    plural(s.workers, "worker", "workers")
+                )
+            }
+            Workload::PipePair(p) => {
+                let client = |i: &str| {
+                    let mut steps =
+                        vec![run_us(&p.client_us), Step::Send(format!("{prefix}.req{i}"))];
+                    if p.client_post_us.as_f64().unwrap_or(0.0) > 0.0 {
+                        steps.push(run_us(&p.client_post_us));
+                    }
+                    steps.push(Step::Recv(format!("{prefix}.rsp{i}")));
+                    steps
+                };
+                let server = |i: &str| {
+                    vec![
+                        Step::Recv(format!("{prefix}.req{i}")),
+                        run_us(&p.server_us),
+                        Step::Send(format!("{prefix}.rsp{i}")),
+                    ]
+                };
+                let cpus = cpus.max(1);
+                match p.placement {
+                    Placement::Free => {
+                        add(
+                            &mut groups,
+                            Role::Client,
+                            group("tbench", p.pairs, None, client("{i}")),
+                        );
+                        add(
+                            &mut groups,
+                            Role::Server,
+                            group("tbench_srv", p.pairs, None, server("{i}")),
+                        );
+                    }
+                    Placement::Stacked | Placement::Cross => {
+                        for k in 0..p.pairs {
+                            let (c, s) = if p.placement == Placement::Stacked {
+                                (k % cpus, k % cpus)
+                            } else {
+                                ((2 * k) % cpus, (2 * k + 1) % cpus)
+                            };
+                            let i = k.to_string();
+                            add(
+                                &mut groups,
+                                Role::Client,
+                                group("tbench", 1, Some(vec![c]), client(&i)),
+                            );
+                            add(
+                                &mut groups,
+                                Role::Server,
+                                group("tbench_srv", 1, Some(vec![s]), server(&i)),
+                            );
+                        }
+                    }
+                }
+                format!(
+                    "pipe_pair {} ({})",
+                    plural(p.pairs, "pair", "pairs"),
+                    p.placement.name()
+                )
+            }
+            Workload::MassiveIntr(m) => {
+                let n = massive_count(m, cpus);
+                let prog = vec![
+                    Step::Run(Duration::Fixed(m.work_ms.clone()), Unit::Ms),
+                    Step::Sleep(Duration::Fixed(m.sleep_ms.clone()), Unit::Ms),
+                ];
+                add(
+                    &mut groups,
+                    Role::Hog,
+                    group("massive_intr", n, m.affinity.clone(), prog),
+                );
+                format!(
+                    "massive_intr {} ({} ms work, {} ms sleep)",
+                    plural(n, "hog", "hogs"),
+                    m.work_ms,
+                    m.sleep_ms
+                )
+            }
+            Workload::Periodic(p) => {
+                let prog = vec![
+                    Step::Run(p.work_us.clone(), Unit::Us),
+                    Step::WaitPeriod(p.period_us.clone(), Unit::Us),
+                ];
+                let mut g = group(&p.name, p.count, p.affinity.clone(), prog);
+                g.nice = p.nice;
+                g.policy = p.policy;
+                g.slice_us = p.slice_us.clone();
+                add(&mut groups, Role::Periodic, g);
+                format!("periodic {} x {} every {} us", p.name, p.count, p.period_us)
+            }
+            Workload::FioLike(f) => {
+                let prog = vec![run_us(&f.cpu_us), Step::Sleep(f.io_us.clone(), Unit::Us)];
+                add(
+                    &mut groups,
+                    Role::Job,
+                    group("fio", f.jobs, f.affinity.clone(), prog),
+                );
+                format!("fio_like {}", plural(f.jobs, "job", "jobs"))
+            }
+        };
+        infos.push(WorkloadInfo {
+            kind,
+            label,
+            roles,
+            params: w.clone(),
+        });
+    }
+    (groups, infos)
+}
