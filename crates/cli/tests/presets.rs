@@ -305,3 +305,66 @@ fn fio_likes_wakeup_preemption() {
         "{msg}"
     );
 }
+
+/// The histograms' axis labels never overlap each other or leave the chart, for every preset, on
+/// the page's 420 × 200 canvas, linear and log. Label widths are estimated generously (0.6 of
+/// the font size per character, more than sans-serif digits take).
+#[test]
+fn histogram_labels_do_not_overlap() {
+    use schedlab_report::plot::{histogram_svg, shared_histograms};
+    use schedlab_report::wakeup::{sched_delays_ns, wakeup_latencies_ns};
+    let attr = |tag: &str, name: &str| -> Option<f64> {
+        let i = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        tag[i..].split('"').next()?.parse().ok()
+    };
+    for p in presets() {
+        let (_, outs) = run(p.name);
+        let wake: Vec<Vec<u64>> = outs
+            .iter()
+            .map(|o| wakeup_latencies_ns(&o.trace, None))
+            .collect();
+        let delay: Vec<Vec<u64>> = outs.iter().map(|o| sched_delays_ns(&o.trace)).collect();
+        for samples in [&wake, &delay] {
+            let refs: Vec<&[u64]> = samples.iter().map(Vec::as_slice).collect();
+            for log in [false, true] {
+                for h in shared_histograms(&refs, 40, log) {
+                    let svg = histogram_svg(&h, "t", 420, 200).unwrap();
+                    // (x, y, half width or width, anchor) of every label.
+                    let mut xs: Vec<(f64, f64)> = vec![];
+                    for part in svg.split("<text").skip(1) {
+                        let (tag, rest) = part.split_once('>').unwrap();
+                        let text = rest.split("</text>").next().unwrap().trim();
+                        let (x, y, size) = (
+                            attr(tag, "x").unwrap(),
+                            attr(tag, "y").unwrap(),
+                            attr(tag, "font-size").unwrap(),
+                        );
+                        let w = text.chars().count() as f64 * size * 0.6;
+                        if tag.contains("text-anchor=\"end\"") {
+                            assert!(
+                                x - w >= 0.0,
+                                "{}: y label {text:?} leaves the chart",
+                                p.name
+                            );
+                        } else if tag.contains("text-anchor=\"middle\"") && y > 100.0 {
+                            assert!(
+                                x - w / 2.0 >= 0.0 && x + w / 2.0 <= 420.0,
+                                "{}: x label {text:?} leaves the chart",
+                                p.name
+                            );
+                            xs.push((x - w / 2.0, x + w / 2.0));
+                        }
+                    }
+                    xs.sort_by(|a, b| a.0.total_cmp(&b.0));
+                    for w in xs.windows(2) {
+                        assert!(
+                            w[0].1 + 2.0 <= w[1].0,
+                            "{} (log {log}): x labels overlap: {xs:?}",
+                            p.name
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

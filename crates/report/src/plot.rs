@@ -84,7 +84,49 @@ pub fn shared_histograms(samples: &[&[u64]], bins: usize, log: bool) -> Vec<Hist
     views
 }
 
-/// Draws a latency histogram: bars, the time axis in ms, and the p50/p90/p99/p99.9 markers
+/// Whether a latency histogram of these samples reads better on a log time axis: when a linear
+/// axis up to the largest sample would put more than half of all samples into its first bin of
+/// `bins` (one long tail squeezing everything else into one bar).
+pub fn prefers_log_axis(samples: &[&[u64]], bins: usize) -> bool {
+    let max = samples
+        .iter()
+        .flat_map(|s| s.iter())
+        .copied()
+        .max()
+        .unwrap_or(0);
+    let total: usize = samples.iter().map(|s| s.len()).sum();
+    if max == 0 || total == 0 {
+        return false;
+    }
+    let first_edge = max / bins.max(1) as u64;
+    let in_first: usize = samples
+        .iter()
+        .map(|s| s.iter().filter(|&&x| x <= first_edge).count())
+        .sum();
+    in_first * 2 > total
+}
+
+/// A time-axis label: three significant digits and the unit that fits (`850 ns`, `12.5 µs`,
+/// `3.21 ms`, `1.50 s`), short enough that five of them never overlap on a histogram.
+pub fn axis_duration(ns: u64) -> String {
+    let (v, unit) = match ns {
+        0 => return "0".into(),
+        n if n < 1_000 => return format!("{n} ns"),
+        n if n < 1_000_000 => (n as f64 / 1e3, "µs"),
+        n if n < 1_000_000_000 => (n as f64 / 1e6, "ms"),
+        n => (n as f64 / 1e9, "s"),
+    };
+    let digits = if v >= 100.0 {
+        0
+    } else if v >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.digits$} {unit}")
+}
+
+/// Draws a latency histogram: bars, the time axis, and the p50/p90/p99/p99.9 markers
 /// (green, amber, red, purple).
 pub fn draw_histogram<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -98,6 +140,8 @@ pub fn draw_histogram<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(root)
         .caption(title, ("sans-serif", 14))
         .margin(6)
+        // Room for half of the last x label, centred on the right edge.
+        .margin_right(24)
         .x_label_area_size(28)
         .y_label_area_size(40)
         .build_cartesian_2d(0..n, 0..y_max + y_max / 10 + 1)
@@ -107,8 +151,7 @@ pub fn draw_histogram<DB: DrawingBackend>(
         .configure_mesh()
         .disable_mesh()
         .x_labels(5)
-        .x_label_formatter(&|i| format!("{:.2}", edges.get(*i).copied().unwrap_or(0) as f64 / 1e6))
-        .x_desc("ms")
+        .x_label_formatter(&|i| axis_duration(edges.get(*i).copied().unwrap_or(0)))
         .draw()
         .map_err(|e| err(&e))?;
     chart
@@ -422,4 +465,31 @@ pub fn timeline_svg(
         draw_timeline(&root, tl, lanes, view)?;
     }
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axis_labels_are_short_with_their_unit() {
+        assert_eq!(axis_duration(0), "0");
+        assert_eq!(axis_duration(850), "850 ns");
+        assert_eq!(axis_duration(12_500), "12.5 µs");
+        assert_eq!(axis_duration(3_210_000), "3.21 ms");
+        assert_eq!(axis_duration(74_490_000), "74.5 ms");
+        assert_eq!(axis_duration(1_500_000_000), "1.50 s");
+    }
+
+    #[test]
+    fn a_long_tail_chooses_the_log_axis() {
+        // 99 samples of 10 µs and one of 100 ms: linearly, all but one share the first bin.
+        let mut tail = vec![10_000u64; 99];
+        tail.push(100_000_000);
+        assert!(prefers_log_axis(&[&tail], 40));
+        // Evenly spread samples read well on a linear axis.
+        let even: Vec<u64> = (1..=100).map(|i| i * 1_000).collect();
+        assert!(!prefers_log_axis(&[&even], 40));
+        assert!(!prefers_log_axis(&[&[]], 40));
+    }
 }

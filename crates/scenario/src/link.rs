@@ -28,6 +28,9 @@ pub struct LinkView {
     pub selected: Option<String>,
     /// Timeline lanes per task.
     pub per_task: bool,
+    /// The latency histograms' time axis: log (true), linear (false), or chosen from the data
+    /// (absent). An optional key of v1: links without it keep opening.
+    pub log_axis: Option<bool>,
 }
 
 /// A decoded link.
@@ -62,6 +65,9 @@ pub fn encode(scenario: &Scenario, view: &LinkView) -> String {
     }
     if let Some(x) = &view.selected {
         v.insert("selected".into(), x.clone().into());
+    }
+    if let Some(log) = view.log_axis {
+        v.insert("log_axis".into(), log.into());
     }
     if view.per_task {
         v.insert("per_task".into(), true.into());
@@ -166,6 +172,7 @@ fn decode_v1(data: &str) -> Result<Link, LinkError> {
                 .and_then(|a| Some((a.first()?.as_u64()?, a.get(1)?.as_u64()?))),
             selected: v.get("selected").and_then(Value::as_str).map(String::from),
             per_task: v.get("per_task").and_then(Value::as_bool).unwrap_or(false),
+            log_axis: v.get("log_axis").and_then(Value::as_bool),
         },
         _ => LinkView::default(),
     };

@@ -15,6 +15,7 @@ fn every_preset_round_trips_through_a_link() {
             window_ns: Some((5, 9_000)),
             selected: Some("idle".into()),
             per_task: true,
+            log_axis: Some(true),
         };
         let link = encode(&s, &view);
         assert!(link.starts_with("v1."), "{link}");

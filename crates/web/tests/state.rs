@@ -371,6 +371,7 @@ fn the_first_state_comes_from_the_url() {
         window_ns: Some((1_000, 2_000_000)),
         selected: Some("tbench".into()),
         per_task: true,
+        log_axis: Some(false),
     };
     let url = format!("https://x.invalid/schedlab/#{}", encode(&sc, &view));
     let s = State::from_location(&url);

@@ -95,6 +95,12 @@ pub fn app() -> Html {
             </div>
         };
     }
+    // On narrow screens the editor is a drawer (closed at first: the results come first).
+    let editor_open = use_state(|| false);
+    let toggle_editor = {
+        let editor_open = editor_open.clone();
+        Callback::from(move |_: MouseEvent| editor_open.set(!*editor_open))
+    };
     // A scenario file dropped anywhere on the page opens like "Open file…".
     let dropping = use_state(|| false);
     let on_dragover = {
@@ -144,7 +150,10 @@ pub fn app() -> Html {
                 </div>
             }
             <main>
-                <section class="editor" aria-label="scenario">
+                <section class={classes!("editor", (!*editor_open).then_some("closed"))} aria-label="scenario">
+                    <button class="editor-toggle" aria-expanded={editor_open.to_string()} onclick={toggle_editor}>
+                        { if *editor_open { "Hide the scenario editor ▴" } else { "Edit the scenario ▾" } }
+                    </button>
                     <MachineForm ..ctx.clone() />
                     <TaskTable ..ctx.clone() />
                     <WorkloadTable ..ctx.clone() />

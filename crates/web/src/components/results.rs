@@ -7,6 +7,7 @@ use yew::prelude::*;
 use crate::components::{ctx::Ctx, histogram::Histogram, latency_table::LatencyTable};
 use crate::model::{deltas, ms, shared_histograms};
 use crate::state::{Action, RunState};
+use schedlab_report::plot::prefers_log_axis;
 
 #[function_component(ResultsView)]
 pub fn results_view(ctx: &Ctx) -> Html {
@@ -14,10 +15,16 @@ pub fn results_view(ctx: &Ctx) -> Html {
     let RunState::Done(r) = &s.run else {
         return html! { <p class="hint">{ "Results appear here after a run." }</p> };
     };
-    let log = s.view.log_axis;
+
     let bins = 40;
     let wake: Vec<&[u64]> = r.variants.iter().map(|v| v.wakeup_ns.as_slice()).collect();
     let delay: Vec<&[u64]> = r.variants.iter().map(|v| v.delay_ns.as_slice()).collect();
+    // The user's choice, else the axis the data reads best on.
+    let auto = s.view.log_axis.is_none();
+    let log = s
+        .view
+        .log_axis
+        .unwrap_or_else(|| prefers_log_axis(&wake, bins) || prefers_log_axis(&delay, bins));
     let deltas = deltas(r);
     let wake_h = shared_histograms(&wake, bins, log);
     let delay_h = shared_histograms(&delay, bins, log);
@@ -44,7 +51,7 @@ pub fn results_view(ctx: &Ctx) -> Html {
         <div class="results-body">
             <div class="view-opts">
                 <label><input type="checkbox" checked={s.view.merged} onchange={on_merge} />{ " merge tasks by name (perf's default)" }</label>
-                <label><input id="log-axis" type="checkbox" checked={log} onchange={on_log} />{ " log time axis" }</label>
+                <label><input id="log-axis" type="checkbox" checked={log} onchange={on_log} />{ if auto { " log time axis (chosen from the data)" } else { " log time axis" } }</label>
                 <span class="exports">{ "Export: " }
                     <button id="export-csv" onclick={export("schedlab-tasks.csv", "text/csv", crate::model::export::csv)}>{ "CSV" }</button>
                     <button id="export-json" onclick={export("schedlab-results.json", "application/json", crate::model::export::json)}>{ "JSON" }</button>

@@ -43,7 +43,9 @@ pub enum RunState {
 /// How the results are shown.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ViewOpts {
-    pub log_axis: bool,
+    /// The histograms' time axis: log, linear, or (None) chosen from the data
+    /// ([`schedlab_report::plot::prefers_log_axis`]).
+    pub log_axis: Option<bool>,
     pub timeline: TimelineView,
     /// Merge tasks with the same name, like perf (false: one row per task, `perf -p`).
     pub merged: bool,
@@ -157,7 +159,7 @@ impl State {
             run: RunState::Idle,
             view: ViewOpts {
                 timeline: TimelineView::default(),
-                log_axis: false,
+                log_axis: None,
                 merged: true,
                 sort: SortKey::Perf,
             },
@@ -193,6 +195,7 @@ impl State {
                     }
                     tl.selected = l.view.selected;
                     tl.per_task = l.view.per_task;
+                    s.view.log_axis = l.view.log_axis;
                 }
                 Err(e) => {
                     s.notice = Some(format!(
@@ -217,6 +220,7 @@ impl State {
             window_ns: (tl.t1_ns > 0).then_some((tl.t0_ns, tl.t1_ns)),
             selected: tl.selected.clone(),
             per_task: tl.per_task,
+            log_axis: self.view.log_axis,
         };
         Some(schedlab_scenario::link::encode(sc, &view))
     }
@@ -473,7 +477,7 @@ impl State {
                 return s;
             }
             Action::SetLogAxis(b) => {
-                s.view.log_axis = b;
+                s.view.log_axis = Some(b);
                 return s;
             }
             Action::SetMerged(b) => {
