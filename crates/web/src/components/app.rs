@@ -10,7 +10,7 @@ use crate::components::{
     variants::VariantPicker, workloads::WorkloadTable,
 };
 use crate::hooks::use_sim_worker;
-use crate::state::{Action, State};
+use crate::state::{Action, State, TimelineAction};
 
 /// The state behind Yew's reducer hook.
 #[derive(PartialEq)]
@@ -47,6 +47,72 @@ pub fn app() -> Html {
         use_effect_with((), move |_| {
             if let Some((scenario, variants)) = store.0.run_request() {
                 sim.run(scenario, variants);
+                store.dispatch(Action::Run);
+            }
+        });
+    }
+
+    // A schedlab link opened while the page is open changes only the fragment: load the link's
+    // scenario and view and run it, as a fresh visit would. The run starts in the effect below,
+    // once the loaded state has rendered.
+    let link_runs = use_state(|| 0u32);
+    let links_seen = use_mut_ref(|| 0u32);
+    // The listener outlives this render; it reads the layout in force through this cell.
+    let per_task = use_mut_ref(|| false);
+    *per_task.borrow_mut() = store.0.view.timeline.per_task;
+    {
+        let store = store.clone();
+        let link_runs = link_runs.clone();
+        let embed = store.0.embed.clone();
+        use_effect_with((), move |_| {
+            let listener = crate::browser::on_hash_change(move |href| {
+                use schedlab_scenario::link;
+                if link::embed_view(&href) != embed {
+                    // Into or out of the embed layout: that is a different page.
+                    if let Some(w) = web_sys::window() {
+                        let _ = w.location().reload();
+                    }
+                    return;
+                }
+                let fragment = href.rsplit_once('#').map_or("", |(_, f)| f);
+                if link::find_payload(fragment).is_none() {
+                    return; // not a scenario link (an empty or foreign fragment)
+                }
+                match link::decode(&href) {
+                    Ok(l) => {
+                        store.dispatch(Action::Load {
+                            json: l.scenario.to_json(),
+                            source: Some("this link".into()),
+                        });
+                        store.dispatch(Action::Timeline(TimelineAction::Select(l.view.selected)));
+                        if *per_task.borrow() != l.view.per_task {
+                            store.dispatch(Action::Timeline(TimelineAction::ToggleLayout));
+                        }
+                        // Counted here, not from `link_runs`: this closure keeps the first render's.
+                        let n = {
+                            let mut seen = links_seen.borrow_mut();
+                            *seen += 1;
+                            *seen
+                        };
+                        link_runs.set(n);
+                    }
+                    Err(e) => store.dispatch(Action::Notice(Some(format!(
+                        "This link could not be opened: {e}."
+                    )))),
+                }
+            });
+            move || drop(listener)
+        });
+    }
+    {
+        let sim = sim.clone();
+        let store = store.clone();
+        use_effect_with(*link_runs, move |n| {
+            if *n > 0 {
+                sim.cancel();
+                if let Some((scenario, variants)) = store.0.run_request() {
+                    sim.run(scenario, variants);
+                }
                 store.dispatch(Action::Run);
             }
         });
