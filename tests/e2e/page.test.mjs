@@ -175,6 +175,13 @@ test('a link opened in the open page (only the fragment changes) loads and runs 
   assert.equal(await waitRun(n + 1), 'done');
   const niceName = await page.locator('input[data-path="name"]').inputValue();
   const niceTables = await page.locator('.variant-result table.latency').allInnerTexts();
+  // The link carries a zoomed timeline window and a selected task.
+  const panel = page.locator('.timeline-panel');
+  await panel.focus();
+  await page.keyboard.press('+');
+  const shown = async () => [await panel.getAttribute('data-t0-ns'), await panel.getAttribute('data-t1-ns')];
+  const zoomed = await shown();
+  assert.ok(Number(zoomed[1]) > 0, `zoomed window ${zoomed}`);
   await page.click('#copy-link');
   const link = await page.locator('#link').inputValue();
   // Something else is open when the link arrives.
@@ -192,6 +199,10 @@ test('a link opened in the open page (only the fragment changes) loads and runs 
   assert.equal(await page.evaluate(() => window.__samePage), true, 'the page was reloaded');
   assert.equal(await page.locator('input[data-path="name"]').inputValue(), niceName);
   assert.deepEqual(await page.locator('.variant-result table.latency').allInnerTexts(), niceTables);
+  await page.waitForFunction((w) => {
+    const p = document.querySelector('.timeline-panel');
+    return p && p.dataset.t0Ns === w[0] && p.dataset.t1Ns === w[1];
+  }, zoomed, { timeout: 5_000 });
   // A damaged link pasted the same way says so and leaves the scenario as it was.
   await page.evaluate(() => { location.hash = 'v1.this-is-not-a-link'; });
   await page.locator('#notice').waitFor();

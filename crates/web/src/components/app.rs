@@ -57,6 +57,8 @@ pub fn app() -> Html {
     // once the loaded state has rendered.
     let link_runs = use_state(|| 0u32);
     let links_seen = use_mut_ref(|| 0u32);
+    // The link's timeline window, applied once its run is done (a window needs the run's end).
+    let pending_window = use_mut_ref(|| None::<(u64, u64)>);
     // The listener outlives this render; it reads the layout in force through this cell.
     let per_task = use_mut_ref(|| false);
     *per_task.borrow_mut() = store.0.view.timeline.per_task;
@@ -64,6 +66,7 @@ pub fn app() -> Html {
         let store = store.clone();
         let link_runs = link_runs.clone();
         let embed = store.0.embed.clone();
+        let pending_window = pending_window.clone();
         use_effect_with((), move |_| {
             let listener = crate::browser::on_hash_change(move |href| {
                 use schedlab_scenario::link;
@@ -88,6 +91,7 @@ pub fn app() -> Html {
                         if *per_task.borrow() != l.view.per_task {
                             store.dispatch(Action::Timeline(TimelineAction::ToggleLayout));
                         }
+                        *pending_window.borrow_mut() = l.view.window_ns;
                         // Counted here, not from `link_runs`: this closure keeps the first render's.
                         let n = {
                             let mut seen = links_seen.borrow_mut();
@@ -114,6 +118,25 @@ pub fn app() -> Html {
                     sim.run(scenario, variants);
                 }
                 store.dispatch(Action::Run);
+            }
+        });
+    }
+
+    {
+        use crate::state::RunState;
+        let store = store.clone();
+        let outcome = match store.0.run {
+            RunState::Done(_) => Some(true),
+            RunState::Failed(_) => Some(false),
+            _ => None,
+        };
+        use_effect_with((store.0.runs, outcome), move |(_, outcome)| {
+            if let Some(done) = *outcome {
+                if let Some((t0, t1)) = pending_window.borrow_mut().take() {
+                    if done {
+                        store.dispatch(Action::Timeline(TimelineAction::Range(t0, t1)));
+                    }
+                }
             }
         });
     }
