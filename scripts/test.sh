@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every check schedlab has: formatting, lints, all native tests, the core's wasm build, the
-# page's release build, and the browser tests in headless Chromium.
+# static site's release build, the browser tests in headless Chromium, and the main command
+# (scripts/run.sh) from a clean clone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -17,8 +18,10 @@ step "tests"
 cargo test --workspace --locked
 step "the simulation core for wasm32 (no_std + alloc)"
 cargo build -p schedlab-sim --target wasm32-unknown-unknown --locked
-step "the page (trunk build --release)"
-trunk build --release
-step "browser tests (headless Chromium)"
+step "the page as a static site (scripts/build-site.sh: trunk build --release, relative URLs)"
+scripts/build-site.sh
+step "browser tests (headless Chromium): the page, and the site under a sub-path"
 tests/e2e/run.sh
+step "the main command from a clean clone (scripts/run.sh)"
+scripts/check-run.sh
 step "all checks passed"

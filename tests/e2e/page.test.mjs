@@ -167,6 +167,51 @@ test('a copied link opens the same scenario, runs it and shows the same tables i
   await fresh.close();
 });
 
+test('a link opened in the open page (only the fragment changes) loads and runs it', async () => {
+  // A link to the nice-ratio example, made by the page itself.
+  await page.selectOption('#presets', 'example:1');
+  let n = await runCount();
+  await page.click('#run');
+  assert.equal(await waitRun(n + 1), 'done');
+  const niceName = await page.locator('input[data-path="name"]').inputValue();
+  const niceTables = await page.locator('.variant-result table.latency').allInnerTexts();
+  // The link carries a zoomed timeline window and a selected task.
+  const panel = page.locator('.timeline-panel');
+  await panel.focus();
+  await page.keyboard.press('+');
+  const shown = async () => [await panel.getAttribute('data-t0-ns'), await panel.getAttribute('data-t1-ns')];
+  const zoomed = await shown();
+  assert.ok(Number(zoomed[1]) > 0, `zoomed window ${zoomed}`);
+  await page.click('#copy-link');
+  const link = await page.locator('#link').inputValue();
+  // Something else is open when the link arrives.
+  await page.selectOption('#presets', 'preset:sched-idle');
+  n = await runCount();
+  await page.click('#run');
+  assert.equal(await waitRun(n + 1), 'done');
+  // The page's own address-bar update after a run is not taken for a new link.
+  await page.waitForTimeout(300);
+  assert.equal(await runCount(), n + 1, 'the page re-ran after writing its own address');
+  assert.notEqual(await page.locator('input[data-path="name"]').inputValue(), niceName);
+  await page.evaluate(() => { window.__samePage = true; });
+  await page.evaluate((h) => { location.hash = h; }, new URL(link).hash);
+  assert.equal(await waitRun(n + 2), 'done');
+  assert.equal(await page.evaluate(() => window.__samePage), true, 'the page was reloaded');
+  assert.equal(await page.locator('input[data-path="name"]').inputValue(), niceName);
+  assert.deepEqual(await page.locator('.variant-result table.latency').allInnerTexts(), niceTables);
+  await page.waitForFunction((w) => {
+    const p = document.querySelector('.timeline-panel');
+    return p && p.dataset.t0Ns === w[0] && p.dataset.t1Ns === w[1];
+  }, zoomed, { timeout: 5_000 });
+  // A damaged link pasted the same way says so and leaves the scenario as it was.
+  await page.evaluate(() => { location.hash = 'v1.this-is-not-a-link'; });
+  await page.locator('#notice').waitFor();
+  assert.match(await page.locator('#notice').innerText(), /could not be opened: the link is damaged/);
+  assert.equal(await page.locator('input[data-path="name"]').inputValue(), niceName);
+  assert.equal(await runCount(), n + 2);
+  await page.click('#notice button');
+});
+
 test('a damaged link says what is wrong and opens the default scenario', async () => {
   const fresh = await ctx.newPage();
   await fresh.goto(`${BASE}#v1.this-is-not-a-link`);

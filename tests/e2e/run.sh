@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
-# Serves dist/ (the release build) on 127.0.0.1 and runs the browser tests against it.
+# Serves dist/ (the release build) on 127.0.0.1 and runs the browser tests against it: the page
+# at the server's root (page.test.mjs), and the same files as a static site under /schedlab/ of
+# another server (site.test.mjs), as a project page would be served.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PORT="${SCHEDLAB_E2E_PORT:-8765}"
-[ -f dist/index.html ] || { echo "e2e: dist/ is missing; run trunk build --release first" >&2; exit 1; }
+SITE_PORT="${SCHEDLAB_E2E_SITE_PORT:-8766}"
+[ -f dist/index.html ] || { echo "e2e: dist/ is missing; run scripts/build-site.sh first" >&2; exit 1; }
+site_root=$(mktemp -d /tmp/schedlab-site.XXXXXX)
+cp -r dist "$site_root/schedlab"
 python3 -m http.server "$PORT" --bind 127.0.0.1 --directory dist >/tmp/schedlab-e2e-server.log 2>&1 &
 server=$!
-trap 'kill "$server" 2>/dev/null || true' EXIT
-for _ in $(seq 1 50); do
-  curl -fsS "http://127.0.0.1:$PORT/" >/dev/null 2>&1 && break
-  sleep 0.1
+python3 -m http.server "$SITE_PORT" --bind 127.0.0.1 --directory "$site_root" >/tmp/schedlab-e2e-site.log 2>&1 &
+site=$!
+trap 'kill "$server" "$site" 2>/dev/null || true; rm -rf "$site_root"' EXIT
+for url in "http://127.0.0.1:$PORT/" "http://127.0.0.1:$SITE_PORT/schedlab/"; do
+  for _ in $(seq 1 50); do
+    curl -fsS "$url" >/dev/null 2>&1 && break
+    sleep 0.1
+  done
 done
 cd tests/e2e
-SCHEDLAB_URL="http://127.0.0.1:$PORT/" node --test --test-concurrency=1 page.test.mjs
+SCHEDLAB_URL="http://127.0.0.1:$PORT/" SCHEDLAB_SITE_URL="http://127.0.0.1:$SITE_PORT/schedlab/" \
+  node --test --test-concurrency=1 page.test.mjs site.test.mjs

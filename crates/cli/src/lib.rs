@@ -9,6 +9,11 @@
 use std::fmt::Write as _;
 use std::io::{self, IsTerminal, Write};
 
+use clap::builder::{PossibleValue, PossibleValuesParser};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use schedlab_scenario::link::EMBED_VIEWS;
+
 use schedlab_report::compare::format_comparison;
 use schedlab_report::export::RunReport;
 use schedlab_report::figures::{summaries, workload_figures};
@@ -21,39 +26,138 @@ use schedlab_sim::{
     UNMODELLED_FEATURES,
 };
 
-const USAGE: &str = "\
-schedlab: the Linux fair scheduler (CFS and EEVDF generations), simulated
+/// The command line, as clap reads it. Every command and option has its help text here
+/// (`schedlab help`, `schedlab COMMAND --help`); usage errors are reported by [`usage_message`]
+/// in the same voice as the scenario errors.
+#[derive(Debug, Parser)]
+#[command(
+    name = "schedlab",
+    version,
+    about = "schedlab: the Linux fair scheduler (CFS and EEVDF generations), simulated",
+    after_help = "\
+Kernel variants are a preset and, after a colon, features and tunables in the debugfs syntax:
+    eevdf-6.12:NO_DELAY_DEQUEUE    cfs-6.1:wakeup_granularity_ns=1000000,NEXT_BUDDY
+`schedlab variants` lists them; `schedlab COMMAND --help` describes each command.",
+    arg_required_else_help = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-USAGE:
-    schedlab run FILE.json [OPTIONS]    run a scenario (FILE - reads standard input)
-    schedlab run --preset NAME [OPTIONS]
-                                        run one of the LKML experiments (see `presets`)
-    schedlab presets                    list the bundled experiments
-    schedlab check FILE.json            validate a scenario and say what it contains
-    schedlab expand FILE.json | --preset NAME
-                                        print the scenario with its workloads as plain tasks
-    schedlab bench [--preset NAME]...   time every variant of the presets (events per second)
-    schedlab link FILE.json | --preset NAME [--base URL] [--embed VIEW]
-                                        print a link that opens the scenario in the page
-    schedlab decode LINK                print the scenario a link carries
-    schedlab variants                   list kernel variants, their features and tunables
-    schedlab --help | --version
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run a scenario under its kernel variants and print perf-sched-style tables
+    Run(RunArgs),
+    /// List the bundled experiments (the LKML threads' setups)
+    Presets,
+    /// Validate a scenario and say what it contains
+    Check(Source),
+    /// Print the scenario with its workloads turned into plain task groups
+    Expand(Source),
+    /// Run every variant of the presets and print events per second
+    Bench {
+        /// Only this preset (repeatable; default: all of them)
+        #[arg(long, value_name = "NAME", value_parser = preset_names())]
+        preset: Vec<String>,
+    },
+    /// Print a link that opens the scenario in the page
+    Link {
+        #[command(flatten)]
+        source: Source,
+        /// Where the page is served
+        #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080/")]
+        base: String,
+        /// Link to one view in the minimal embed layout (for an iframe's src)
+        #[arg(long, value_name = "VIEW", value_parser = PossibleValuesParser::new(EMBED_VIEWS))]
+        embed: Option<String>,
+    },
+    /// Print the scenario a link carries
+    Decode {
+        /// A schedlab link (or just its `v1.…` fragment)
+        #[arg(value_name = "LINK")]
+        link: String,
+    },
+    /// List the kernel variants, their features and tunables
+    Variants,
+    /// Print a shell completion script
+    #[command(
+        long_about = "Print a shell completion script, e.g.\n    schedlab completions bash > ~/.local/share/bash-completion/completions/schedlab"
+    )]
+    Completions {
+        /// The shell
+        #[arg(value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
+}
 
-RUN OPTIONS:
-    --variant V         run this kernel variant instead of the scenario's (repeatable), e.g.
-                        eevdf-6.12:NO_DELAY_DEQUEUE or cfs-6.1:wakeup_granularity_ns=1000000
-    --format F          table (default), json or csv
-    --layout L          table layout: sum (perf latency with a Sum delay column, as in LKML
-                        mails; default) or perf (upstream perf sched latency)
-    --pids              one row per task instead of merging tasks by name (perf -p)
-    --timehist          also print the perf sched timehist view
-    --trace FILE.jsonl  write every event, one JSON object per line
-    --perfetto FILE.json
-                        write the runs as Chrome/Perfetto trace-event JSON (ui.perfetto.dev)
-    --export-svg DIR    write each variant's wakeup-latency and scheduling-delay histograms as
-                        SVG (the page's charts, on the same axes across variants)
-    --max-events N      stop a run that needs more events than this (default 500000000)
-";
+/// Where a scenario comes from: a file or a bundled preset, exactly one (every command that
+/// reads a scenario takes this group).
+#[derive(Debug, Args)]
+#[group(required = true, multiple = false)]
+struct Source {
+    /// A scenario file (`-` reads standard input)
+    #[arg(value_name = "FILE.json")]
+    file: Option<String>,
+    /// One of the bundled experiments instead of a file (see `schedlab presets`)
+    #[arg(long, value_name = "NAME", value_parser = preset_names())]
+    preset: Option<String>,
+}
+
+impl Source {
+    /// The header (presets only) and the scenario.
+    fn load(&self) -> Result<(Option<String>, Scenario), Fail> {
+        match (&self.preset, &self.file) {
+            (Some(name), _) => load_preset(name),
+            (None, Some(file)) => Ok((None, load(file)?)),
+            (None, None) => Err(usage_err("a scenario file or --preset NAME is needed")),
+        }
+    }
+
+    /// How the scenario is named in messages: the file or the preset.
+    fn name(&self) -> &str {
+        self.preset
+            .as_deref()
+            .or(self.file.as_deref())
+            .unwrap_or("the scenario")
+    }
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    #[command(flatten)]
+    source: Source,
+    /// Run this kernel variant instead of the scenario's (repeatable), e.g.
+    /// eevdf-6.12:NO_DELAY_DEQUEUE or cfs-6.1:wakeup_granularity_ns=1000000
+    #[arg(long = "variant", value_name = "V")]
+    variants: Vec<String>,
+    /// Output format
+    #[arg(long, value_name = "F", value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// Table layout: sum (perf latency with a Sum delay column, as in LKML mails) or perf
+    /// (upstream perf sched latency)
+    #[arg(long, value_name = "L", value_enum, default_value_t = Layout::Sum)]
+    layout: Layout,
+    /// One row per task instead of merging tasks by name (perf -p)
+    #[arg(long)]
+    pids: bool,
+    /// Also print the perf sched timehist view
+    #[arg(long)]
+    timehist: bool,
+    /// Write every event, one JSON object per line
+    #[arg(long, value_name = "FILE.jsonl")]
+    trace: Option<String>,
+    /// Write the runs as Chrome/Perfetto trace-event JSON (ui.perfetto.dev)
+    #[arg(long, value_name = "FILE.json")]
+    perfetto: Option<String>,
+    /// Write each variant's wakeup-latency and scheduling-delay histograms as SVG (the page's
+    /// charts, on the same axes across variants)
+    #[arg(long = "export-svg", value_name = "DIR")]
+    svg_dir: Option<String>,
+    /// Stop a run that needs more events than this
+    #[arg(long, value_name = "N", default_value_t = 500_000_000, value_parser = positive)]
+    max_events: u64,
+}
 
 /// Where a run's options ended up.
 #[derive(Debug)]
@@ -71,11 +175,53 @@ struct RunOpts {
     max_events: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+impl From<RunArgs> for RunOpts {
+    fn from(a: RunArgs) -> RunOpts {
+        RunOpts {
+            perfetto: a.perfetto,
+            svg_dir: a.svg_dir,
+            file: a.source.file.unwrap_or_default(),
+            preset: a.source.preset,
+            variants: a.variants,
+            format: a.format,
+            layout_sum: a.layout == Layout::Sum,
+            pids: a.pids,
+            timehist: a.timehist,
+            trace: a.trace,
+            max_events: a.max_events,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     Table,
     Json,
     Csv,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Layout {
+    Sum,
+    Perf,
+}
+
+/// The preset names, for `--preset` (so that completions offer them and a typo gets a
+/// suggestion).
+fn preset_names() -> PossibleValuesParser {
+    PossibleValuesParser::new(presets().iter().map(|p| PossibleValue::new(p.name)))
+}
+
+fn positive(s: &str) -> Result<u64, String> {
+    s.parse()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| "expected a positive whole number".to_string())
+}
+
+/// The clap command behind `schedlab` (for completions and tests).
+pub fn command() -> clap::Command {
+    Cli::command()
 }
 
 /// A failure with its exit code.
@@ -87,7 +233,13 @@ fn usage_err(msg: impl Into<String>) -> Fail {
 
 /// Runs the command line `args` (without the program name).
 pub fn main_with(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    match dispatch(args, out, err) {
+    let cli = match Cli::try_parse_from(
+        std::iter::once("schedlab").chain(args.iter().map(String::as_str)),
+    ) {
+        Ok(cli) => cli,
+        Err(e) => return clap_error(&e, args, out, err),
+    };
+    match dispatch(cli.command, out) {
         Ok(()) => 0,
         Err(Fail(code, msg)) => {
             let _ = writeln!(err, "schedlab: {msg}");
@@ -96,56 +248,153 @@ pub fn main_with(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i
     }
 }
 
-fn dispatch(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Fail> {
-    let io = |e: io::Error| Fail(1, format!("cannot write output: {e}"));
-    match args.first().map(String::as_str) {
-        None | Some("-h" | "--help" | "help") => out.write_all(USAGE.as_bytes()).map_err(io),
-        Some("-V" | "--version") => {
-            writeln!(out, "schedlab {}", env!("CARGO_PKG_VERSION")).map_err(io)
+/// Help and version go to `out` with status 0; a usage error goes to `err` with status 2.
+fn clap_error(e: &clap::Error, args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = write!(out, "{}", e.render());
+            0
         }
-        Some("variants") => out.write_all(variants_text().as_bytes()).map_err(io),
-        Some("presets") => out.write_all(presets_text().as_bytes()).map_err(io),
-        Some("expand") => {
-            let (_, s) = match (args.get(1).map(String::as_str), args.get(2)) {
-                (Some("--preset"), Some(name)) => load_preset(name)?,
-                (Some(file), None) if !file.starts_with("--") => (None, load(file)?),
-                _ => return Err(usage_err("expand needs a scenario file or --preset NAME")),
+        _ => {
+            // The subcommand, if the error is about one of its arguments.
+            let sub = args
+                .first()
+                .filter(|a| command().find_subcommand(a.as_str()).is_some());
+            let help = match sub {
+                Some(s) => format!("schedlab {s} --help"),
+                None => "schedlab --help".into(),
             };
+            let _ = writeln!(err, "schedlab: {}\nsee `{help}`", usage_message(e, sub));
+            2
+        }
+    }
+}
+
+/// A clap error in schedlab's words: what was wrong, quoted, and the closest valid spelling.
+fn usage_message(e: &clap::Error, sub: Option<&String>) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let text = |k: ContextKind| match e.get(k) {
+        Some(ContextValue::String(s)) => s.clone(),
+        Some(ContextValue::Strings(v)) => v.join(", "),
+        Some(ContextValue::StyledStr(s)) => s.to_string(),
+        _ => String::new(),
+    };
+    let list = |k: ContextKind| match e.get(k) {
+        Some(ContextValue::Strings(v)) => v.clone(),
+        Some(ContextValue::String(s)) => vec![s.clone()],
+        _ => vec![],
+    };
+    // `--format <F>` → `--format`
+    let flag = |s: String| s.split(' ').next().unwrap_or_default().to_string();
+    let one_of = |v: &[String]| match v {
+        [] => String::new(),
+        [one] => format!("`{one}`"),
+        [init @ .., last] => format!(
+            "{} or `{last}`",
+            init.iter()
+                .map(|x| format!("`{x}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let suggest = |k: ContextKind| {
+        let s = list(k);
+        if s.is_empty() {
+            String::new()
+        } else {
+            format!("; did you mean {}?", one_of(&s))
+        }
+    };
+    let who = sub.map_or("schedlab", String::as_str);
+    match e.kind() {
+        ErrorKind::UnknownArgument => {
+            let arg = text(ContextKind::InvalidArg);
+            let what = if arg.starts_with('-') {
+                "unknown option"
+            } else {
+                "unexpected argument"
+            };
+            let mut m = format!("{what} `{arg}`{}", suggest(ContextKind::SuggestedArg));
+            m.push_str(&suggest(ContextKind::SuggestedSubcommand));
+            m
+        }
+        ErrorKind::InvalidSubcommand => format!(
+            "unknown command `{}`{}",
+            text(ContextKind::InvalidSubcommand),
+            suggest(ContextKind::SuggestedSubcommand)
+        ),
+        ErrorKind::InvalidValue => {
+            let arg = flag(text(ContextKind::InvalidArg));
+            let value = text(ContextKind::InvalidValue);
+            let valid = list(ContextKind::ValidValue);
+            if value.is_empty() {
+                format!("{arg} needs a value")
+            } else {
+                format!(
+                    "{arg} `{value}`: expected {}{}",
+                    one_of(&valid),
+                    suggest(ContextKind::SuggestedValue)
+                )
+            }
+        }
+        ErrorKind::ValueValidation => {
+            let reason = std::error::Error::source(e).map_or(String::new(), |s| s.to_string());
+            format!(
+                "{} `{}`: {reason}",
+                flag(text(ContextKind::InvalidArg)),
+                text(ContextKind::InvalidValue)
+            )
+        }
+        ErrorKind::MissingRequiredArgument => {
+            let missing = text(ContextKind::InvalidArg);
+            if missing.contains("--preset") {
+                format!("{who} needs a scenario file or --preset NAME")
+            } else {
+                format!("{who} needs {missing}")
+            }
+        }
+        ErrorKind::MissingSubcommand => format!("{who} needs a command"),
+        ErrorKind::ArgumentConflict => {
+            let a = flag(text(ContextKind::InvalidArg));
+            let b = flag(text(ContextKind::PriorArg));
+            if [&a, &b].iter().any(|x| x.contains("--preset")) {
+                "give either a scenario file or --preset, not both".into()
+            } else {
+                format!("`{a}` cannot be used with `{b}`")
+            }
+        }
+        _ => {
+            // Anything else in clap's own words, without its "error: " and usage lines.
+            let s = e.render().to_string();
+            let first = s.lines().next().unwrap_or_default();
+            first.strip_prefix("error: ").unwrap_or(first).to_string()
+        }
+    }
+}
+
+fn dispatch(cmd: Command, out: &mut dyn Write) -> Result<(), Fail> {
+    let io = |e: io::Error| Fail(1, format!("cannot write output: {e}"));
+    match cmd {
+        Command::Variants => out.write_all(variants_text().as_bytes()).map_err(io),
+        Command::Presets => out.write_all(presets_text().as_bytes()).map_err(io),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut command(), "schedlab", out);
+            Ok(())
+        }
+        Command::Expand(source) => {
+            let (_, s) = source.load()?;
             out.write_all(s.expanded().to_json().as_bytes()).map_err(io)
         }
-        Some("bench") => bench(&args[1..], out),
-        Some("link") => {
-            let mut base = "http://127.0.0.1:8080/".to_string();
-            let mut embed: Option<String> = None;
-            let mut source: Option<(Option<String>, Scenario)> = None;
-            let mut it = args[1..].iter();
-            while let Some(a) = it.next() {
-                let mut value = |n: &str| {
-                    it.next()
-                        .cloned()
-                        .ok_or_else(|| usage_err(format!("{n} needs a value")))
-                };
-                match a.as_str() {
-                    "--base" => base = value("--base")?,
-                    "--embed" => {
-                        let v = value("--embed")?;
-                        if !schedlab_scenario::link::EMBED_VIEWS.contains(&v.as_str()) {
-                            return Err(usage_err(format!(
-                                "--embed `{v}`: the views are {}",
-                                schedlab_scenario::link::EMBED_VIEWS.join(", ")
-                            )));
-                        }
-                        embed = Some(v)
-                    }
-                    "--preset" => source = Some(load_preset(&value("--preset")?)?),
-                    f if !f.starts_with("--") && source.is_none() => {
-                        source = Some((None, load(f)?))
-                    }
-                    other => return Err(usage_err(format!("unexpected argument `{other}`"))),
-                }
-            }
-            let (_, s) =
-                source.ok_or_else(|| usage_err("link needs a scenario file or --preset NAME"))?;
+        Command::Bench { preset } => bench(&preset, out),
+        Command::Link {
+            source,
+            base,
+            embed,
+        } => {
+            let (_, s) = source.load()?;
             let payload = schedlab_scenario::link::encode(&s, &Default::default());
             let frag = match embed {
                 Some(v) => schedlab_scenario::link::embed_fragment(&v, &payload),
@@ -153,25 +402,17 @@ fn dispatch(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Result
             };
             writeln!(out, "{}#{frag}", base.trim_end_matches('#')).map_err(io)
         }
-        Some("decode") => {
-            let link = args
-                .get(1)
-                .ok_or_else(|| usage_err("decode needs a link"))?;
-            let l = schedlab_scenario::link::decode(link).map_err(|e| Fail(2, e.0))?;
+        Command::Decode { link } => {
+            let l = schedlab_scenario::link::decode(&link).map_err(|e| Fail(2, e.0))?;
             out.write_all(l.scenario.to_json().as_bytes()).map_err(io)
         }
-        Some("check") => {
-            let file = args
-                .get(1)
-                .ok_or_else(|| usage_err("check needs a scenario file"))?;
-            if let Some(extra) = args.get(2) {
-                return Err(usage_err(format!("unexpected argument `{extra}`")));
-            }
-            let s = load(file)?;
+        Command::Check(source) => {
+            let (_, s) = source.load()?;
             let c = s.sim_config();
             writeln!(
                 out,
-                "{file}: ok: \"{}\", {} CPUs, HZ={}, {} ms, {} tasks in {} groups, {} channels, variants: {}",
+                "{}: ok: \"{}\", {} CPUs, HZ={}, {} ms, {} tasks in {} groups, {} channels, variants: {}",
+                source.name(),
                 s.name,
                 s.cpus,
                 s.hz,
@@ -183,94 +424,9 @@ fn dispatch(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Result
             )
             .map_err(io)
         }
-        Some("run") => {
-            let opts = parse_run(&args[1..])?;
-            run(&opts, out, err)
-        }
-        Some(other) => Err(usage_err(format!("unknown command `{other}`"))),
+        Command::Run(args) => run(&RunOpts::from(args), out),
     }
 }
-
-fn parse_run(args: &[String]) -> Result<RunOpts, Fail> {
-    let mut o = RunOpts {
-        perfetto: None,
-        svg_dir: None,
-        file: String::new(),
-        preset: None,
-        variants: vec![],
-        format: Format::Table,
-        layout_sum: true,
-        pids: false,
-        timehist: false,
-        trace: None,
-        max_events: 500_000_000,
-    };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| usage_err(format!("{name} needs a value")))
-        };
-        match a.as_str() {
-            "--variant" => o.variants.push(value("--variant")?),
-            "--format" => {
-                o.format = match value("--format")?.as_str() {
-                    "table" => Format::Table,
-                    "json" => Format::Json,
-                    "csv" => Format::Csv,
-                    f => {
-                        return Err(usage_err(format!(
-                            "--format `{f}`: expected table, json or csv"
-                        )))
-                    }
-                }
-            }
-            "--layout" => {
-                o.layout_sum = match value("--layout")?.as_str() {
-                    "sum" => true,
-                    "perf" => false,
-                    l => return Err(usage_err(format!("--layout `{l}`: expected sum or perf"))),
-                }
-            }
-            "--pids" => o.pids = true,
-            "--preset" => o.preset = Some(value("--preset")?),
-            "--timehist" => o.timehist = true,
-            "--trace" => o.trace = Some(value("--trace")?),
-            "--perfetto" => o.perfetto = Some(value("--perfetto")?),
-            "--export-svg" => o.svg_dir = Some(value("--export-svg")?),
-            "--max-events" => {
-                let v = value("--max-events")?;
-                o.max_events = v.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
-                    usage_err(format!(
-                        "--max-events `{v}`: expected a positive whole number"
-                    ))
-                })?;
-            }
-            s if s.starts_with("--") => return Err(usage_err(format!("unknown option `{s}`"))),
-            s => {
-                if !o.file.is_empty() {
-                    return Err(usage_err(format!(
-                        "unexpected argument `{s}` (the scenario is `{}`)",
-                        o.file
-                    )));
-                }
-                o.file = s.to_string();
-            }
-        }
-    }
-    match (&o.preset, o.file.is_empty()) {
-        (None, true) => return Err(usage_err("run needs a scenario file or --preset NAME")),
-        (Some(_), false) => {
-            return Err(usage_err(
-                "give either a scenario file or --preset, not both",
-            ))
-        }
-        _ => {}
-    }
-    Ok(o)
-}
-
 fn load(file: &str) -> Result<Scenario, Fail> {
     let text = if file == "-" {
         let mut s = String::new();
@@ -302,7 +458,7 @@ fn load_preset(name: &str) -> Result<(Option<String>, Scenario), Fail> {
     Ok((Some(header), p.scenario()))
 }
 
-fn run(o: &RunOpts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Fail> {
+fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
     let (header, scenario) = match &o.preset {
         Some(name) => load_preset(name)?,
         None => (None, load(&o.file)?),
@@ -329,10 +485,16 @@ fn run(o: &RunOpts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Fail
         )),
         None => None,
     };
-    let progress = err_is_terminal();
+    let bar = progress_bar(
+        cfg.duration_ns / 1_000_000,
+        "{prefix} [{bar:30}] {pos}/{len} ms simulated, {msg} events",
+    );
     let mut results = vec![];
     for v in &variants {
         let mut sim = Simulator::new(&cfg, v).map_err(|e| Fail(1, format!("{}: {e}", v.name)))?;
+        bar.set_prefix(v.name.clone());
+        bar.set_position(0);
+        bar.set_message("0");
         let chunk = 2_000_000;
         loop {
             let budget = chunk.min(o.max_events.saturating_sub(sim.events_processed()));
@@ -340,6 +502,7 @@ fn run(o: &RunOpts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Fail
                 break;
             }
             if sim.events_processed() >= o.max_events {
+                bar.finish_and_clear();
                 return Err(Fail(
                     1,
                     format!(
@@ -351,18 +514,8 @@ fn run(o: &RunOpts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Fail
                     ),
                 ));
             }
-            if progress {
-                let _ = write!(
-                    err,
-                    "\r{}: {:5.1}% ({} events)",
-                    v.name,
-                    100.0 * sim.now_ns() as f64 / cfg.duration_ns as f64,
-                    sim.events_processed()
-                );
-            }
-        }
-        if progress {
-            let _ = write!(err, "\r{}\r", " ".repeat(60));
+            bar.set_position(sim.now_ns() / 1_000_000);
+            bar.set_message(sim.events_processed().to_string());
         }
         let output = sim.finish();
         if let Some(w) = trace_out.as_mut() {
@@ -372,6 +525,7 @@ fn run(o: &RunOpts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Fail
         }
         results.push(output);
     }
+    bar.finish_and_clear();
     if let Some(mut w) = trace_out {
         w.flush()
             .map_err(|e| Fail(1, format!("cannot write the trace: {e}")))?;
@@ -400,8 +554,17 @@ fn run(o: &RunOpts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Fail
         .map_err(|e| Fail(1, format!("cannot write output: {e}")))
 }
 
-fn err_is_terminal() -> bool {
-    io::stderr().is_terminal()
+/// A progress bar on standard error for long work, drawn only when standard error is a
+/// terminal (tests and pipes see nothing).
+fn progress_bar(len: u64, template: &str) -> ProgressBar {
+    if !io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
 }
 
 /// The table report: per variant, the variant string, its perf-sched-latency table, the
@@ -625,19 +788,8 @@ pub fn presets_text() -> String {
 
 /// `schedlab bench`: runs every variant of the named presets (all by default) and reports
 /// events, simulated time, wall time and events per second.
-fn bench(args: &[String], out: &mut dyn Write) -> Result<(), Fail> {
-    let mut names: Vec<String> = vec![];
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--preset" => names.push(
-                it.next()
-                    .cloned()
-                    .ok_or_else(|| usage_err("--preset needs a value"))?,
-            ),
-            other => return Err(usage_err(format!("unexpected argument `{other}`"))),
-        }
-    }
+fn bench(names: &[String], out: &mut dyn Write) -> Result<(), Fail> {
+    let mut names = names.to_vec();
     if names.is_empty() {
         names = presets().iter().map(|p| p.name.to_string()).collect();
     }
@@ -648,26 +800,37 @@ fn bench(args: &[String], out: &mut dyn Write) -> Result<(), Fail> {
         "preset", "variant", "events", "simulated ms", "wall ms", "events/s"
     )
     .map_err(io)?;
+    let mut runs = vec![];
     for name in names {
         let (_, sc) = load_preset(&name)?;
+        runs.push((name, sc));
+    }
+    let total = runs.iter().map(|(_, sc)| sc.variants().len() as u64).sum();
+    let bar = progress_bar(total, "bench [{bar:30}] {pos}/{len} runs: {msg}");
+    for (name, sc) in runs {
         let cfg = sc.sim_config();
         for v in sc.variants() {
+            bar.set_message(format!("{name} {}", v.name));
             let t0 = std::time::Instant::now();
             let o = Simulator::new(&cfg, v).map_err(|e| Fail(1, e))?.finish();
             let wall = t0.elapsed().as_secs_f64();
-            writeln!(
-                out,
-                "{:<20} {:<44} {:>10} {:>12.1} {:>10.1} {:>12.0}",
-                name,
-                v.name,
-                o.events_processed,
-                o.trace.end_ns as f64 / 1e6,
-                wall * 1e3,
-                o.events_processed as f64 / wall.max(1e-9)
-            )
-            .map_err(io)?;
+            bar.suspend(|| {
+                writeln!(
+                    out,
+                    "{:<20} {:<44} {:>10} {:>12.1} {:>10.1} {:>12.0}",
+                    name,
+                    v.name,
+                    o.events_processed,
+                    o.trace.end_ns as f64 / 1e6,
+                    wall * 1e3,
+                    o.events_processed as f64 / wall.max(1e-9)
+                )
+                .map_err(io)
+            })?;
+            bar.inc(1);
         }
     }
+    bar.finish_and_clear();
     Ok(())
 }
 

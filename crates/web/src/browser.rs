@@ -87,13 +87,53 @@ pub fn href() -> String {
         .unwrap_or_default()
 }
 
+/// The address of `file`, one of the site's own files, next to the page: resolved against the
+/// document's base URL, so the site works from any host at any sub-path (`/`, `/schedlab/`).
+pub fn asset_url(file: &str) -> String {
+    let base = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.base_uri().ok().flatten())
+        .unwrap_or_else(base_url);
+    web_sys::Url::new_with_base(file, &base)
+        .map(|u| u.href())
+        .unwrap_or_else(|_| file.to_string())
+}
+
+thread_local! {
+    /// The last address the page itself put in the address bar.
+    static PUBLISHED: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
 /// Puts the link in the address bar without reloading, and tries the clipboard.
 pub fn publish_link(url: &str, copy: bool) {
     let Some(w) = web_sys::window() else { return };
     if let Ok(h) = w.history() {
         let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(url));
     }
+    // What the address bar holds now, as the browser spells it.
+    PUBLISHED.with(|p| *p.borrow_mut() = href());
     if copy {
         let _ = w.navigator().clipboard().write_text(url);
     }
+}
+
+/// Calls `on_link` with the page's address whenever its fragment changes from outside the page:
+/// a schedlab link pasted into the address bar or followed from another page while this one is
+/// open. The page's own address-bar updates ([`publish_link`], which uses
+/// `history.replaceState`) fire no `hashchange`; they are also skipped by address, in case a
+/// browser fires one anyway. The listener lives as long as the returned guard.
+pub fn on_hash_change(on_link: impl Fn(String) + 'static) -> Option<gloo::events::EventListener> {
+    let w = web_sys::window()?;
+    Some(gloo::events::EventListener::new(
+        &w,
+        "hashchange",
+        move |_| {
+            let now = href();
+            // Taken, not read: the same address typed again later is the user's.
+            if PUBLISHED.with(|p| std::mem::take(&mut *p.borrow_mut()) == now) {
+                return;
+            }
+            on_link(now);
+        },
+    ))
 }

@@ -39,7 +39,7 @@ impl SimHandle {
                         Reply::Failed(m) => Action::Failed(m),
                     })
                 })
-                .spawn("/worker.js");
+                .spawn(&crate::browser::asset_url("worker.js"));
             *slot = Some(bridge);
         }
         if let Some(b) = slot.as_ref() {

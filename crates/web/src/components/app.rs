@@ -11,7 +11,7 @@ use crate::components::{
     variants::VariantPicker, workloads::WorkloadTable,
 };
 use crate::hooks::use_sim_worker;
-use crate::state::{Action, State};
+use crate::state::{Action, State, TimelineAction};
 
 #[function_component(App)]
 pub fn app() -> Html {
@@ -31,6 +31,95 @@ pub fn app() -> Html {
             if let Some(scenario) = store.0.run_request() {
                 sim.run(scenario);
                 store.dispatch(Action::Run);
+            }
+        });
+    }
+
+    // A schedlab link opened while the page is open changes only the fragment: load the link's
+    // scenario and view and run it, as a fresh visit would. The run starts in the effect below,
+    // once the loaded state has rendered.
+    let link_runs = use_state(|| 0u32);
+    let links_seen = use_mut_ref(|| 0u32);
+    // The link's timeline window, applied once its run is done (a window needs the run's end).
+    let pending_window = use_mut_ref(|| None::<(u64, u64)>);
+    // The listener outlives this render; it reads the layout in force through this cell.
+    let per_task = use_mut_ref(|| false);
+    *per_task.borrow_mut() = store.0.view.timeline.per_task;
+    {
+        let store = store.clone();
+        let link_runs = link_runs.clone();
+        let embed = store.0.embed.clone();
+        let pending_window = pending_window.clone();
+        use_effect_with((), move |_| {
+            let listener = crate::browser::on_hash_change(move |href| {
+                use schedlab_scenario::link;
+                if link::embed_view(&href) != embed {
+                    // Into or out of the embed layout: that is a different page.
+                    if let Some(w) = web_sys::window() {
+                        let _ = w.location().reload();
+                    }
+                    return;
+                }
+                let fragment = href.rsplit_once('#').map_or("", |(_, f)| f);
+                if link::find_payload(fragment).is_none() {
+                    return; // not a scenario link (an empty or foreign fragment)
+                }
+                match link::decode(&href) {
+                    Ok(l) => {
+                        store.dispatch(Action::Load {
+                            json: l.scenario.to_json(),
+                            source: Some("this link".into()),
+                        });
+                        store.dispatch(Action::Timeline(TimelineAction::Select(l.view.selected)));
+                        if *per_task.borrow() != l.view.per_task {
+                            store.dispatch(Action::Timeline(TimelineAction::ToggleLayout));
+                        }
+                        *pending_window.borrow_mut() = l.view.window_ns;
+                        // Counted here, not from `link_runs`: this closure keeps the first render's.
+                        let n = {
+                            let mut seen = links_seen.borrow_mut();
+                            *seen += 1;
+                            *seen
+                        };
+                        link_runs.set(n);
+                    }
+                    Err(e) => store.dispatch(Action::Notice(Some(format!(
+                        "This link could not be opened: {e}."
+                    )))),
+                }
+            });
+            move || drop(listener)
+        });
+    }
+    {
+        let sim = sim.clone();
+        let store = store.clone();
+        use_effect_with(*link_runs, move |n| {
+            if *n > 0 {
+                sim.cancel();
+                if let Some(scenario) = store.0.run_request() {
+                    sim.run(scenario);
+                }
+                store.dispatch(Action::Run);
+            }
+        });
+    }
+
+    {
+        use crate::state::RunState;
+        let store = store.clone();
+        let outcome = match store.0.run {
+            RunState::Done(_) => Some(true),
+            RunState::Failed(_) => Some(false),
+            _ => None,
+        };
+        use_effect_with((store.0.runs, outcome), move |(_, outcome)| {
+            if let Some(done) = *outcome {
+                if let Some((t0, t1)) = pending_window.borrow_mut().take() {
+                    if done {
+                        store.dispatch(Action::Timeline(TimelineAction::Range(t0, t1)));
+                    }
+                }
             }
         });
     }

@@ -1,0 +1,226 @@
+//! The command line's own behaviour: help for every command, typo suggestions, usage errors
+//! with status 2, completions, and one scenario source (FILE or `--preset NAME`) for every
+//! command that reads a scenario. Run in-process through `main_with`.
+
+/// (status, stdout, stderr) of `schedlab ARGS`.
+fn schedlab(args: &[&str]) -> (i32, String, String) {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let (mut out, mut err) = (vec![], vec![]);
+    let code = schedlab_cli::main_with(&args, &mut out, &mut err);
+    (
+        code,
+        String::from_utf8(out).unwrap(),
+        String::from_utf8(err).unwrap(),
+    )
+}
+
+#[test]
+fn every_command_has_help_with_its_own_usage() {
+    let names: Vec<String> = schedlab_cli::command()
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    for want in [
+        "run",
+        "presets",
+        "check",
+        "expand",
+        "bench",
+        "link",
+        "decode",
+        "variants",
+        "completions",
+    ] {
+        assert!(names.iter().any(|n| n == want), "no `{want}` in {names:?}");
+    }
+    for name in &names {
+        for flag in ["--help", "-h"] {
+            let (code, out, err) = schedlab(&[name, flag]);
+            assert_eq!(code, 0, "schedlab {name} {flag}: {err}");
+            assert!(
+                out.contains(&format!("Usage: schedlab {name}")),
+                "schedlab {name} {flag}:\n{out}"
+            );
+            assert!(
+                err.is_empty(),
+                "schedlab {name} {flag} wrote to stderr: {err}"
+            );
+        }
+    }
+    let (code, out, _) = schedlab(&["run", "--help"]);
+    assert_eq!(code, 0);
+    for option in [
+        "--variant",
+        "--format",
+        "--layout",
+        "--max-events",
+        "--preset",
+    ] {
+        assert!(out.contains(option), "run --help lacks {option}:\n{out}");
+    }
+    // `schedlab help run` is the same as `schedlab run --help`.
+    assert_eq!(schedlab(&["help", "run"]), (0, out, String::new()));
+}
+
+#[test]
+fn top_level_help_and_version() {
+    for args in [&[][..], &["--help"], &["help"]] {
+        let (code, out, _) = schedlab(args);
+        assert_eq!(code, 0, "{args:?}");
+        assert!(out.contains("Usage: schedlab"), "{args:?}: {out}");
+        assert!(out.contains("completions"), "{args:?}: {out}");
+    }
+    let (code, out, _) = schedlab(&["--version"]);
+    assert_eq!(code, 0);
+    assert_eq!(out, format!("schedlab {}\n", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn typos_get_a_suggestion_and_status_2() {
+    let (code, out, err) = schedlab(&["runn", "--preset", "sched-idle"]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("unknown command `runn`; did you mean `run`?"),
+        "{err}"
+    );
+    let (code, _, err) = schedlab(&["chek", "--preset", "sched-idle"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("unknown command `chek`; did you mean `check`?"),
+        "{err}"
+    );
+
+    let (code, _, err) = schedlab(&["run", "--preset", "sched-idle", "--formt", "json"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("unknown option `--formt`; did you mean `--format`?"),
+        "{err}"
+    );
+    assert!(err.contains("see `schedlab run --help`"), "{err}");
+
+    let (code, _, err) = schedlab(&["run", "--preset", "sched-ilde"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--preset `sched-ilde`: expected `sched-idle`, "),
+        "{err}"
+    );
+    assert!(err.contains("did you mean `sched-idle`?"), "{err}");
+
+    let (code, _, err) = schedlab(&["run", "--preset", "sched-idle", "--format", "yaml"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--format `yaml`: expected `table`, `json` or `csv`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn usage_errors_say_what_is_wrong_and_exit_2() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["run"],
+            "schedlab: run needs a scenario file or --preset NAME",
+        ),
+        (
+            &["check"],
+            "schedlab: check needs a scenario file or --preset NAME",
+        ),
+        (
+            &[
+                "run",
+                "scenarios/sched-idle-pair.json",
+                "--preset",
+                "sched-idle",
+            ],
+            "give either a scenario file or --preset, not both",
+        ),
+        (
+            &["run", "--preset", "sched-idle", "--max-events", "0"],
+            "--max-events `0`: expected a positive whole number",
+        ),
+        (
+            &["run", "--preset", "sched-idle", "--variant"],
+            "--variant needs a value",
+        ),
+        (
+            &["check", "a.json", "b.json"],
+            "unexpected argument `b.json`",
+        ),
+        (&["decode"], "schedlab: decode needs <LINK>"),
+        (&["completions", "tcsh"], "`tcsh`: expected `bash`, "),
+        (
+            &["link", "--preset", "sched-idle", "--embed", "gantt"],
+            "--embed `gantt`",
+        ),
+    ];
+    for (args, want) in cases {
+        let (code, out, err) = schedlab(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?} printed {out}");
+        assert!(err.starts_with("schedlab: "), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: want {want:?} in\n{err}");
+    }
+}
+
+#[test]
+fn check_expand_and_link_take_a_file_or_a_preset() {
+    let (code, out, err) = schedlab(&["check", "--preset", "sched-idle"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("sched-idle: ok: "), "{out}");
+    assert!(out.contains("variants: cfs-5.14, cfs-6.1"), "{out}");
+
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/presets/sched-idle.json"
+    );
+    let (code, from_file, _) = schedlab(&["expand", file]);
+    let (code2, from_preset, _) = schedlab(&["expand", "--preset", "sched-idle"]);
+    assert_eq!((code, code2), (0, 0));
+    assert!(from_file.contains("\"policy\": \"idle\""), "{from_file}");
+    assert_eq!(from_file, from_preset);
+
+    let (code, out, _) = schedlab(&["link", "--embed", "table", "--preset", "sched-idle"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("http://127.0.0.1:8080/#embed=table&v1."),
+        "{out}"
+    );
+}
+
+#[test]
+fn completions_for_bash_zsh_and_fish_name_the_commands() {
+    for shell in ["bash", "zsh", "fish"] {
+        let (code, out, err) = schedlab(&["completions", shell]);
+        assert_eq!(code, 0, "{shell}: {err}");
+        // fish spells options `-l preset`, the others `--preset`.
+        for word in [
+            "schedlab",
+            "run",
+            "preset",
+            "sched-idle",
+            "format",
+            "tbench-cross",
+        ] {
+            assert!(out.contains(word), "{shell} completions lack {word}");
+        }
+    }
+}
+
+#[test]
+fn long_work_is_quiet_on_stderr_when_it_is_not_a_terminal() {
+    // The progress bar is for terminals: with stderr a pipe, nothing but errors goes there.
+    for args in [
+        &["run", "--preset", "sched-idle", "--format", "csv"][..],
+        &["bench", "--preset", "sched-idle"],
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_schedlab"))
+            .args(args)
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .output()
+            .expect("run schedlab");
+        assert!(out.status.success(), "{args:?}");
+        assert!(!out.stdout.is_empty(), "{args:?} printed nothing");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+    }
+}
