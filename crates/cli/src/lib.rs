@@ -733,7 +733,7 @@ fn export_svg(dir: &str, results: &[Output], variants: &[Variant]) -> Result<(),
     }
     for (r, v) in results.iter().zip(variants) {
         let tl = RunTimeline::from_output(r, v);
-        let lanes = tl.lanes(false, None, 48);
+        let lanes = tl.lanes(false, None, 48, true);
         let view = TimelineView {
             viewport: Viewport {
                 t0_ns: 0,

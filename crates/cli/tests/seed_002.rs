@@ -318,11 +318,12 @@ fn links_decode_and_exports_are_written() {
                 "{v}-{k}.svg"
             );
         }
-        // The timeline, drawn by the page's code: a lane per CPU, and the hogs' runs on CPU 0.
+        // The timeline, drawn by the page's code: a lane for CPU 0, where the hogs run, and one
+        // for the 15 CPUs that never ran a task.
         let text = std::fs::read_to_string(svg.join(format!("{v}-timeline.svg"))).unwrap();
         assert!(text.starts_with("<svg"), "{v}-timeline.svg");
         assert!(
-            text.contains("CPU 0") && text.contains("CPU 15"),
+            text.contains("CPU 0") && text.contains("15 idle CPUs: 1–15"),
             "{v}-timeline.svg lanes"
         );
         assert!(

@@ -148,9 +148,27 @@ impl RunTimeline {
 
     /// The lanes to draw, at most `max_lanes`: one per CPU (colour = task), or one per task
     /// that ran (colour = CPU), the tasks named `selected` first so they are never cut off.
-    pub fn lanes(&self, per_task: bool, selected: Option<&str>, max_lanes: usize) -> Vec<Lane> {
+    /// With `fold_idle`, the CPUs that never ran a task share one empty lane at the end
+    /// (`3 idle CPUs: 1, 5–6`).
+    pub fn lanes(
+        &self,
+        per_task: bool,
+        selected: Option<&str>,
+        max_lanes: usize,
+        fold_idle: bool,
+    ) -> Vec<Lane> {
         if !per_task {
-            return (0..self.cpus.min(max_lanes as u32))
+            let mut busy = vec![false; self.cpus as usize];
+            for s in &self.slices {
+                if let Some(b) = busy.get_mut(s.cpu as usize) {
+                    *b = true;
+                }
+            }
+            let idle: Vec<u32> = (0..self.cpus).filter(|&c| !busy[c as usize]).collect();
+            let fold = fold_idle && idle.len() > 1;
+            let mut lanes: Vec<Lane> = (0..self.cpus)
+                .filter(|&c| !fold || busy[c as usize])
+                .take(max_lanes)
                 .map(|cpu| Lane {
                     label: format!("CPU {cpu}"),
                     pid: None,
@@ -163,6 +181,14 @@ impl RunTimeline {
                     ),
                 })
                 .collect();
+            if fold {
+                lanes.push(Lane {
+                    label: format!("{} idle CPUs: {}", idle.len(), cpu_ranges(&idle)),
+                    pid: None,
+                    index: LaneIndex::new(vec![]),
+                });
+            }
+            return lanes;
         }
         let mut ran = vec![false; self.tasks.len() + 1];
         for s in &self.slices {
@@ -192,6 +218,25 @@ impl RunTimeline {
             })
             .collect()
     }
+}
+
+/// CPU numbers as ranges: `1, 5–6, 9–15`.
+fn cpu_ranges(cpus: &[u32]) -> String {
+    let mut out: Vec<String> = vec![];
+    let mut i = 0;
+    while i < cpus.len() {
+        let mut j = i;
+        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+            j += 1;
+        }
+        out.push(if j == i {
+            cpus[i].to_string()
+        } else {
+            format!("{}–{}", cpus[i], cpus[j])
+        });
+        i = j + 1;
+    }
+    out.join(", ")
 }
 
 /// One lane of a timeline view: its label, the task it belongs to (per-task lanes), and its

@@ -255,3 +255,37 @@ fn the_lane_index_lays_out_like_the_reference() {
     );
     assert_eq!(blocks.len(), 1000);
 }
+
+#[test]
+fn cpus_that_never_ran_a_task_fold_into_one_lane() {
+    use schedlab_report::timeline::{EndReason, RunTimeline, Slice};
+    let slice = |cpu, pid, start_ns| Slice {
+        cpu,
+        pid,
+        start_ns,
+        end_ns: start_ns + 10,
+        reason: EndReason::Slept,
+    };
+    let tl = RunTimeline {
+        cpus: 6,
+        end_ns: 100,
+        tasks: vec![(1, "a".into()), (2, "b".into())],
+        slices: vec![slice(0, 1, 0), slice(2, 2, 5), slice(2, 1, 20)],
+        ..RunTimeline::default()
+    };
+    let labels = |fold| -> Vec<String> {
+        tl.lanes(false, None, 48, fold)
+            .into_iter()
+            .map(|l| l.label)
+            .collect()
+    };
+    assert_eq!(labels(true), ["CPU 0", "CPU 2", "4 idle CPUs: 1, 3–5"]);
+    assert_eq!(labels(false).len(), 6, "every CPU when asked");
+    // Per-task lanes: the tasks that ran, the selected one first.
+    let per_task: Vec<String> = tl
+        .lanes(true, Some("b"), 48, true)
+        .into_iter()
+        .map(|l| l.label)
+        .collect();
+    assert_eq!(per_task, ["b:2", "a:1"]);
+}

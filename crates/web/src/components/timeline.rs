@@ -26,6 +26,7 @@ struct LanesProps {
     variant: String,
     window: (u64, u64),
     per_task: bool,
+    show_idle_cpus: bool,
     selected: Option<String>,
     overlay: bool,
     ruler: Vec<u64>,
@@ -57,8 +58,13 @@ fn lanes_view(p: &LanesProps) -> Html {
         width_px: PLOT_W,
     };
     let lanes = use_memo(
-        (p.data.clone(), p.per_task, p.selected.clone()),
-        |(d, per_task, sel)| d.lanes(*per_task, sel.as_deref(), MAX_LANES),
+        (
+            p.data.clone(),
+            p.per_task,
+            p.selected.clone(),
+            p.show_idle_cpus,
+        ),
+        |(d, per_task, sel, show_idle)| d.lanes(*per_task, sel.as_deref(), MAX_LANES, !*show_idle),
     );
     let (width, height) = timeline_size(lanes.len(), p.overlay && p.selected.is_some());
     {
@@ -66,6 +72,7 @@ fn lanes_view(p: &LanesProps) -> Html {
         let deps = (
             p.window,
             p.per_task,
+            p.show_idle_cpus,
             p.selected.clone(),
             p.overlay,
             p.ruler.clone(),
@@ -77,6 +84,7 @@ fn lanes_view(p: &LanesProps) -> Html {
             variant: p.variant.clone(),
             window: p.window,
             per_task: p.per_task,
+            show_idle_cpus: p.show_idle_cpus,
             selected: p.selected.clone(),
             overlay: p.overlay,
             ruler: p.ruler.clone(),
@@ -270,6 +278,7 @@ const HELP: &[(&str, &str)] = &[
     ("shift-drag", "zoom to the selected range"),
     ("f", "fit the whole run"),
     ("l", "lanes per CPU / per task"),
+    ("i", "show or fold the CPUs that never ran a task"),
     ("o", "lag and deadline overlay of the selected task"),
     (
         "click",
@@ -325,6 +334,7 @@ pub fn timeline_panel(ctx: &Ctx) -> Html {
                 "ArrowRight" => TimelineAction::Pan(0.2),
                 "f" => TimelineAction::Fit,
                 "l" => TimelineAction::ToggleLayout,
+                "i" => TimelineAction::ToggleIdleCpus,
                 "o" => TimelineAction::ToggleOverlay,
                 "?" => TimelineAction::ToggleHelp,
                 "Escape" => TimelineAction::Escape,
@@ -353,6 +363,9 @@ pub fn timeline_panel(ctx: &Ctx) -> Html {
                 <button id="tl-zoom-out" onclick={act(TimelineAction::Zoom { factor: 2.0, center_ns: center })} title="zoom out (−)">{ "−" }</button>
                 <button id="tl-fit" onclick={act(TimelineAction::Fit)} title="fit (f)">{ "fit" }</button>
                 <button id="tl-layout" onclick={act(TimelineAction::ToggleLayout)} title="lanes per CPU / per task (l)">{ if tl.per_task { "per task" } else { "per CPU" } }</button>
+                if !tl.per_task {
+                    <button id="tl-idle" onclick={act(TimelineAction::ToggleIdleCpus)} title="show or fold the CPUs that never ran a task (i)" aria-pressed={tl.show_idle_cpus.to_string()}>{ "idle CPUs" }</button>
+                }
                 <button id="tl-overlay" onclick={act(TimelineAction::ToggleOverlay)} title="overlay (o)" aria-pressed={tl.overlay.to_string()}>{ "overlay" }</button>
                 <button id="tl-help" onclick={act(TimelineAction::ToggleHelp)} title="keys (?)">{ "?" }</button>
                 <span class="tl-range">{ format!("{} – {} ({})", fmt_duration(window.0), fmt_duration(window.1), fmt_duration(window.1 - window.0)) }</span>
@@ -369,7 +382,7 @@ pub fn timeline_panel(ctx: &Ctx) -> Html {
             <div class="tl-tooltip" role="status">{ hover.as_ref().map(|h| h.1.clone()).unwrap_or_default() }</div>
             { for r.variants.iter().zip(tls.iter()).map(|(v, data)| html! {
                 <Lanes data={data.clone()} variant={v.variant.clone()} window={window}
-                    per_task={tl.per_task} selected={tl.selected.clone()} overlay={tl.overlay} ruler={tl.ruler.clone()}
+                    per_task={tl.per_task} show_idle_cpus={tl.show_idle_cpus} selected={tl.selected.clone()} overlay={tl.overlay} ruler={tl.ruler.clone()}
                     hover_ns={hover.as_ref().map(|h| h.0)} on_hover={on_hover.clone()} dispatch={ctx.dispatch.clone()} />
             }) }
         </section>

@@ -18,6 +18,9 @@ pub struct TimelineView {
     pub ruler: Vec<u64>,
     /// The keyboard help is open.
     pub help: bool,
+    /// Per-CPU lanes: show every CPU, instead of folding the CPUs that never ran a task into
+    /// one lane.
+    pub show_idle_cpus: bool,
 }
 
 /// Timeline actions.
@@ -35,6 +38,8 @@ pub enum TimelineAction {
     /// Show exactly this window (drag-select).
     Range(u64, u64),
     ToggleLayout,
+    /// Show or fold the CPUs that never ran a task.
+    ToggleIdleCpus,
     Select(Option<String>),
     ToggleOverlay,
     /// Add a ruler mark (a third click starts over).
@@ -103,6 +108,7 @@ impl State {
                 }
             }
             TimelineAction::ToggleLayout => tl.per_task = !tl.per_task,
+            TimelineAction::ToggleIdleCpus => tl.show_idle_cpus = !tl.show_idle_cpus,
             TimelineAction::Select(t) => tl.selected = t,
             TimelineAction::ToggleOverlay => tl.overlay = !tl.overlay,
             TimelineAction::Ruler(t) => {
