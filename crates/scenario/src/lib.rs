@@ -46,8 +46,8 @@ use serde_json::{Map, Number, Value};
 
 pub use parse::MAX_SCENARIO_BYTES;
 pub use workload::{
-    FioLike, Hackbench, MassiveIntr, Periodic, PipePair, Placement, Role, Schbench, Workload,
-    WorkloadInfo, WorkloadKind,
+    FioLike, Hackbench, MassiveIntr, ParamSpec, Periodic, PipePair, Placement, Role, Schbench,
+    Workload, WorkloadInfo, WorkloadKind,
 };
 
 /// The format version this crate writes. Every version it ever wrote stays readable.

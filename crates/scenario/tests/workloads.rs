@@ -568,3 +568,59 @@ fn mutated_workload_documents_never_panic() {
         "the fuzz should also exercise valid documents ({parsed})"
     );
 }
+
+/// The parameter table the page's form shows agrees with the format: each default is the
+/// generator's default, each example of a bad value is refused at that parameter, and an
+/// unknown parameter is refused.
+#[test]
+fn the_parameter_table_matches_the_format() {
+    let doc = |kind: &str, params: &str| {
+        format!(
+            r#"{{"version": 1, "name": "t", "cpus": 4, "hz": 1000, "duration_ms": 10, "variants": ["cfs-6.1"],
+               "workloads": [{{"{kind}": {params}}}]}}"#
+        )
+    };
+    for kind in WorkloadKind::ALL {
+        let plain = Scenario::from_json(&doc(kind.name(), "{}")).unwrap();
+        assert!(!kind.params().is_empty());
+        for p in kind.params() {
+            assert!(
+                !p.help.is_empty() && !p.allowed.is_empty(),
+                "{}.{}",
+                kind.name(),
+                p.name
+            );
+            if !p.default.is_empty() {
+                let with = Scenario::from_json(&doc(
+                    kind.name(),
+                    &format!(r#"{{"{}": {}}}"#, p.name, p.default),
+                ))
+                .unwrap_or_else(|e| panic!("{}.{} = {}: {e}", kind.name(), p.name, p.default));
+                assert_eq!(
+                    with.workloads,
+                    plain.workloads,
+                    "{}.{}: the table's default is the generator's",
+                    kind.name(),
+                    p.name
+                );
+            }
+            let errs = Scenario::from_json(&doc(
+                kind.name(),
+                &format!(r#"{{"{}": {}}}"#, p.name, p.bad),
+            ))
+            .expect_err(&format!(
+                "{}.{} = {} is refused",
+                kind.name(),
+                p.name,
+                p.bad
+            ));
+            let want = format!("workloads[0].{}.{}", kind.name(), p.name);
+            assert!(
+                errs.0.iter().any(|e| e.path.starts_with(&want)),
+                "{want}: {errs}"
+            );
+        }
+        let errs = Scenario::from_json(&doc(kind.name(), r#"{"bogus": 1}"#)).unwrap_err();
+        assert!(errs.to_string().contains("bogus"), "{errs}");
+    }
+}

@@ -530,3 +530,55 @@ fn the_embed_snippet_opens_the_same_scenario_in_the_chosen_view() {
         None
     );
 }
+
+#[test]
+fn workload_parameters_are_edited_field_by_field() {
+    let mut s = State::initial().reduce(Action::AddWorkload);
+    let row = s.workloads.len() - 1;
+    s = s.reduce(Action::SetWorkload {
+        row,
+        kind: Some("hackbench".into()),
+        params: None,
+    });
+    let set = |s: &State, name: &str, value: &str| {
+        s.reduce(Action::SetWorkloadParam {
+            row,
+            name: name.into(),
+            value: value.into(),
+        })
+    };
+    s = set(&s, "groups", "4");
+    s = set(&s, "affinity", "0,1");
+    s = set(&s, "threads", "true");
+    assert_eq!(s.workloads[row].param_text("groups"), "4");
+    assert_eq!(s.workloads[row].param_text("affinity"), "0,1");
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    let sc = s.scenario.as_ref().expect("valid");
+    match &sc.workloads[row] {
+        schedlab_scenario::Workload::Hackbench(h) => {
+            assert_eq!((h.groups, h.threads), (4, true));
+            assert_eq!(h.affinity, Some(vec![0, 1]));
+        }
+        w => panic!("{w:?}"),
+    }
+    // The JSON view shows the same document.
+    assert!(s.json_text.contains("\"groups\": 4"), "{}", s.json_text);
+    // A bad value stays as typed and is reported at its field.
+    s = set(&s, "groups", "0");
+    assert_eq!(s.workloads[row].param_text("groups"), "0");
+    assert!(
+        !s.errors_at(&format!("workloads[{row}].hackbench.groups")).is_empty(),
+        "{:?}",
+        s.errors
+    );
+    // Emptying a field restores the default; a new kind keeps what it shares (affinity).
+    s = set(&s, "groups", "");
+    assert_eq!(s.workloads[row].param_text("groups"), "");
+    s = s.reduce(Action::SetWorkload {
+        row,
+        kind: Some("fio_like".into()),
+        params: None,
+    });
+    assert_eq!(s.workloads[row].params, r#"{"affinity":[0,1]}"#);
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+}

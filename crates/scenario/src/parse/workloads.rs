@@ -102,13 +102,7 @@ impl W<'_> {
 pub(super) const MAX_COST_NS: f64 = 1e9;
 
 pub(super) fn hackbench(p: &mut P, w: &W, cpus: Option<u64>) -> Option<Hackbench> {
-    p.unknown_keys(
-        w.path,
-        w.o,
-        &[
-            "groups", "fds", "loops", "datasize", "threads", "send_us", "recv_us", "affinity",
-        ],
-    );
+    p.unknown_keys(w.path, w.o, &WorkloadKind::Hackbench.keys());
     let d = Hackbench::default();
     let max_loop = limits::MAX_LOOP_TIMES as u64;
     let groups = w.uint(p, "groups", d.groups, 1, 1000);
@@ -154,17 +148,7 @@ pub(super) fn hackbench(p: &mut P, w: &W, cpus: Option<u64>) -> Option<Hackbench
 }
 
 pub(super) fn schbench(p: &mut P, w: &W, cpus: Option<u64>) -> Option<Schbench> {
-    p.unknown_keys(
-        w.path,
-        w.o,
-        &[
-            "message_threads",
-            "workers",
-            "request_us",
-            "think_us",
-            "affinity",
-        ],
-    );
+    p.unknown_keys(w.path, w.o, &WorkloadKind::Schbench.keys());
     let d = Schbench::default();
     let message_threads = w.uint(p, "message_threads", d.message_threads, 1, 1024);
     let workers = w.uint(p, "workers", d.workers, 1, 1000);
@@ -181,17 +165,7 @@ pub(super) fn schbench(p: &mut P, w: &W, cpus: Option<u64>) -> Option<Schbench> 
 }
 
 pub(super) fn pipe_pair(p: &mut P, w: &W) -> Option<PipePair> {
-    p.unknown_keys(
-        w.path,
-        w.o,
-        &[
-            "pairs",
-            "client_us",
-            "client_post_us",
-            "server_us",
-            "placement",
-        ],
-    );
+    p.unknown_keys(w.path, w.o, &WorkloadKind::PipePair.keys());
     let d = PipePair::default();
     let pairs = w.uint(p, "pairs", d.pairs, 1, MAX_COUNT);
     let client_us = w.time(p, "client_us", d.client_us, Unit::Us, MAX_COST_NS);
@@ -228,7 +202,7 @@ pub(super) fn pipe_pair(p: &mut P, w: &W) -> Option<PipePair> {
 }
 
 pub(super) fn massive_intr(p: &mut P, w: &W, cpus: Option<u64>) -> Option<MassiveIntr> {
-    p.unknown_keys(w.path, w.o, &["count", "work_ms", "sleep_ms", "affinity"]);
+    p.unknown_keys(w.path, w.o, &WorkloadKind::MassiveIntr.keys());
     let d = MassiveIntr::default();
     let count = w.uint(p, "count", d.count, 0, MAX_COUNT);
     let work_ms = w.time(p, "work_ms", d.work_ms, Unit::Ms, 60e9);
@@ -243,20 +217,7 @@ pub(super) fn massive_intr(p: &mut P, w: &W, cpus: Option<u64>) -> Option<Massiv
 }
 
 pub(super) fn periodic(p: &mut P, w: &W, cpus: Option<u64>) -> Option<Periodic> {
-    p.unknown_keys(
-        w.path,
-        w.o,
-        &[
-            "name",
-            "count",
-            "period_us",
-            "work_us",
-            "slice_us",
-            "nice",
-            "policy",
-            "affinity",
-        ],
-    );
+    p.unknown_keys(w.path, w.o, &WorkloadKind::Periodic.keys());
     let d = Periodic::default();
     let name =
         w.o.get("name")
@@ -285,7 +246,7 @@ pub(super) fn periodic(p: &mut P, w: &W, cpus: Option<u64>) -> Option<Periodic> 
 }
 
 pub(super) fn fio_like(p: &mut P, w: &W, cpus: Option<u64>) -> Option<FioLike> {
-    p.unknown_keys(w.path, w.o, &["jobs", "cpu_us", "io_us", "affinity"]);
+    p.unknown_keys(w.path, w.o, &WorkloadKind::FioLike.keys());
     let d = FioLike::default();
     let jobs = w.uint(p, "jobs", d.jobs, 1, MAX_COUNT);
     let cpu_us = w.time(p, "cpu_us", d.cpu_us, Unit::Us, MAX_COST_NS);

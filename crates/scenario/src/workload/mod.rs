@@ -15,9 +15,11 @@ use serde_json::{Map, Number, Value};
 use crate::Duration;
 
 mod expand;
+mod params;
 
 use expand::massive_count;
 pub(crate) use expand::{channel_specs, expand};
+pub use params::ParamSpec;
 
 /// What kind of benchmark a workload is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

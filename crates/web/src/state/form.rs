@@ -30,6 +30,65 @@ pub struct WorkloadRow {
     pub params: String,
 }
 
+impl WorkloadRow {
+    /// The parameters as a JSON object, or None while the text is not one.
+    pub fn params_object(&self) -> Option<Map<String, Value>> {
+        match serde_json::from_str(&self.params) {
+            Ok(Value::Object(o)) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// Parameter `name` as a form field shows it: a string without quotes, a CPU list as
+    /// `0,1`, anything else as JSON; empty when absent (the field shows the default).
+    pub fn param_text(&self, name: &str) -> String {
+        match self.params_object().as_ref().and_then(|o| o.get(name)) {
+            None => String::new(),
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Array(a)) if name == "affinity" => a
+                .iter()
+                .map(|c| text_of(Some(c)))
+                .collect::<Vec<_>>()
+                .join(","),
+            Some(v) => v.to_string(),
+        }
+    }
+
+    /// Sets parameter `name` from a form field's text (empty: back to the default). Text that
+    /// is not JSON stays text, for the validator to name; a CPU list may be written `0,1`.
+    /// Does nothing while the parameters are not a JSON object (the raw field shows why).
+    pub fn set_param(&mut self, name: &str, text: &str) {
+        let Some(mut o) = self.params_object() else {
+            return;
+        };
+        let t = text.trim();
+        if t.is_empty() {
+            o.remove(name);
+        } else if name == "affinity" && !t.starts_with('[') {
+            o.insert(
+                name.into(),
+                Value::Array(t.split(',').map(num_or_text).collect()),
+            );
+        } else {
+            o.insert(name.into(), json_or_text(t));
+        }
+        self.params = Value::Object(o).to_string();
+    }
+
+    /// Changes the kind, keeping the parameters the new kind also has.
+    pub fn set_kind(&mut self, kind: String) {
+        if let (Some(mut o), Some(k)) = (
+            self.params_object(),
+            schedlab_scenario::WorkloadKind::from_name(&kind),
+        ) {
+            let keys = k.keys();
+            o.retain(|name, _| keys.contains(&name.as_str()));
+            self.params = Value::Object(o).to_string();
+        }
+        self.kind = kind;
+    }
+}
+
 /// The machine and run fields, as typed.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Machine {

@@ -109,6 +109,12 @@ pub enum Action {
         kind: Option<String>,
         params: Option<String>,
     },
+    /// One parameter of a workload, from its form field.
+    SetWorkloadParam {
+        row: usize,
+        name: String,
+        value: String,
+    },
     AddWorkload,
     DeleteWorkload(usize),
     SetJson(String),
@@ -362,11 +368,16 @@ impl State {
             Action::SetWorkload { row, kind, params } => {
                 if let Some(w) = s.workloads.get_mut(row) {
                     if let Some(k) = kind {
-                        w.kind = k;
+                        w.set_kind(k);
                     }
                     if let Some(p) = params {
                         w.params = p;
                     }
+                }
+            }
+            Action::SetWorkloadParam { row, name, value } => {
+                if let Some(w) = s.workloads.get_mut(row) {
+                    w.set_param(&name, &value);
                 }
             }
             Action::AddWorkload => s.workloads.push(WorkloadRow {
