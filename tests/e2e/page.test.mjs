@@ -312,3 +312,56 @@ test('a scenario file dropped on the page opens, and a file that is not one is n
   assert.match(await page.locator('#notice').innerText(), /notes\.json/);
   assert.equal(await page.locator('input[data-path="name"]').inputValue(), 'dropped scenario', 'what was loaded stays');
 });
+
+test('workload parameters have a form whose fields edit the same document as the JSON view', async () => {
+  await page.selectOption('#presets', 'preset:hackbench');
+  const groups = page.locator('.workload-row >> nth=0 >> input.param[name="groups"]');
+  await groups.waitFor();
+  assert.equal(await groups.getAttribute('placeholder'), '10', 'the default is shown');
+  assert.match(await groups.getAttribute('aria-description'), /1\.\.=1000/, 'what is allowed is said');
+  await groups.fill('3');
+  const doc = JSON.parse(await page.locator('#scenario-json').inputValue());
+  assert.equal(doc.workloads[0].hackbench.groups, 3);
+  await groups.fill('0');
+  await page.locator('.field-error[data-path="workloads[0].hackbench.groups"]').waitFor();
+  assert.equal(await groups.inputValue(), '0', 'what was typed stays');
+  await groups.fill('8');
+});
+
+test('with four variants nothing overflows the page at 800, 1280 and 1920 px', async () => {
+  await page.selectOption('#presets', 'preset:hackbench');
+  const n = await runCount();
+  await page.click('#run');
+  assert.equal(await waitRun(n + 1), 'done');
+  assert.equal(await page.locator('.variant-result').count(), 4);
+  for (const width of [800, 1280, 1920]) {
+    await page.setViewportSize({ width, height: 1000 });
+    const m = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, iw: innerWidth }));
+    assert.ok(m.sw <= m.iw, `at ${width} px the page is ${m.sw} px wide`);
+  }
+  // Narrow: the editor is a drawer, closed at first, with the run bar still at hand.
+  await page.setViewportSize({ width: 800, height: 1000 });
+  assert.equal(await page.locator('.editor-toggle').isVisible(), true);
+  assert.equal(await page.locator('input[data-path="cpus"]').isVisible(), false);
+  assert.equal(await page.locator('#run').isVisible(), true);
+  await page.click('.editor-toggle');
+  assert.equal(await page.locator('input[data-path="cpus"]').isVisible(), true);
+  await page.click('.editor-toggle');
+  await page.setViewportSize({ width: 1500, height: 1100 });
+  assert.equal(await page.locator('.editor-toggle').isVisible(), false);
+  assert.equal(await page.locator('input[data-path="cpus"]').isVisible(), true);
+});
+
+test('CPUs that never ran a task share one lane until asked', async () => {
+  await page.selectOption('#presets', 'example:2');
+  const n = await runCount();
+  await page.click('#run');
+  assert.equal(await waitRun(n + 1), 'done');
+  const lanes = async () => Number(await page.locator('.tl-variant canvas.timeline').first().getAttribute('height'));
+  const folded = await lanes();
+  await page.click('#tl-idle');
+  const all = await lanes();
+  assert.ok(all > folded, `every CPU's lane (${all} px) is taller than the folded view (${folded} px)`);
+  await page.click('#tl-idle');
+  assert.equal(await lanes(), folded);
+});

@@ -567,7 +567,8 @@ fn workload_parameters_are_edited_field_by_field() {
     s = set(&s, "groups", "0");
     assert_eq!(s.workloads[row].param_text("groups"), "0");
     assert!(
-        !s.errors_at(&format!("workloads[{row}].hackbench.groups")).is_empty(),
+        !s.errors_at(&format!("workloads[{row}].hackbench.groups"))
+            .is_empty(),
         "{:?}",
         s.errors
     );

@@ -229,7 +229,7 @@ pub fn app() -> Html {
             ondragover={on_dragover} ondragleave={on_dragleave} ondrop={on_drop}>
             <header>
                 <h1>{ "schedlab" }</h1>
-                <span class="tagline">{ "the Linux fair scheduler, simulated: CFS and EEVDF generations side by side" }</span>
+                <span class="tagline">{ "Replay a scheduler experiment under CFS and EEVDF kernels, with fair.c's own features and tunables, and see what each kernel does, side by side." }</span>
                 <PresetsMenu ..ctx.clone() />
             </header>
             if let Some(n) = &ctx.state.0.notice {

@@ -36,7 +36,7 @@ pub fn presets_menu(ctx: &Ctx) -> Html {
     });
     html! {
         <label class="presets">
-            { "Open: " }
+            { "Open an LKML experiment or an example: " }
             <select id="presets" onchange={onchange} aria-label="open a preset or example">
                 <option value="" selected=true>{ "a preset or example…" }</option>
                 <optgroup label="LKML experiments">
