@@ -1,0 +1,341 @@
+//! The command line as clap reads it, and its usage errors in schedlab's words.
+
+use std::io::Write;
+
+use clap::builder::{PossibleValue, PossibleValuesParser};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use schedlab_scenario::link::EMBED_VIEWS;
+use schedlab_scenario::presets::presets;
+use schedlab_scenario::Scenario;
+
+use crate::{load, load_preset, usage_err, Fail};
+
+/// The command line, as clap reads it. Every command and option has its help text here
+/// (`schedlab help`, `schedlab COMMAND --help`); usage errors are reported by [`usage_message`]
+/// in the same voice as the scenario errors.
+#[derive(Debug, Parser)]
+#[command(
+    name = "schedlab",
+    version,
+    about = "schedlab: the Linux fair scheduler (CFS and EEVDF generations), simulated",
+    after_help = "\
+Kernel variants are a preset and, after a colon, features and tunables in the debugfs syntax:
+    eevdf-6.12:NO_DELAY_DEQUEUE    cfs-6.1:wakeup_granularity_ns=1000000,NEXT_BUDDY
+`schedlab variants` lists them; `schedlab COMMAND --help` describes each command.",
+    arg_required_else_help = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Run a scenario under its kernel variants and print perf-sched-style tables
+    Run(RunArgs),
+    /// List the bundled experiments (the LKML threads' setups)
+    Presets,
+    /// Validate a scenario and say what it contains
+    Check(Source),
+    /// Print the scenario with its workloads turned into plain task groups
+    Expand(Source),
+    /// Run every variant of the presets and print events per second
+    Bench {
+        /// Only this preset (repeatable; default: all of them)
+        #[arg(long, value_name = "NAME", value_parser = preset_names())]
+        preset: Vec<String>,
+    },
+    /// Print a link that opens the scenario in the page
+    Link {
+        #[command(flatten)]
+        source: Source,
+        /// Where the page is served
+        #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080/")]
+        base: String,
+        /// Link to one view in the minimal embed layout (for an iframe's src)
+        #[arg(long, value_name = "VIEW", value_parser = PossibleValuesParser::new(EMBED_VIEWS))]
+        embed: Option<String>,
+    },
+    /// Print the scenario a link carries
+    Decode {
+        /// A schedlab link (or just its `v1.…` fragment)
+        #[arg(value_name = "LINK")]
+        link: String,
+    },
+    /// List the kernel variants, their features and tunables
+    Variants,
+    /// Print a shell completion script
+    #[command(
+        long_about = "Print a shell completion script, e.g.\n    schedlab completions bash > ~/.local/share/bash-completion/completions/schedlab"
+    )]
+    Completions {
+        /// The shell
+        #[arg(value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
+}
+
+/// Where a scenario comes from: a file or a bundled preset, exactly one (every command that
+/// reads a scenario takes this group).
+#[derive(Debug, Args)]
+#[group(required = true, multiple = false)]
+pub(crate) struct Source {
+    /// A scenario file (`-` reads standard input)
+    #[arg(value_name = "FILE.json")]
+    pub(crate) file: Option<String>,
+    /// One of the bundled experiments instead of a file (see `schedlab presets`)
+    #[arg(long, value_name = "NAME", value_parser = preset_names())]
+    pub(crate) preset: Option<String>,
+}
+
+impl Source {
+    /// The header (presets only) and the scenario.
+    pub(crate) fn load(&self) -> Result<(Option<String>, Scenario), Fail> {
+        match (&self.preset, &self.file) {
+            (Some(name), _) => load_preset(name),
+            (None, Some(file)) => Ok((None, load(file)?)),
+            (None, None) => Err(usage_err("a scenario file or --preset NAME is needed")),
+        }
+    }
+
+    /// How the scenario is named in messages: the file or the preset.
+    pub(crate) fn name(&self) -> &str {
+        self.preset
+            .as_deref()
+            .or(self.file.as_deref())
+            .unwrap_or("the scenario")
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RunArgs {
+    #[command(flatten)]
+    pub(crate) source: Source,
+    /// Run this kernel variant instead of the scenario's (repeatable), e.g.
+    /// eevdf-6.12:NO_DELAY_DEQUEUE or cfs-6.1:wakeup_granularity_ns=1000000
+    #[arg(long = "variant", value_name = "V")]
+    pub(crate) variants: Vec<String>,
+    /// Output format
+    #[arg(long, value_name = "F", value_enum, default_value_t = Format::Table)]
+    pub(crate) format: Format,
+    /// Table layout: sum (perf latency with a Sum delay column, as in LKML mails) or perf
+    /// (upstream perf sched latency)
+    #[arg(long, value_name = "L", value_enum, default_value_t = Layout::Sum)]
+    pub(crate) layout: Layout,
+    /// One row per task instead of merging tasks by name (perf -p)
+    #[arg(long)]
+    pub(crate) pids: bool,
+    /// Also print the perf sched timehist view
+    #[arg(long)]
+    pub(crate) timehist: bool,
+    /// Write every event, one JSON object per line
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub(crate) trace: Option<String>,
+    /// Write the runs as Chrome/Perfetto trace-event JSON (ui.perfetto.dev)
+    #[arg(long, value_name = "FILE.json")]
+    pub(crate) perfetto: Option<String>,
+    /// Write each variant's wakeup-latency and scheduling-delay histograms as SVG (the page's
+    /// charts, on the same axes across variants)
+    #[arg(long = "export-svg", value_name = "DIR")]
+    pub(crate) svg_dir: Option<String>,
+    /// Stop a run that needs more events than this
+    #[arg(long, value_name = "N", default_value_t = 500_000_000, value_parser = positive)]
+    pub(crate) max_events: u64,
+}
+
+/// Where a run's options ended up.
+#[derive(Debug)]
+pub(crate) struct RunOpts {
+    pub(crate) perfetto: Option<String>,
+    pub(crate) svg_dir: Option<String>,
+    pub(crate) file: String,
+    pub(crate) preset: Option<String>,
+    pub(crate) variants: Vec<String>,
+    pub(crate) format: Format,
+    pub(crate) layout_sum: bool,
+    pub(crate) pids: bool,
+    pub(crate) timehist: bool,
+    pub(crate) trace: Option<String>,
+    pub(crate) max_events: u64,
+}
+
+impl From<RunArgs> for RunOpts {
+    fn from(a: RunArgs) -> RunOpts {
+        RunOpts {
+            perfetto: a.perfetto,
+            svg_dir: a.svg_dir,
+            file: a.source.file.unwrap_or_default(),
+            preset: a.source.preset,
+            variants: a.variants,
+            format: a.format,
+            layout_sum: a.layout == Layout::Sum,
+            pids: a.pids,
+            timehist: a.timehist,
+            trace: a.trace,
+            max_events: a.max_events,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    Table,
+    Json,
+    Csv,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Layout {
+    Sum,
+    Perf,
+}
+
+/// The preset names, for `--preset` (so that completions offer them and a typo gets a
+/// suggestion).
+pub(crate) fn preset_names() -> PossibleValuesParser {
+    PossibleValuesParser::new(presets().iter().map(|p| PossibleValue::new(p.name)))
+}
+
+pub(crate) fn positive(s: &str) -> Result<u64, String> {
+    s.parse()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| "expected a positive whole number".to_string())
+}
+
+/// The clap command behind `schedlab` (for completions and tests).
+pub fn command() -> clap::Command {
+    Cli::command()
+}
+
+/// Help and version go to `out` with status 0; a usage error goes to `err` with status 2.
+pub(crate) fn clap_error(
+    e: &clap::Error,
+    args: &[String],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = write!(out, "{}", e.render());
+            0
+        }
+        _ => {
+            // The subcommand, if the error is about one of its arguments.
+            let sub = args
+                .first()
+                .filter(|a| command().find_subcommand(a.as_str()).is_some());
+            let help = match sub {
+                Some(s) => format!("schedlab {s} --help"),
+                None => "schedlab --help".into(),
+            };
+            let _ = writeln!(err, "schedlab: {}\nsee `{help}`", usage_message(e, sub));
+            2
+        }
+    }
+}
+
+/// A clap error in schedlab's words: what was wrong, quoted, and the closest valid spelling.
+pub(crate) fn usage_message(e: &clap::Error, sub: Option<&String>) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let text = |k: ContextKind| match e.get(k) {
+        Some(ContextValue::String(s)) => s.clone(),
+        Some(ContextValue::Strings(v)) => v.join(", "),
+        Some(ContextValue::StyledStr(s)) => s.to_string(),
+        _ => String::new(),
+    };
+    let list = |k: ContextKind| match e.get(k) {
+        Some(ContextValue::Strings(v)) => v.clone(),
+        Some(ContextValue::String(s)) => vec![s.clone()],
+        _ => vec![],
+    };
+    // `--format <F>` → `--format`
+    let flag = |s: String| s.split(' ').next().unwrap_or_default().to_string();
+    let one_of = |v: &[String]| match v {
+        [] => String::new(),
+        [one] => format!("`{one}`"),
+        [init @ .., last] => format!(
+            "{} or `{last}`",
+            init.iter()
+                .map(|x| format!("`{x}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let suggest = |k: ContextKind| {
+        let s = list(k);
+        if s.is_empty() {
+            String::new()
+        } else {
+            format!("; did you mean {}?", one_of(&s))
+        }
+    };
+    let who = sub.map_or("schedlab", String::as_str);
+    match e.kind() {
+        ErrorKind::UnknownArgument => {
+            let arg = text(ContextKind::InvalidArg);
+            let what = if arg.starts_with('-') {
+                "unknown option"
+            } else {
+                "unexpected argument"
+            };
+            let mut m = format!("{what} `{arg}`{}", suggest(ContextKind::SuggestedArg));
+            m.push_str(&suggest(ContextKind::SuggestedSubcommand));
+            m
+        }
+        ErrorKind::InvalidSubcommand => format!(
+            "unknown command `{}`{}",
+            text(ContextKind::InvalidSubcommand),
+            suggest(ContextKind::SuggestedSubcommand)
+        ),
+        ErrorKind::InvalidValue => {
+            let arg = flag(text(ContextKind::InvalidArg));
+            let value = text(ContextKind::InvalidValue);
+            let valid = list(ContextKind::ValidValue);
+            if value.is_empty() {
+                format!("{arg} needs a value")
+            } else {
+                format!(
+                    "{arg} `{value}`: expected {}{}",
+                    one_of(&valid),
+                    suggest(ContextKind::SuggestedValue)
+                )
+            }
+        }
+        ErrorKind::ValueValidation => {
+            let reason = std::error::Error::source(e).map_or(String::new(), |s| s.to_string());
+            format!(
+                "{} `{}`: {reason}",
+                flag(text(ContextKind::InvalidArg)),
+                text(ContextKind::InvalidValue)
+            )
+        }
+        ErrorKind::MissingRequiredArgument => {
+            let missing = text(ContextKind::InvalidArg);
+            if missing.contains("--preset") {
+                format!("{who} needs a scenario file or --preset NAME")
+            } else {
+                format!("{who} needs {missing}")
+            }
+        }
+        ErrorKind::MissingSubcommand => format!("{who} needs a command"),
+        ErrorKind::ArgumentConflict => {
+            let a = flag(text(ContextKind::InvalidArg));
+            let b = flag(text(ContextKind::PriorArg));
+            if [&a, &b].iter().any(|x| x.contains("--preset")) {
+                "give either a scenario file or --preset, not both".into()
+            } else {
+                format!("`{a}` cannot be used with `{b}`")
+            }
+        }
+        _ => {
+            // Anything else in clap's own words, without its "error: " and usage lines.
+            let s = e.render().to_string();
+            let first = s.lines().next().unwrap_or_default();
+            first.strip_prefix("error: ").unwrap_or(first).to_string()
+        }
+    }
+}

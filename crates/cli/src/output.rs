@@ -1,0 +1,284 @@
+//! What the commands print and write: the table report, JSON and CSV (the report crate's, the
+//! same as the page's exports), the JSONL trace, SVG charts, and the presets and variants lists.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+use schedlab_report::compare::format_comparison;
+use schedlab_report::export::RunReport;
+use schedlab_report::figures::{summaries, workload_figures};
+use schedlab_report::latency::{format_perf, format_sum, latency_rows};
+use schedlab_report::timehist::{format_timehist, timehist_lines};
+use schedlab_scenario::presets::presets;
+use schedlab_scenario::Scenario;
+use schedlab_sim::{
+    CpuStats, EventKind, Output, Trace, Variant, ALL_FEATURES, KERNEL_VERSIONS, UNMODELLED_FEATURES,
+};
+
+use crate::args::RunOpts;
+use crate::Fail;
+
+/// The table report: per variant, the variant string, its perf-sched-latency table, the
+/// schedstat totals and the figures of the scenario's workloads; then, with several variants,
+/// the comparison of all of them against the first.
+pub fn table_text(scenario: &Scenario, results: &[Output], layout_sum: bool, pids: bool) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "# {} ({} CPUs, HZ={}, {} ms, seed {})",
+        scenario.name, scenario.cpus, scenario.hz, scenario.duration_ms, scenario.seed
+    );
+    let infos = scenario.workloads();
+    for r in results {
+        let rows = latency_rows(&r.trace, !pids);
+        let _ = writeln!(s, "\n{}", r.variant);
+        let t = if layout_sum {
+            format_sum(&rows)
+        } else {
+            format_perf(&rows)
+        };
+        s.push_str(t.strip_prefix('\n').unwrap_or(&t));
+        s.push_str(&schedstat_line(&r.cpus));
+        let figures = workload_figures(&infos, r);
+        if !figures.text.is_empty() {
+            s.push('\n');
+            s.push_str(&figures.text);
+        }
+    }
+    if results.len() > 1 {
+        s.push_str("\ncomparison\n");
+        s.push_str(&format_comparison(&summaries(scenario, results)));
+    }
+    s
+}
+
+pub(crate) fn table(scenario: &Scenario, results: &[Output], o: &RunOpts) -> String {
+    let mut s = table_text(scenario, results, o.layout_sum, o.pids);
+    if o.timehist {
+        for r in results {
+            let _ = writeln!(s, "\n{} (perf sched timehist)", r.variant);
+            s.push_str(&format_timehist(&r.trace, &timehist_lines(&r.trace)));
+        }
+    }
+    s
+}
+
+pub(crate) fn schedstat_line(cpus: &[CpuStats]) -> String {
+    let mut t = CpuStats::default();
+    for c in cpus {
+        t.sched_count += c.sched_count;
+        t.ttwu_count += c.ttwu_count;
+        t.ttwu_local += c.ttwu_local;
+        t.check_preempt_count += c.check_preempt_count;
+        t.need_preempt_count += c.need_preempt_count;
+    }
+    let ratio = if t.check_preempt_count > 0 {
+        format!(
+            " ({:.2}%)",
+            100.0 * t.need_preempt_count as f64 / t.check_preempt_count as f64
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "  schedstat: sched_count {}  ttwu_count {}  ttwu_local {}  check_preempt_count {}  need_preempt_count {}{}\n",
+        t.sched_count, t.ttwu_count, t.ttwu_local, t.check_preempt_count, t.need_preempt_count, ratio
+    )
+}
+
+/// The JSON report (the same bytes as the page's JSON export of the same run).
+pub fn json(scenario: &Scenario, results: &[Output]) -> String {
+    schedlab_report::export::json(&RunReport::new(scenario, results))
+}
+
+/// The CSV report: one row per variant and task (the same bytes as the page's CSV export).
+pub fn csv(scenario: &Scenario, results: &[Output]) -> String {
+    schedlab_report::export::csv(&RunReport::new(scenario, results))
+}
+
+/// Writes a trace as JSON lines named after the kernel's tracepoints; the idle task is pid 0,
+/// comm `swapper/N`.
+pub fn write_trace(w: &mut dyn Write, trace: &Trace, variant: Option<&str>) -> io::Result<()> {
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"?\"".into());
+    let comm = |pid: u32, cpu: u32| {
+        if pid == 0 {
+            q(&format!("swapper/{cpu}"))
+        } else {
+            q(trace.comm(pid))
+        }
+    };
+    let head = variant
+        .map(|v| format!("\"variant\":{},", q(v)))
+        .unwrap_or_default();
+    for e in &trace.events {
+        let body = match e.kind {
+            EventKind::Switch {
+                prev_pid,
+                prev_state,
+                next_pid,
+            } => format!(
+                "\"event\":\"sched_switch\",\"prev_comm\":{},\"prev_pid\":{prev_pid},\"prev_state\":\"{}\",\"next_comm\":{},\"next_pid\":{next_pid}",
+                comm(prev_pid, e.cpu),
+                prev_state.letter(),
+                comm(next_pid, e.cpu)
+            ),
+            EventKind::Waking { pid, target_cpu } => format!(
+                "\"event\":\"sched_waking\",\"comm\":{},\"pid\":{pid},\"target_cpu\":{target_cpu}",
+                comm(pid, e.cpu)
+            ),
+            EventKind::Wakeup { pid, target_cpu } => format!(
+                "\"event\":\"sched_wakeup\",\"comm\":{},\"pid\":{pid},\"target_cpu\":{target_cpu}",
+                comm(pid, e.cpu)
+            ),
+            EventKind::WakeupNew { pid, target_cpu } => format!(
+                "\"event\":\"sched_wakeup_new\",\"comm\":{},\"pid\":{pid},\"target_cpu\":{target_cpu}",
+                comm(pid, e.cpu)
+            ),
+            EventKind::MigrateTask {
+                pid,
+                orig_cpu,
+                dest_cpu,
+            } => format!(
+                "\"event\":\"sched_migrate_task\",\"comm\":{},\"pid\":{pid},\"orig_cpu\":{orig_cpu},\"dest_cpu\":{dest_cpu}",
+                comm(pid, e.cpu)
+            ),
+            EventKind::StatRuntime { pid, runtime_ns } => format!(
+                "\"event\":\"sched_stat_runtime\",\"comm\":{},\"pid\":{pid},\"runtime_ns\":{runtime_ns}",
+                comm(pid, e.cpu)
+            ),
+        };
+        writeln!(w, "{{{head}\"t_ns\":{},\"cpu\":{},{body}}}", e.t_ns, e.cpu)?;
+    }
+    Ok(())
+}
+
+/// Writes each variant's latency histograms (on shared axes) and its whole-run timeline (one
+/// lane per CPU) as SVG, drawn by the same code as the page's canvases.
+pub(crate) fn export_svg(dir: &str, results: &[Output], variants: &[Variant]) -> Result<(), Fail> {
+    use schedlab_report::plot::{
+        histogram_svg, shared_histograms, timeline_svg, TimelineView, TIMELINE_PLOT_W,
+    };
+    use schedlab_report::timeline::{RunTimeline, Viewport};
+    use schedlab_report::wakeup::{sched_delays_ns, wakeup_latencies_ns};
+    std::fs::create_dir_all(dir).map_err(|e| Fail(1, format!("cannot create {dir}: {e}")))?;
+    let wake: Vec<Vec<u64>> = results
+        .iter()
+        .map(|r| wakeup_latencies_ns(&r.trace, None))
+        .collect();
+    let delay: Vec<Vec<u64>> = results.iter().map(|r| sched_delays_ns(&r.trace)).collect();
+    for (kind, title, samples) in [
+        ("wakeup", "wakeup latency", &wake),
+        ("delay", "scheduling delay", &delay),
+    ] {
+        let refs: Vec<&[u64]> = samples.iter().map(Vec::as_slice).collect();
+        for (r, h) in results.iter().zip(shared_histograms(&refs, 40, false)) {
+            let name = file_part(&r.variant);
+            let path = std::path::Path::new(dir).join(format!("{name}-{kind}.svg"));
+            let svg = histogram_svg(&h, &format!("{} — {title}", r.variant), 640, 300)
+                .map_err(|e| Fail(1, e))?;
+            std::fs::write(&path, svg)
+                .map_err(|e| Fail(1, format!("cannot write {}: {e}", path.display())))?;
+        }
+    }
+    for (r, v) in results.iter().zip(variants) {
+        let tl = RunTimeline::from_output(r, v);
+        let lanes = tl.lanes(false, None, 48, true);
+        let view = TimelineView {
+            viewport: Viewport {
+                t0_ns: 0,
+                t1_ns: tl.end_ns.max(1),
+                width_px: TIMELINE_PLOT_W,
+            },
+            selected: None,
+            overlay: false,
+            hover_ns: None,
+            ruler: &[],
+        };
+        let path =
+            std::path::Path::new(dir).join(format!("{}-timeline.svg", file_part(&r.variant)));
+        let svg = timeline_svg(&tl, &lanes, &view).map_err(|e| Fail(1, e))?;
+        std::fs::write(&path, svg)
+            .map_err(|e| Fail(1, format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
+/// A variant string as part of a file name: `eevdf-6.6_NO_RUN_TO_PARITY`.
+pub(crate) fn file_part(variant: &str) -> String {
+    variant
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The `schedlab presets` text.
+pub fn presets_text() -> String {
+    let mut s = String::from("Bundled experiments (schedlab run --preset NAME):\n");
+    for p in presets() {
+        let sc = p.scenario();
+        let _ = writeln!(s, "\n  {:<20} {}", p.name, p.title);
+        let _ = writeln!(s, "  {:<20} source: {}", "", p.source);
+        let _ = writeln!(
+            s,
+            "  {:<20} variants: {}",
+            "",
+            sc.variant_names().join(", ")
+        );
+        let _ = writeln!(s, "  {:<20} observed: {}", "", p.observed);
+    }
+    s
+}
+
+/// The `schedlab variants` text.
+pub fn variants_text() -> String {
+    let mut s = String::from(
+        "Kernel variants (use as --variant NAME[:FEATURE,NO_FEATURE,tunable=value,...]):\n",
+    );
+    for p in KERNEL_VERSIONS {
+        let _ = writeln!(s, "\n  {:<11} {}", p.name, p.summary);
+        let feats: Vec<String> = p
+            .available
+            .iter()
+            .map(|f| {
+                let on = p.defaults.contains(f);
+                format!("{}{}", if on { "" } else { "NO_" }, f.name())
+            })
+            .collect();
+        let _ = writeln!(s, "              features: {}", feats.join(" "));
+        let v = Variant::parse(p.name).expect("presets parse");
+        let k = v.params(8);
+        if v.class() == schedlab_sim::Class::Cfs {
+            let idle = if p.switches.idle_min_granularity {
+                format!(" idle_min_granularity_ns={}", k.idle_min_granularity_ns)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                s,
+                "              tunables (8+ CPUs): latency_ns={} min_granularity_ns={} wakeup_granularity_ns={}{} migration_cost_ns={} tunable_scaling=1",
+                k.latency_ns, k.min_granularity_ns, k.wakeup_granularity_ns, idle, k.migration_cost_ns
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "              tunables (8+ CPUs): base_slice_ns={} migration_cost_ns={} tunable_scaling=1",
+                k.base_slice_ns, k.migration_cost_ns
+            );
+        }
+    }
+    s.push_str("\nFeatures:\n");
+    for f in ALL_FEATURES {
+        let _ = writeln!(s, "  {:<24} {}", f.name(), f.summary());
+    }
+    s.push_str("\nfeatures.h entries not modelled (naming one is an error):\n");
+    for (n, why) in UNMODELLED_FEATURES {
+        let _ = writeln!(s, "  {n:<24} {why}");
+    }
+    s
+}
