@@ -58,7 +58,8 @@ pub(crate) enum Command {
     },
     /// Print the scenario a link carries
     Decode {
-        /// A schedlab link (or just its `v1.…` fragment)
+        /// A schedlab link (or just its `v1.…` fragment), `-` to read it from standard input,
+        /// or `@FILE` to read it from a file
         #[arg(value_name = "LINK")]
         link: String,
     },

@@ -77,7 +77,12 @@ fn dispatch(cmd: Command, out: &mut dyn Write) -> Result<(), Fail> {
             writeln!(out, "{}#{frag}", base.trim_end_matches('#')).map_err(io)
         }
         Command::Decode { link } => {
-            let l = schedlab_scenario::link::decode(&link).map_err(|e| Fail(2, e.0))?;
+            let link = match link.strip_prefix('@') {
+                Some(file) => read_capped(Some(file), MAX_LINK_BYTES)?,
+                None if link == "-" => read_capped(None, MAX_LINK_BYTES)?,
+                None => link,
+            };
+            let l = schedlab_scenario::link::decode(link.trim()).map_err(|e| Fail(2, e.0))?;
             out.write_all(l.scenario.to_json().as_bytes()).map_err(io)
         }
         Command::Check(source) => {
@@ -101,15 +106,40 @@ fn dispatch(cmd: Command, out: &mut dyn Write) -> Result<(), Fail> {
         Command::Run(args) => run(&RunOpts::from(args), out),
     }
 }
-fn load(file: &str) -> Result<Scenario, Fail> {
-    let text = if file == "-" {
-        let mut s = String::new();
-        io::Read::read_to_string(&mut io::stdin(), &mut s)
-            .map_err(|e| Fail(2, format!("cannot read standard input: {e}")))?;
-        s
-    } else {
-        std::fs::read_to_string(file).map_err(|e| Fail(2, format!("cannot read {file}: {e}")))?
+/// Most bytes of a link read from a file or standard input (a link is a few kB).
+const MAX_LINK_BYTES: u64 = 4 << 20;
+
+/// Reads a file (`None`: standard input) as text, refusing one larger than `cap` bytes before
+/// holding more than `cap + 1` of them (`/dev/zero` is refused, not read to the end).
+fn read_capped(file: Option<&str>, cap: u64) -> Result<String, Fail> {
+    use io::Read;
+    let name = file.unwrap_or("standard input");
+    let mut buf = Vec::new();
+    let read = match file {
+        None => io::stdin().lock().take(cap + 1).read_to_end(&mut buf),
+        Some(f) => std::fs::File::open(f).and_then(|h| h.take(cap + 1).read_to_end(&mut buf)),
     };
+    read.map_err(|e| Fail(2, format!("cannot read {name}: {e}")))?;
+    if buf.len() as u64 > cap {
+        return Err(Fail(
+            2,
+            format!("{name} is larger than {cap} bytes, the most schedlab reads"),
+        ));
+    }
+    String::from_utf8(buf).map_err(|e| {
+        Fail(
+            2,
+            format!(
+                "{name} is not UTF-8 text (byte {})",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
+}
+
+fn load(file: &str) -> Result<Scenario, Fail> {
+    let cap = schedlab_scenario::MAX_SCENARIO_BYTES as u64;
+    let text = read_capped((file != "-").then_some(file), cap)?;
     Scenario::from_json(&text).map_err(|es| {
         let lines: Vec<String> = es.0.iter().map(|e| format!("{file}: {e}")).collect();
         Fail(2, format!("invalid scenario\n{}", lines.join("\n")))

@@ -224,3 +224,28 @@ fn long_work_is_quiet_on_stderr_when_it_is_not_a_terminal() {
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
     }
 }
+
+#[test]
+fn inputs_are_read_up_to_their_cap_and_links_from_files() {
+    let dir = std::env::temp_dir().join(format!("schedlab-cli-caps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A scenario file over the 1 MiB cap is refused by size, before it is parsed.
+    let big = dir.join("big.json");
+    std::fs::write(&big, vec![b' '; (1 << 20) + 10]).unwrap();
+    let (code, _, err) = schedlab(&["check", big.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("larger than 1048576 bytes"), "{err}");
+    // A link in a file decodes like the link itself.
+    let (code, link, _) = schedlab(&["link", "--preset", "sched-idle"]);
+    assert_eq!(code, 0);
+    let file = dir.join("link.txt");
+    std::fs::write(&file, &link).unwrap();
+    let (code, from_file, err) = schedlab(&["decode", &format!("@{}", file.display())]);
+    assert_eq!(code, 0, "{err}");
+    let (_, direct, _) = schedlab(&["decode", link.trim()]);
+    assert_eq!(from_file, direct);
+    let (code, _, err) = schedlab(&["decode", "@/nonexistent/link.txt"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot read /nonexistent/link.txt"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -27,12 +27,20 @@ pub mod timeline;
 pub mod wakeup;
 pub mod workload;
 
-/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.
+/// A text CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; and
+/// one that a spreadsheet would take for a formula (starting with `=`, `+`, `-`, `@`, a tab or
+/// a carriage return) is prefixed with `'`, as OWASP advises, so that opening an exported
+/// table never runs a task's name.
 pub fn csv_field(s: &str) -> String {
+    let s = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{s}")
+    } else {
+        s.to_string()
+    };
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_string()
+        s
     }
 }
 
@@ -44,5 +52,10 @@ mod tests {
         assert_eq!(super::csv_field("a,b"), "\"a,b\"");
         assert_eq!(super::csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
         assert_eq!(super::csv_field("two\nlines"), "\"two\nlines\"");
+        // Formula-like cells are neutralised.
+        assert_eq!(super::csv_field("=1+2"), "'=1+2");
+        assert_eq!(super::csv_field("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(super::csv_field("-x,y"), "\"'-x,y\"");
+        assert_eq!(super::csv_field("eevdf-6.6:NO_RUN_TO_PARITY"), "eevdf-6.6:NO_RUN_TO_PARITY");
     }
 }

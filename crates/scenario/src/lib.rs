@@ -489,18 +489,20 @@ impl Scenario {
             .chain(workload::channel_specs(&self.workloads))
             .collect();
         let mut channels: Vec<schedlab_sim::Channel> = Vec::new();
+        // Channel numbers by name: a map, so that set-up stays O(n log n) in the channels.
+        let mut index: std::collections::BTreeMap<String, u32> = Default::default();
         let mut chan = |name: String| -> u32 {
-            match channels.iter().position(|c| c.name == name) {
-                Some(i) => i as u32,
-                None => {
-                    let capacity = specs
-                        .iter()
-                        .find(|s| s.matches(&name))
-                        .map_or(0, |s| s.capacity);
-                    channels.push(schedlab_sim::Channel { name, capacity });
-                    channels.len() as u32 - 1
-                }
+            if let Some(&i) = index.get(&name) {
+                return i;
             }
+            let capacity = specs
+                .iter()
+                .find(|s| s.matches(&name))
+                .map_or(0, |s| s.capacity);
+            let i = channels.len() as u32;
+            index.insert(name.clone(), i);
+            channels.push(schedlab_sim::Channel { name, capacity });
+            i
         };
         let generated = self.expand_workloads().0;
         let mut tasks = Vec::new();

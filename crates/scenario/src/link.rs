@@ -89,9 +89,19 @@ pub fn decode(link: &str) -> Result<Link, LinkError> {
     let (ver, data) = payload.split_once('.').unwrap_or((payload, ""));
     match ver {
         "v1" => decode_v1(data),
-        other => Err(LinkError(format!(
-            "this link uses format {other}, which this schedlab does not read (it reads v1); a newer schedlab made it"
-        ))),
+        other => {
+            // Versions count up from 1: a higher one comes from a newer schedlab, anything else
+            // (v0, v01, vx) from no schedlab at all.
+            let digits = other.get(1..).unwrap_or("");
+            let newer = digits
+                .parse::<u32>()
+                .is_ok_and(|n| n > LINK_VERSION && !digits.starts_with('0'));
+            Err(LinkError(if newer {
+                format!("this link uses format {other}, which this schedlab does not read (it reads v1); a newer schedlab made it")
+            } else {
+                format!("this link's format `{other}` is not one schedlab ever wrote (it reads v1): the link is damaged")
+            }))
+        }
     }
 }
 

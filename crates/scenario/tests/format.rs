@@ -307,3 +307,33 @@ fn channel_capacities_apply_by_name_and_template() {
         "{e}"
     );
 }
+
+#[test]
+fn names_with_control_or_direction_characters_are_refused() {
+    // U+202E (right-to-left override) would reorder the perf-style tables that print the name.
+    check_err(
+        "\"name\": \"ping\"",
+        "\"name\": \"pi\\u202eng\"",
+        "tasks[3].name: must not contain the control character U+202E",
+    );
+    check_err(
+        "\"name\": \"ping\"",
+        "\"name\": \"pi\\nng\"",
+        "tasks[3].name: must not contain control characters",
+    );
+}
+
+#[test]
+fn a_declared_channel_no_task_uses_is_an_error() {
+    let text = EXAMPLE.replacen(
+        "\"tasks\": [",
+        "\"channels\": [{\"name\": \"p9\", \"capacity\": 4}, {\"name\": \"p{i}\", \"capacity\": 8}],\n \"tasks\": [",
+        1,
+    );
+    let errs = errors(&text);
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    assert!(
+        errs[0].starts_with("channels[0].name: no task sends to or reads channel \"p9\""),
+        "{errs:#?}"
+    );
+}

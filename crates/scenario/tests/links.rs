@@ -81,8 +81,17 @@ fn damaged_links_say_what_is_wrong() {
     let good = encode(&s, &LinkView::default());
     let err = |l: &str| decode(l).unwrap_err().0;
     assert!(err("https://example.invalid/#nothing-here").contains("not a schedlab link"));
-    assert!(err(&good.replacen("v1.", "v7.", 1))
-        .contains("format v7, which this schedlab does not read"));
+    assert!(err(&good.replacen("v1.", "v7.", 1)).contains(
+        "format v7, which this schedlab does not read (it reads v1); a newer schedlab made it"
+    ));
+    // No schedlab ever wrote v0 (or v01): that is damage, not a newer version.
+    for v in ["v0.", "v01."] {
+        let e = err(&good.replacen("v1.", v, 1));
+        assert!(
+            e.contains("is not one schedlab ever wrote") && !e.contains("newer"),
+            "{e}"
+        );
+    }
     assert!(err(&format!("{}!!", &good[..good.len() / 2])).contains("not base64url"));
     // A link cut short fails at its base64 or its deflate stream, and says it may be cut short.
     for cut in [good.len() / 2, good.len() / 2 + 1, good.len() - 3] {

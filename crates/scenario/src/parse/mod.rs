@@ -365,6 +365,8 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             "no tasks: add at least one task group (or a workload)",
         );
     }
+    // The concrete channels the tasks use, once their programs have been checked.
+    let mut used_channels = None;
     if let (Some(ts), Some(ws), Some(cpus)) = (&tasks, &workloads, cpus) {
         let user: u64 = ts.iter().map(|t| t.count).sum();
         let generated = ws
@@ -402,7 +404,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                     ),
                 );
             } else {
-                check_channels(&mut p, &all);
+                used_channels = Some(check_channels(&mut p, &all));
             }
         }
     }
@@ -435,7 +437,19 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                     }
                 };
                 if let (Some(name), Some(capacity)) = (name, capacity) {
-                    if out.iter().any(|c| c.name == name) {
+                    let spec = crate::ChannelSpec {
+                        name: name.clone(),
+                        capacity,
+                    };
+                    let unused = used_channels
+                        .as_ref()
+                        .is_some_and(|used| !used.iter().any(|u| spec.matches(u)));
+                    if unused {
+                        p.err(
+                            &join(&path, "name"),
+                            format!("no task sends to or reads channel \"{name}\" (a misspelt name would leave the real channel unbounded)"),
+                        );
+                    } else if out.iter().any(|c| c.name == name) {
                         p.err(
                             &join(&path, "name"),
                             format!("channel \"{name}\" is listed twice"),

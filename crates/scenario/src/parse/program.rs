@@ -84,7 +84,23 @@ pub(super) fn comm(p: &mut P, path: &str, v: &Value) -> Option<String> {
         );
         return None;
     }
+    if let Some(c) = n.chars().find(|&c| is_control_or_bidi(c)) {
+        p.err(
+            path,
+            format!(
+                "must not contain the control character U+{:04X} (control and bidirectional-override characters would garble or reorder the tables)",
+                c as u32
+            ),
+        );
+        return None;
+    }
     Some(n)
+}
+
+/// C0 and C1 controls, and the Unicode characters that override or isolate text direction.
+fn is_control_or_bidi(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 pub(super) fn nice(p: &mut P, path: &str, v: &Value) -> Option<i64> {
@@ -453,7 +469,9 @@ pub(super) fn duration(p: &mut P, path: &str, v: &Value, unit: Unit) -> Option<D
 
 /// Every channel that is read must be written somewhere, and the other way round: a typo in a
 /// channel name would otherwise leave a task blocked forever.
-pub(super) fn check_channels(p: &mut P, tasks: &[TaskGroup]) {
+/// Checks that every channel read is written and every channel written is read; returns the
+/// concrete names of all channels the tasks use.
+pub(super) fn check_channels(p: &mut P, tasks: &[TaskGroup]) -> std::collections::BTreeSet<String> {
     use std::collections::BTreeSet;
     /// Sends and reads of `steps` (inside loops too) with their paths.
     fn walk<'a>(steps: &'a [Step], path: &str, out: &mut Vec<(bool, &'a str, String)>) {
@@ -502,4 +520,5 @@ pub(super) fn check_channels(p: &mut P, tasks: &[TaskGroup]) {
             reported.remove(&path);
         }
     }
+    sent.union(&read).cloned().collect()
 }
