@@ -365,3 +365,36 @@ test('CPUs that never ran a task share one lane until asked', async () => {
   await page.click('#tl-idle');
   assert.equal(await lanes(), folded);
 });
+
+test('Cancel then Run: the cancelled run leaves nothing behind and the new run shows its own results', async () => {
+  await page.selectOption('#presets', 'example:0');
+  await page.locator('input[data-path="duration_ms"]').fill('3600000');
+  const n = await runCount();
+  await page.click('#run');
+  await page.locator(`#status[data-run="${n + 1}"][data-state="running"]`).waitFor();
+  await page.locator('#progress').waitFor();
+  await page.click('#cancel');
+  assert.equal(await page.locator('#status').getAttribute('data-state'), 'failed');
+  await page.selectOption('#presets', 'example:2');
+  await page.click('#run');
+  assert.equal(await waitRun(n + 2), 'done');
+  // Give a reply of the cancelled run time to arrive: it must not replace these results.
+  await page.waitForTimeout(500);
+  assert.equal(await page.locator('#status').getAttribute('data-run'), String(n + 2));
+  assert.equal(await page.locator('#status').getAttribute('data-state'), 'done');
+  assert.ok(await page.locator('.variant-result >> nth=0 >> tr.task[data-task="idle"]').count() > 0,
+    'the SCHED_IDLE pair\'s tables, not the cancelled hogs\'');
+});
+
+test('a scenario file over the size cap is refused by its size, and the form keeps what it had', async () => {
+  const before = await page.locator('input[data-path="name"]').inputValue();
+  const dt = await page.evaluateHandle(() => {
+    const d = new DataTransfer();
+    d.items.add(new File([new Uint8Array(3 << 20).fill(32)], 'huge.json', { type: 'application/json' }));
+    return d;
+  });
+  await page.dispatchEvent('.page', 'drop', { dataTransfer: dt });
+  await page.waitForFunction(() => /huge\.json/.test(document.querySelector('#notice')?.innerText ?? ''));
+  assert.match(await page.locator('#notice').innerText(), /huge\.json.*at most 1048576 bytes/);
+  assert.equal(await page.locator('input[data-path="name"]').inputValue(), before);
+});

@@ -56,6 +56,9 @@ mod tests {
         assert_eq!(super::csv_field("=1+2"), "'=1+2");
         assert_eq!(super::csv_field("@SUM(A1)"), "'@SUM(A1)");
         assert_eq!(super::csv_field("-x,y"), "\"'-x,y\"");
-        assert_eq!(super::csv_field("eevdf-6.6:NO_RUN_TO_PARITY"), "eevdf-6.6:NO_RUN_TO_PARITY");
+        assert_eq!(
+            super::csv_field("eevdf-6.6:NO_RUN_TO_PARITY"),
+            "eevdf-6.6:NO_RUN_TO_PARITY"
+        );
     }
 }

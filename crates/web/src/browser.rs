@@ -60,6 +60,17 @@ fn download_url(doc: &web_sys::Document, name: &str, url: &str) {
 pub fn open_scenario_file(file: web_sys::File, dispatch: yew::Callback<crate::state::Action>) {
     use crate::state::Action;
     let name = file.name();
+    // Refuse by size before reading anything: a scenario is at most this big.
+    let cap = schedlab_scenario::MAX_SCENARIO_BYTES as f64;
+    if file.size() > cap {
+        dispatch.emit(Action::Notice(Some(format!(
+            "Could not open {name}: it is {:.1} MB, and a scenario is at most {} bytes ({} MiB).",
+            file.size() / 1e6,
+            cap,
+            schedlab_scenario::MAX_SCENARIO_BYTES >> 20
+        ))));
+        return;
+    }
     let file = gloo::file::File::from(file);
     yew::platform::spawn_local(async move {
         match gloo::file::futures::read_as_text(&file).await {

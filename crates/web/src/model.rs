@@ -16,6 +16,8 @@ pub const MAX_SAMPLES: usize = 100_000;
 /// Where a run is, as the worker reports it after every chunk.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
+    /// The run it belongs to (`State::runs` when it was started).
+    pub run: u64,
     /// The variant being simulated, of `of`.
     pub index: usize,
     pub of: usize,
@@ -85,6 +87,8 @@ impl<T> std::ops::Deref for Shared<T> {
 /// A whole run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Results {
+    /// The run they belong to (`State::runs` when it was started).
+    pub run: u64,
     pub scenario: String,
     pub variants: Vec<VariantResult>,
     /// The report the CSV and JSON exports print (the command line prints the same one).
@@ -101,7 +105,7 @@ fn subsample(mut v: Vec<u64>) -> Vec<u64> {
 
 /// Builds the view models of a scenario's runs (one output per variant of the scenario, in
 /// order).
-pub fn results(scenario: &Scenario, outs: &[Output]) -> Results {
+pub fn results(run: u64, scenario: &Scenario, outs: &[Output]) -> Results {
     let infos = scenario.workloads();
     let report = RunReport::new(scenario, outs);
     let variants = outs
@@ -146,6 +150,7 @@ pub fn results(scenario: &Scenario, outs: &[Output]) -> Results {
         })
         .collect();
     Results {
+        run,
         scenario: scenario.name.clone(),
         variants,
         report,

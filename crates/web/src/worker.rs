@@ -17,8 +17,11 @@ pub const MAX_EVENTS: u64 = 100_000_000;
 /// What the page asks.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Request {
-    /// Simulate every variant of this (validated) scenario.
-    Run(Box<Scenario>),
+    /// Simulate every variant of this (validated) scenario; `run` tags every reply.
+    Run {
+        run: u64,
+        scenario: Box<Scenario>,
+    },
     Cancel,
 }
 
@@ -27,11 +30,12 @@ pub enum Request {
 pub enum Reply {
     Progress(Progress),
     Done(Box<Results>),
-    Failed(String),
+    Failed { run: u64, message: String },
 }
 
 struct Job {
     id: HandlerId,
+    run: u64,
     scenario: Scenario,
     cfg: SimConfig,
     sim: Option<Simulator>,
@@ -43,13 +47,14 @@ pub struct SimWorker {
     job: Option<Job>,
 }
 
-/// Internal: time to simulate the next chunk.
-pub struct Step;
+/// Internal: time to simulate the next chunk of run `.0` (a step of a run that was replaced or
+/// cancelled since is dropped, so one job is never driven by two step chains).
+pub struct Step(u64);
 
-fn schedule(scope: &WorkerScope<SimWorker>) {
-    scope.send_future(async {
+fn schedule(scope: &WorkerScope<SimWorker>, run: u64) {
+    scope.send_future(async move {
         gloo::timers::future::TimeoutFuture::new(0).await;
-        Step
+        Step(run)
     });
 }
 
@@ -62,15 +67,24 @@ impl Worker for SimWorker {
         SimWorker { job: None }
     }
 
-    fn update(&mut self, scope: &WorkerScope<Self>, _msg: Step) {
-        let Some(job) = self.job.as_mut() else { return };
+    fn update(&mut self, scope: &WorkerScope<Self>, step: Step) {
+        let Some(job) = self.job.as_mut().filter(|j| j.run == step.0) else {
+            return;
+        };
+        let run = job.run;
         let index = job.outs.len();
         let variant = &job.scenario.variants()[index];
         if job.sim.is_none() {
             match Simulator::new(&job.cfg, variant) {
                 Ok(s) => job.sim = Some(s),
                 Err(e) => {
-                    scope.respond(job.id, Reply::Failed(format!("{}: {e}", variant.name)));
+                    scope.respond(
+                        job.id,
+                        Reply::Failed {
+                            run,
+                            message: format!("{}: {e}", variant.name),
+                        },
+                    );
                     self.job = None;
                     return;
                 }
@@ -81,6 +95,7 @@ impl Worker for SimWorker {
         scope.respond(
             job.id,
             Reply::Progress(Progress {
+                run,
                 index,
                 of: job.scenario.variants().len(),
                 variant: variant.name.clone(),
@@ -97,7 +112,7 @@ impl Worker for SimWorker {
                 sim.now_ns() as f64 / 1e9,
                 job.cfg.duration_ns as f64 / 1e9
             );
-            scope.respond(job.id, Reply::Failed(msg));
+            scope.respond(job.id, Reply::Failed { run, message: msg });
             self.job = None;
             return;
         }
@@ -105,21 +120,22 @@ impl Worker for SimWorker {
             let done = job.sim.take().expect("set above").finish();
             job.outs.push(done);
             if job.outs.len() == job.scenario.variants().len() {
-                let r = results(&job.scenario, &job.outs);
+                let r = results(run, &job.scenario, &job.outs);
                 scope.respond(job.id, Reply::Done(Box::new(r)));
                 self.job = None;
                 return;
             }
         }
-        schedule(scope);
+        schedule(scope, run);
     }
 
     fn received(&mut self, scope: &WorkerScope<Self>, msg: Request, id: HandlerId) {
         match msg {
             Request::Cancel => self.job = None,
-            Request::Run(scenario) => {
+            Request::Run { run, scenario } => {
                 if scenario.variants().is_empty() {
-                    scope.respond(id, Reply::Failed("no variants to run".into()));
+                    let message = "no variants to run".into();
+                    scope.respond(id, Reply::Failed { run, message });
                     return;
                 }
                 let mut cfg = scenario.sim_config();
@@ -127,12 +143,13 @@ impl Worker for SimWorker {
                 cfg.record_snapshots = true;
                 self.job = Some(Job {
                     id,
+                    run,
                     cfg,
                     scenario: *scenario,
                     sim: None,
                     outs: vec![],
                 });
-                schedule(scope);
+                schedule(scope, run);
             }
         }
     }

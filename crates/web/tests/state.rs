@@ -13,7 +13,8 @@ fn a_first_visit_opens_a_runnable_comparison() {
     let s = State::initial();
     assert_eq!(s.variants.len(), 2, "two kernels side by side");
     assert!(s.errors.is_empty(), "{:?}", s.errors);
-    let sc = s.run_request().expect("runnable");
+    let (run, sc) = s.run_request().expect("runnable");
+    assert_eq!(run, 1, "the first run");
     assert_eq!(sc.variant_names(), ["cfs-5.14", "cfs-6.1"]);
     assert!(sc.to_json().contains("\"policy\": \"idle\""));
 }
@@ -162,15 +163,41 @@ fn the_run_lifecycle() {
     let s2 = s.reduce(Action::Cancel);
     assert_eq!(s2.run, RunState::Failed("cancelled".into()));
     // A result arriving after a cancel is ignored.
-    let late = results(vec![], vec![]);
+    let late = results(1, vec![], vec![]);
     assert_eq!(
         s2.reduce(Action::Finished(Box::new(late.clone()))).run,
         s2.run
     );
     assert!(matches!(
-        s.reduce(Action::Finished(Box::new(late))).run,
+        s.reduce(Action::Finished(Box::new(late.clone()))).run,
         RunState::Done(_)
     ));
+    // Cancel then Run: the cancelled run's replies, still on their way, are dropped; the new
+    // run's are taken.
+    let s3 = s2.reduce(Action::Run);
+    assert_eq!(s3.runs, 2);
+    let stale = |a: Action| s3.reduce(a).run;
+    assert_eq!(stale(Action::Finished(Box::new(late.clone()))), s3.run);
+    assert_eq!(
+        stale(Action::Failed {
+            run: 1,
+            message: "old".into()
+        }),
+        s3.run
+    );
+    let fresh = results(2, vec![], vec![]);
+    assert!(matches!(
+        s3.reduce(Action::Finished(Box::new(fresh))).run,
+        RunState::Done(_)
+    ));
+    assert_eq!(
+        s3.reduce(Action::Failed {
+            run: 2,
+            message: "the worker stopped answering".into()
+        })
+        .run,
+        RunState::Failed("the worker stopped answering".into())
+    );
 }
 
 fn row(comm: &str, runtime: u64, count: u64, avg: u64) -> LatencyRow {
@@ -215,8 +242,9 @@ fn variant_result(end_ns: u64, summary: VariantSummary) -> VariantResult {
     }
 }
 
-fn results(variants: Vec<VariantResult>, summary: Vec<VariantSummary>) -> Results {
+fn results(run: u64, variants: Vec<VariantResult>, summary: Vec<VariantSummary>) -> Results {
     Results {
+        run,
         scenario: "x".into(),
         variants,
         report: RunReport {
@@ -275,7 +303,7 @@ fn deltas_against_the_first_variant_are_the_command_lines() {
         summary(100, 10, Some(0.2), Some(100.0)),
         summary(150, 5, Some(0.5), Some(100.0)),
     );
-    let r = results(vec![], vec![a, b]);
+    let r = results(1, vec![], vec![a, b]);
     let d = deltas(&r);
     let cell = |name: &str| {
         let i = d[0].iter().position(|h| h == name).expect(name);
@@ -294,7 +322,7 @@ fn deltas_against_the_first_variant_are_the_command_lines() {
 fn with_results(end_ns: u64) -> State {
     let mut v = variant_result(end_ns, summary(0, 0, None, None));
     v.timeline.end_ns = end_ns;
-    let r = results(vec![v], vec![]);
+    let r = results(1, vec![v], vec![]);
     State::initial()
         .reduce(Action::Run)
         .reduce(Action::Finished(Box::new(r)))
@@ -453,7 +481,7 @@ fn exports_carry_the_tables() {
         .iter()
         .map(|v| schedlab_sim::simulate(&cfg, v).unwrap())
         .collect();
-    let r = results(&sc, &outs);
+    let r = results(1, &sc, &outs);
     let csv = export::csv(&r);
     assert!(csv.starts_with("variant,name,pid,runtime_ns"));
     assert_eq!(csv.lines().count(), 1 + 2 * 2, "{csv}");

@@ -28,8 +28,8 @@ pub fn app() -> Html {
         let sim = sim.clone();
         let store = store.clone();
         use_effect_with((), move |_| {
-            if let Some(scenario) = store.0.run_request() {
-                sim.run(scenario);
+            if let Some((run, scenario)) = store.0.run_request() {
+                sim.run(run, scenario);
                 store.dispatch(Action::Run);
             }
         });
@@ -97,8 +97,8 @@ pub fn app() -> Html {
         use_effect_with(*link_runs, move |n| {
             if *n > 0 {
                 sim.cancel();
-                if let Some(scenario) = store.0.run_request() {
-                    sim.run(scenario);
+                if let Some((run, scenario)) = store.0.run_request() {
+                    sim.run(run, scenario);
                 }
                 store.dispatch(Action::Run);
             }
@@ -113,8 +113,11 @@ pub fn app() -> Html {
             RunState::Failed(_) => Some(false),
             _ => None,
         };
-        use_effect_with((store.0.runs, outcome), move |(_, outcome)| {
+        let sim = sim.clone();
+        use_effect_with((store.0.runs, outcome), move |(runs, outcome)| {
             if let Some(done) = *outcome {
+                // The run is over: its worker needs no more watching.
+                sim.settled(*runs);
                 if let Some((t0, t1)) = pending_window.borrow_mut().take() {
                     if done {
                         store.dispatch(Action::Timeline(TimelineAction::Range(t0, t1)));
@@ -128,8 +131,8 @@ pub fn app() -> Html {
         let sim = sim.clone();
         let store = store.clone();
         Callback::from(move |_| {
-            if let Some(scenario) = store.0.run_request() {
-                sim.run(scenario);
+            if let Some((run, scenario)) = store.0.run_request() {
+                sim.run(run, scenario);
                 // The address bar always holds a link to what was last run.
                 if store.0.embed.is_none() {
                     if let Some(p) = store.0.link_payload() {

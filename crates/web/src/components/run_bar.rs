@@ -36,6 +36,7 @@ pub fn run_bar(p: &RunBarProps) -> Html {
             sim_ns,
             duration_ns,
             events,
+            ..
         }) => {
             let frac = if *duration_ns > 0 {
                 *sim_ns as f64 / *duration_ns as f64

@@ -137,7 +137,11 @@ pub enum Action {
     Run,
     Progress(Progress),
     Finished(Box<Results>),
-    Failed(String),
+    /// Run `run` failed (the worker's message, or the page's when the worker stopped answering).
+    Failed {
+        run: u64,
+        message: String,
+    },
     Cancel,
     SetLogAxis(bool),
     SetMerged(bool),
@@ -301,10 +305,12 @@ impl State {
         Ok(())
     }
 
-    /// The validated scenario to hand to the worker (it holds the variants), if a run may start.
-    pub fn run_request(&self) -> Option<Scenario> {
+    /// The number the next run will have and the validated scenario to hand to the worker (it
+    /// holds the variants), if a run may start. Every reply of the worker carries that number;
+    /// replies of any other run are dropped.
+    pub fn run_request(&self) -> Option<(u64, Scenario)> {
         self.can_run().ok()?;
-        self.scenario.clone()
+        Some((self.runs + 1, self.scenario.clone()?))
     }
 
     /// The reducer.
@@ -445,6 +451,7 @@ impl State {
                     Ok(()) => {
                         s.runs += 1;
                         RunState::Running(Progress {
+                            run: s.runs,
                             index: 0,
                             of: s.variants.len(),
                             variant: s.variants[0].to_variant_string(),
@@ -458,13 +465,13 @@ impl State {
                 return s;
             }
             Action::Progress(p) => {
-                if matches!(s.run, RunState::Running(_)) {
+                if matches!(s.run, RunState::Running(_)) && p.run == s.runs {
                     s.run = RunState::Running(p);
                 }
                 return s;
             }
             Action::Finished(r) => {
-                if matches!(s.run, RunState::Running(_)) {
+                if matches!(s.run, RunState::Running(_)) && r.run == s.runs {
                     s.run = RunState::Done(Shared(std::rc::Rc::new(*r)));
                     let end = s.run_end_ns().unwrap_or(0);
                     let keep = std::mem::take(&mut s.keep_window);
@@ -477,8 +484,10 @@ impl State {
                 }
                 return s;
             }
-            Action::Failed(m) => {
-                s.run = RunState::Failed(m);
+            Action::Failed { run, message } => {
+                if matches!(s.run, RunState::Running(_)) && run == s.runs {
+                    s.run = RunState::Failed(message);
+                }
                 return s;
             }
             Action::Cancel => {
