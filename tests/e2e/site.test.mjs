@@ -82,3 +82,15 @@ test('nothing went to another host or outside the sub-path, nothing failed, no c
   assert.deepEqual(failures, []);
   assert.deepEqual(errors, []);
 });
+
+test('the site carries a strict Content-Security-Policy that lets the page run', async () => {
+  const res = await fetch(`${SITE}`);
+  const html = await res.text();
+  const m = html.match(/<meta http-equiv="Content-Security-Policy" content="([^"]+)"/);
+  assert.ok(m, 'a CSP meta tag');
+  const csp = m[1];
+  assert.match(csp, /default-src 'self'/);
+  assert.match(csp, /script-src 'self' 'wasm-unsafe-eval' 'sha256-[A-Za-z0-9+/=]+'/);
+  assert.doesNotMatch(csp, /script-src[^;]*'unsafe-inline'|'unsafe-eval'/, 'no inline code beyond the hashed loader');
+  assert.match(csp, /style-src 'self';/, 'style sheets only from the site (style attributes aside)');
+});
