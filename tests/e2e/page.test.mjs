@@ -398,3 +398,23 @@ test('a scenario file over the size cap is refused by its size, and the form kee
   assert.match(await page.locator('#notice').innerText(), /huge\.json.*at most 1048576 bytes/);
   assert.equal(await page.locator('input[data-path="name"]').inputValue(), before);
 });
+
+test('determinism: every preset gives the same traces in the page (wasm, in its worker) as natively', async () => {
+  const { readFileSync } = await import('node:fs');
+  const path = process.env.SCHEDLAB_NATIVE_HASHES;
+  assert.ok(path, 'tests/e2e/run.sh passes the native hashes');
+  const native = JSON.parse(readFileSync(path, 'utf8'));
+  assert.ok(Object.keys(native).length >= 7, 'every preset');
+  for (const [preset, want] of Object.entries(native)) {
+    await page.selectOption('#presets', `preset:${preset}`);
+    const n = await runCount();
+    await page.click('#run');
+    assert.equal(await waitRun(n + 1), 'done', preset);
+    // In the scenario's order (the page's form may write a variant's items in another order).
+    const got = [];
+    for (const el of await page.locator('.variant-result').all()) {
+      got.push(await el.getAttribute('data-trace-hash'));
+    }
+    assert.deepEqual(got, Object.values(want), `${preset}: trace hashes, page vs native`);
+  }
+});

@@ -20,6 +20,21 @@ for url in "http://127.0.0.1:$PORT/" "http://127.0.0.1:$SITE_PORT/schedlab/"; do
     sleep 0.1
   done
 done
+# Every preset's trace hashes from the native command line, for the determinism test: the page
+# (wasm, in the browser's worker) must produce the same traces.
+hashes="$site_root/native-hashes.json"
+python3 - "$hashes" <<'PY'
+import glob, json, os, subprocess, sys
+out = {}
+for path in sorted(glob.glob("scenarios/presets/*.json")):
+    name = os.path.basename(path)[:-5]
+    report = json.loads(subprocess.check_output(
+        ["cargo", "run", "-q", "--locked", "-p", "schedlab-cli", "--",
+         "run", "--preset", name, "--format", "json"]))
+    out[name] = {v["variant"]: v["trace_hash"] for v in report["variants"]}
+json.dump(out, open(sys.argv[1], "w"), indent=1)
+PY
 cd tests/e2e
 SCHEDLAB_URL="http://127.0.0.1:$PORT/" SCHEDLAB_SITE_URL="http://127.0.0.1:$SITE_PORT/schedlab/" \
+  SCHEDLAB_NATIVE_HASHES="$hashes" \
   node --test --test-concurrency=1 page.test.mjs site.test.mjs

@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use schedlab_scenario::Scenario;
-use schedlab_sim::{CpuStats, Output, TaskStats};
+use schedlab_sim::{CpuStats, Output, TaskStats, Trace};
 
 use crate::compare::VariantSummary;
 use crate::csv_field;
@@ -40,6 +40,50 @@ pub struct VariantReport {
     pub tasks: Vec<TaskRecord>,
     /// Per CPU, its `/proc/schedstat` counters.
     pub cpus: Vec<CpuStats>,
+    /// [`trace_hash`] of the run's trace: equal hashes, equal traces (native, wasm, any build).
+    pub trace_hash: u64,
+}
+
+/// A 64-bit FNV-1a hash of a trace's events and end, the same on every platform: integers are
+/// fed little-endian and `usize`/`isize` (enum discriminants) as 64 bits, so a native and a
+/// wasm32 run of the same scenario, variant and seed hash alike exactly when they agree.
+pub fn trace_hash(trace: &Trace) -> u64 {
+    use std::hash::{Hash, Hasher};
+    struct Fnv(u64);
+    impl Hasher for Fnv {
+        fn finish(&self) -> u64 {
+            self.0
+        }
+        fn write(&mut self, bytes: &[u8]) {
+            for &b in bytes {
+                self.0 = (self.0 ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        }
+        fn write_u8(&mut self, i: u8) {
+            self.write(&[i]);
+        }
+        fn write_u16(&mut self, i: u16) {
+            self.write(&i.to_le_bytes());
+        }
+        fn write_u32(&mut self, i: u32) {
+            self.write(&i.to_le_bytes());
+        }
+        fn write_u64(&mut self, i: u64) {
+            self.write(&i.to_le_bytes());
+        }
+        fn write_usize(&mut self, i: usize) {
+            self.write_u64(i as u64);
+        }
+        fn write_isize(&mut self, i: isize) {
+            self.write_u64(i as i64 as u64);
+        }
+    }
+    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    trace.end_ns.hash(&mut h);
+    for e in &trace.events {
+        e.hash(&mut h);
+    }
+    h.finish()
 }
 
 /// A scenario's runs, one per variant, as every front end reports them.
@@ -108,6 +152,7 @@ fn variant_report(r: &Output) -> VariantReport {
         end_ns: r.trace.end_ns,
         tasks,
         cpus: r.cpus.clone(),
+        trace_hash: trace_hash(&r.trace),
     }
 }
 
@@ -173,6 +218,7 @@ pub fn json(r: &RunReport) -> String {
                 "variant": v.variant,
                 "events": v.events,
                 "end_ns": v.end_ns,
+                "trace_hash": format!("{:016x}", v.trace_hash),
                 "tasks": tasks,
                 "cpus": cpus,
             })
@@ -233,4 +279,53 @@ pub fn csv(r: &RunReport) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::trace_hash;
+    use schedlab_sim::{Event, EventKind, PrevState, Trace};
+
+    #[test]
+    fn the_trace_hash_sees_every_field_and_the_order() {
+        let ev = |t_ns, next_pid| Event {
+            t_ns,
+            cpu: 0,
+            kind: EventKind::Switch {
+                prev_pid: 0,
+                prev_state: PrevState::Running,
+                next_pid,
+            },
+        };
+        let trace = |events: Vec<Event>| Trace {
+            cpus: 1,
+            events,
+            end_ns: 10,
+            ..Trace::default()
+        };
+        let a = trace_hash(&trace(vec![ev(1, 1), ev(2, 2)]));
+        assert_eq!(
+            a,
+            trace_hash(&trace(vec![ev(1, 1), ev(2, 2)])),
+            "a function of the trace"
+        );
+        assert_ne!(
+            a,
+            trace_hash(&trace(vec![ev(2, 2), ev(1, 1)])),
+            "order matters"
+        );
+        assert_ne!(
+            a,
+            trace_hash(&trace(vec![ev(1, 1), ev(2, 3)])),
+            "a pid matters"
+        );
+        assert_ne!(
+            a,
+            trace_hash(&trace(vec![ev(1, 1), ev(3, 2)])),
+            "a time matters"
+        );
+        // FNV-1a of end_ns = 10 as 8 little-endian bytes, computed by hand (offset basis
+        // 0xcbf29ce484222325, prime 0x100000001b3): the hash is the published FNV-1a.
+        assert_eq!(trace_hash(&trace(vec![])), 0xde93_be8c_9573_1f0f);
+    }
 }

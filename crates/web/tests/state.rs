@@ -108,12 +108,12 @@ fn task_rows_add_duplicate_delete() {
 }
 
 #[test]
-fn variants_toggle_features_and_stay_at_most_four() {
+fn variants_toggle_features_and_stay_within_the_formats_limit() {
     let mut s = State::initial();
     for _ in 0..10 {
         s = s.reduce(Action::AddVariant);
     }
-    assert_eq!(s.variants.len(), 4);
+    assert_eq!(s.variants.len(), schedlab_scenario::MAX_VARIANTS);
     s = s.reduce(Action::SetVariantPreset {
         index: 0,
         preset: "eevdf-6.6".into(),
@@ -610,4 +610,18 @@ fn workload_parameters_are_edited_field_by_field() {
     });
     assert_eq!(s.workloads[row].params, r#"{"affinity":[0,1]}"#);
     assert!(s.errors.is_empty(), "{:?}", s.errors);
+}
+
+#[test]
+fn a_scenario_keeps_every_variant_it_lists() {
+    // video-massive-intr compares five kernels: loading it must not drop one.
+    let p = schedlab_scenario::presets::preset("video-massive-intr").unwrap();
+    let s = State::initial().reduce(Action::Load {
+        json: p.json.to_string(),
+        source: None,
+    });
+    assert_eq!(s.variants.len(), p.scenario().variants().len());
+    assert!(s.variants.len() > 4);
+    let (_, sc) = s.run_request().expect("runnable");
+    assert_eq!(sc.variants().len(), p.scenario().variants().len());
 }

@@ -63,7 +63,8 @@ pub fn results_view(ctx: &Ctx) -> Html {
             { for r.variants.iter().enumerate().map(|(i, v)| {
                 let rows = if s.view.merged { v.merged.clone() } else { v.per_task.clone() };
                 html! {
-                    <div class="variant-result" data-variant={v.variant.clone()}>
+                    <div class="variant-result" data-variant={v.variant.clone()}
+                        data-trace-hash={r.report.variants.get(i).map(|x| format!("{:016x}", x.trace_hash)).unwrap_or_default()}>
                         <h2>{ v.variant.clone() }</h2>
                         <LatencyTable rows={rows} sort={s.view.sort} dispatch={ctx.dispatch.clone()} />
                         <Histogram view={wake_h[i].clone()} title={"wakeup latency".to_string()} kind={"wakeup".to_string()} log={log} />

@@ -1,4 +1,4 @@
-//! The variant picker: up to four kernels, each a preset with its features.h toggles and
+//! The variant picker: up to eight kernels (the format's limit), each a preset with its features.h toggles and
 //! tunable overrides.
 
 use schedlab_sim::{kernel_version, KERNEL_VERSIONS};

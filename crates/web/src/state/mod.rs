@@ -24,7 +24,7 @@ pub use form::{Machine, MachineField, TaskField, TaskRow, VariantChoice, Workloa
 pub use timeline::{TimelineAction, TimelineView};
 
 /// Most variants compared at once.
-pub const MAX_VARIANTS: usize = 4;
+pub const MAX_VARIANTS: usize = schedlab_scenario::MAX_VARIANTS;
 
 /// Where a run is.
 #[derive(Clone, Debug, PartialEq, Default)]
