@@ -61,7 +61,10 @@ impl Recording {
 
 /// Inflates a `gzip -n` file (header of 10 bytes, optional FEXTRA/FNAME/FCOMMENT/FHCRC).
 fn gunzip(b: &[u8]) -> Vec<u8> {
-    assert!(b.len() > 18 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8, "not gzip");
+    assert!(
+        b.len() > 18 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8,
+        "not gzip"
+    );
     let flg = b[3];
     let mut i = 10;
     if flg & 4 != 0 {
