@@ -56,6 +56,8 @@ stop() { for p in "$@"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null
 		"idle states: $(cat /sys/devices/system/cpu/cpu0/cpuidle/state*/name 2>/dev/null | tr '\n' ',')" \
 		"exit latencies (us): $(cat /sys/devices/system/cpu/cpu0/cpuidle/state*/latency 2>/dev/null | tr '\n' ',')"
 	echo "cmdline: $(cat /proc/cmdline | tr ' ' '\n' | grep -E 'idle|halt|nohz|isolcpus|skew|preempt' | tr '\n' ' ')"
+	echo "config: $(zcat /proc/config.gz 2>/dev/null | grep -E '^CONFIG_(HZ|NO_HZ_IDLE|PREEMPT_DYNAMIC|PREEMPT_NONE|PREEMPT_VOLUNTARY|PREEMPT|PREEMPT_LAZY|IRQ_TIME_ACCOUNTING|FAIR_GROUP_SCHED|SCHED_AUTOGROUP)=' | tr '\n' ' ')"
+	echo "preempt mode at boot: $(dmesg 2>/dev/null | grep -o 'Dynamic Preempt: .*' | head -1)"
 	echo "autogroup: $(cat /proc/sys/kernel/sched_autogroup_enabled) (every workload started from this one shell: one group)"
 	for f in base_slice_ns migration_cost_ns nr_migrate tunable_scaling preempt features; do
 		echo "debugfs sched/$f: $(cat /sys/kernel/debug/sched/$f 2>&1 | tr '\n' ' ')"

@@ -65,7 +65,7 @@ pub const DEFAULT_SWITCH_DELAY_NS: u64 = 5_000;
 pub const DEFAULT_IRQ_NS: u64 = 5_000;
 /// Default cost of a wakeup onto an idle CPU from another CPU, IPI and idle exit (ns):
 /// measured on Linux 6.18, 2-vCPU VM (docs/measurements.md; `SimConfig::idle_wakeup_ns`).
-pub const DEFAULT_IDLE_WAKEUP_NS: u64 = 0;
+pub const DEFAULT_IDLE_WAKEUP_NS: u64 = 17_000;
 
 /// One problem in a scenario: where, and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]

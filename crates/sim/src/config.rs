@@ -161,10 +161,10 @@ pub struct SimConfig {
     /// (`smp_send_reschedule`, or the TTWU_QUEUE IPI) and the idle state's exit latency
     /// (`cpuidle_state.exit_latency`; on the measured VM, haltpoll's HLT exit through the
     /// host), added to `switch_delay_ns` before the woken CPU's `__schedule`. Applied only when
-    /// the target CPU is idle and is not the waker's. Measured on Linux 6.18 (2-vCPU VM): a
-    /// ping-pong pair pinned to two otherwise idle CPUs wakes its partner in 20 µs (p50
-    /// `sched_waking` → `sched_switch`), so 20 − 5 (δ) = 15 µs (docs/measurements.md). 0 turns
-    /// it off.
+    /// the target CPU is idle and is not the waker's. Measured on Linux 6.18 (2-vCPU VM,
+    /// tests/fixtures/real/pingpong-cross): a ping-pong pair pinned to two CPUs wakes its
+    /// partner on an idle CPU in 22 µs (p50 `sched_waking` → `sched_switch`, three recordings),
+    /// so 22 − 5 (δ) = 17 µs, the scenario default (docs/measurements.md). 0 turns it off.
     pub idle_wakeup_ns: u64,
     /// Channels (programs refer to them by index).
     pub channels: Vec<Channel>,

@@ -20,6 +20,12 @@ pub struct PidFigures {
     pub wakeups_local: u64,
     /// `sched_waking` → switch-in, in ns.
     pub wake_to_run_ns: Vec<u64>,
+    /// The same, for wakeups from another CPU onto a CPU that was idle (running pid 0).
+    pub wake_to_run_idle_remote_ns: Vec<u64>,
+    /// From this pid's switch-in to the first wakeup it does while on the CPU, in ns.
+    pub run_to_first_waking_ns: Vec<u64>,
+    /// Between consecutive wakeups this pid does (its cycle, for a ping-pong), in ns.
+    pub waking_cycle_ns: Vec<u64>,
 }
 
 /// A recording reduced to per-pid figures.
@@ -111,7 +117,11 @@ fn field<'a>(rest: &'a str, key: &str) -> Option<&'a str> {
 pub fn parse(text: &str) -> Recording {
     let mut r = Recording::default();
     let mut on_cpu: BTreeMap<u32, (u32, u64)> = BTreeMap::new();
-    let mut waking: BTreeMap<u32, u64> = BTreeMap::new();
+    // pid → (when it was woken, whether remotely onto an idle CPU).
+    let mut waking: BTreeMap<u32, (u64, bool)> = BTreeMap::new();
+    // pid → (switch-in time, whether it has woken anyone since), and its last waking.
+    let mut since_in: BTreeMap<u32, (u64, bool)> = BTreeMap::new();
+    let mut last_waking: BTreeMap<u32, u64> = BTreeMap::new();
     let mut first = None;
     for line in text.lines() {
         let Some(ev_at) = line.find(" sched:") else {
@@ -120,6 +130,11 @@ pub fn parse(text: &str) -> Recording {
         let (head, tail) = line.split_at(ev_at);
         let Some(lb) = head.rfind('[') else { continue };
         let cpu: u32 = head[lb + 1..].split(']').next().unwrap().parse().unwrap();
+        let current: u32 = head[..lb]
+            .split_whitespace()
+            .last()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
         let t = time_ns(head[lb..].split_whitespace().nth(1).unwrap());
         first.get_or_insert(t);
         r.end_ns = t;
@@ -143,9 +158,13 @@ pub fn parse(text: &str) -> Recording {
                     .to_string();
                 let f = r.pids.entry(next).or_default();
                 f.comm = comm;
-                if let Some(w) = waking.remove(&next) {
+                if let Some((w, idle_remote)) = waking.remove(&next) {
                     f.wake_to_run_ns.push(t - w);
+                    if idle_remote {
+                        f.wake_to_run_idle_remote_ns.push(t - w);
+                    }
                 }
+                since_in.insert(next, (t, false));
             }
             "sched:sched_migrate_task" => {
                 let pid: u32 = field(args, "pid").unwrap().parse().unwrap();
@@ -159,7 +178,19 @@ pub fn parse(text: &str) -> Recording {
                 if target == cpu {
                     f.wakeups_local += 1;
                 }
-                waking.insert(pid, t);
+                let target_idle = on_cpu.get(&target).is_none_or(|&(p, _)| p == 0);
+                waking.insert(pid, (t, target != cpu && target_idle));
+                // The waker is the task current on this CPU.
+                let w = r.pids.entry(current).or_default();
+                if let Some(prev) = last_waking.insert(current, t) {
+                    w.waking_cycle_ns.push(t - prev);
+                }
+                if let Some((t_in, woke)) = since_in.get_mut(&current) {
+                    if !*woke {
+                        *woke = true;
+                        w.run_to_first_waking_ns.push(t - *t_in);
+                    }
+                }
             }
             _ => {}
         }
@@ -198,6 +229,8 @@ mod tests {
         assert_eq!(r.pids[&7].wakeups, 1);
         assert_eq!(r.pids[&7].wakeups_local, 0);
         assert_eq!(r.pids[&7].wake_to_run_ns, vec![700_000]);
+        assert_eq!(r.pids[&7].wake_to_run_idle_remote_ns, vec![700_000]);
+        assert_eq!(r.pids[&101].run_to_first_waking_ns, vec![4_000_000]);
         assert_eq!(r.top("sh", 5).len(), 2);
     }
 }
