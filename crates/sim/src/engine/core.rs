@@ -112,11 +112,6 @@ impl Simulator {
                 target_cpu: cpu,
             },
         );
-        let ws = &mut self.cpus[waker_cpu as usize].rq.stats;
-        ws.ttwu_count += 1;
-        if waker_cpu == cpu {
-            ws.ttwu_local += 1;
-        }
         self.tasks[id].stats.wakeups += 1;
         self.tasks[id].state = TState::Runnable;
         // Whether the wakee lands on an idle CPU (which then pays `idle_wakeup_ns` when the
@@ -151,6 +146,13 @@ impl Simulator {
             self.check_preempt_curr(new_cpu, id, false, sync);
         }
         let cpu = self.tasks[id].cpu;
+        // ttwu_stat(p, task_cpu(p), ...): counted on the waker's runqueue, local when the
+        // wakee lands on the waker's CPU (after select_task_rq, not its previous CPU).
+        let ws = &mut self.cpus[waker_cpu as usize].rq.stats;
+        ws.ttwu_count += 1;
+        if waker_cpu == cpu {
+            ws.ttwu_local += 1;
+        }
         self.emit(
             cpu,
             EventKind::Wakeup {
