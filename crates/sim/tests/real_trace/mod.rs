@@ -16,7 +16,9 @@ pub struct PidFigures {
     pub migrations: u64,
     /// `sched_waking` events.
     pub wakeups: u64,
-    /// Wakeups whose target CPU is the waker's CPU (the `ttwu_local` share).
+    /// Wakeups that put it on the waker's CPU (`ttwu_stat`'s local count): `sched_waking`'s
+    /// `target_cpu` is the task's previous CPU, so a `sched_migrate_task` of the same pid from
+    /// the waker's CPU at the same moment (`set_task_cpu` in `try_to_wake_up`) corrects it.
     pub wakeups_local: u64,
     /// `sched_waking` → switch-in, in ns.
     pub wake_to_run_ns: Vec<u64>,
@@ -122,6 +124,8 @@ pub fn parse(text: &str) -> Recording {
     // pid → (switch-in time, whether it has woken anyone since), and its last waking.
     let mut since_in: BTreeMap<u32, (u64, bool)> = BTreeMap::new();
     let mut last_waking: BTreeMap<u32, u64> = BTreeMap::new();
+    // pid → (time, waker's CPU, counted local) of its last sched_waking.
+    let mut woke_by: BTreeMap<u32, (u64, u32, bool)> = BTreeMap::new();
     let mut first = None;
     for line in text.lines() {
         let Some(ev_at) = line.find(" sched:") else {
@@ -165,10 +169,23 @@ pub fn parse(text: &str) -> Recording {
                     }
                 }
                 since_in.insert(next, (t, false));
+                woke_by.remove(&next);
             }
             "sched:sched_migrate_task" => {
                 let pid: u32 = field(args, "pid").unwrap().parse().unwrap();
-                r.pids.entry(pid).or_default().migrations += 1;
+                let dest: u32 = field(args, "dest_cpu").unwrap().parse().unwrap();
+                let f = r.pids.entry(pid).or_default();
+                f.migrations += 1;
+                if let Some((tw, wcpu, local)) = woke_by.remove(&pid) {
+                    // The wakeup's own migration: same CPU, within the same try_to_wake_up.
+                    if wcpu == cpu && t - tw < 100_000 {
+                        match (local, dest == wcpu) {
+                            (true, false) => f.wakeups_local -= 1,
+                            (false, true) => f.wakeups_local += 1,
+                            _ => {}
+                        }
+                    }
+                }
             }
             "sched:sched_waking" => {
                 let pid: u32 = field(args, "pid").unwrap().parse().unwrap();
@@ -178,6 +195,7 @@ pub fn parse(text: &str) -> Recording {
                 if target == cpu {
                     f.wakeups_local += 1;
                 }
+                woke_by.insert(pid, (t, cpu, target == cpu));
                 let target_idle = on_cpu.get(&target).is_none_or(|&(p, _)| p == 0);
                 waking.insert(pid, (t, target != cpu && target_idle));
                 // The waker is the task current on this CPU.
@@ -226,6 +244,7 @@ mod tests {
         assert_eq!(r.duration_ns(), 4_700_000);
         assert_eq!(r.pids[&101].runtime_ns, 4_500_000);
         assert_eq!(r.pids[&101].migrations, 1);
+        assert_eq!(r.pids[&101].wakeups_local, 0);
         assert_eq!(r.pids[&7].wakeups, 1);
         assert_eq!(r.pids[&7].wakeups_local, 0);
         assert_eq!(r.pids[&7].wake_to_run_ns, vec![700_000]);
