@@ -31,6 +31,7 @@ extern crate alloc;
 pub mod config;
 mod engine;
 mod fair;
+pub mod pelt;
 pub mod rng;
 pub mod stats;
 pub mod trace;
