@@ -62,6 +62,22 @@ fn model_three_hogs_share_two_cpus() {
         .map(|i| on(hog(&format!("h{i}"), 0), &[0, 1]))
         .collect();
     let out = run(&cfg(2, 250, 10_000 * MS, tasks), "eevdf-6.19");
+    // No lockstep: a task pulled over is not pulled back at the same tick edge (the
+    // simulator's old symptom: hundreds of same-nanosecond round trips). The balancer's
+    // cache_nice_tries alone keeps a moved hog at least two busy intervals (2 × 28 ms) in place.
+    let mut last: [Option<u64>; 4] = [None; 4];
+    for e in &out.trace.events {
+        if let EventKind::MigrateTask { pid, .. } = e.kind {
+            if let Some(t) = last[pid as usize] {
+                assert!(
+                    e.t_ns - t >= 50 * MS,
+                    "hog {pid} moved at {t} and again at {}",
+                    e.t_ns
+                );
+            }
+            last[pid as usize] = Some(e.t_ns);
+        }
+    }
     for pid in 1..=3 {
         let (share, mig) = model_figures(&out, pid);
         assert!(
