@@ -63,6 +63,9 @@ pub const MAX_TOTAL_OPS: u64 = 4_000_000;
 pub const DEFAULT_SWITCH_DELAY_NS: u64 = 5_000;
 /// Default hardirq time of one timer interrupt (ns).
 pub const DEFAULT_IRQ_NS: u64 = 5_000;
+/// Default cost of a wakeup onto an idle CPU from another CPU, IPI and idle exit (ns):
+/// measured on Linux 6.18, 2-vCPU VM (docs/measurements.md; `SimConfig::idle_wakeup_ns`).
+pub const DEFAULT_IDLE_WAKEUP_NS: u64 = 17_000;
 
 /// One problem in a scenario: where, and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -260,6 +263,9 @@ pub struct Scenario {
     pub switch_delay_ns: Option<u64>,
     /// IRQ time per timer interrupt in ns (default: [`DEFAULT_IRQ_NS`], or δ if smaller).
     pub irq_ns: Option<u64>,
+    /// IPI + idle-exit latency of a remote wakeup onto an idle CPU, in ns (default
+    /// [`DEFAULT_IDLE_WAKEUP_NS`]).
+    pub idle_wakeup_ns: Option<u64>,
     /// Kernel variants to compare, parsed (each keeps the string it was written as in its
     /// `name`).
     pub variants: Vec<Variant>,
@@ -360,6 +366,9 @@ impl Scenario {
         }
         if let Some(d) = self.irq_ns {
             m.insert("irq_ns".into(), d.into());
+        }
+        if let Some(d) = self.idle_wakeup_ns {
+            m.insert("idle_wakeup_ns".into(), d.into());
         }
         m.insert(
             "variants".into(),
@@ -541,6 +550,7 @@ impl Scenario {
             irq_ns: self.irq_ns.unwrap_or(
                 DEFAULT_IRQ_NS.min(self.switch_delay_ns.unwrap_or(DEFAULT_SWITCH_DELAY_NS)),
             ),
+            idle_wakeup_ns: self.idle_wakeup_ns.unwrap_or(DEFAULT_IDLE_WAKEUP_NS),
             channels,
             tasks,
             record_snapshots: false,

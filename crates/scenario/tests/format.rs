@@ -65,6 +65,22 @@ fn the_issue_example_parses_with_its_defaults() {
     assert!(c.check().is_ok());
 }
 
+/// `idle_wakeup_ns` defaults to the measured 17 µs and reaches the engine.
+#[test]
+fn idle_wakeup_defaults_to_the_measured_cost() {
+    let s = Scenario::from_json(EXAMPLE).unwrap();
+    assert_eq!(s.idle_wakeup_ns, None);
+    assert_eq!(s.sim_config().idle_wakeup_ns, 17_000);
+    let text = EXAMPLE.replacen(
+        "\"duration_ms\": 3000",
+        "\"duration_ms\": 3000, \"idle_wakeup_ns\": 0",
+        1,
+    );
+    let s = Scenario::from_json(&text).unwrap();
+    assert_eq!(s.sim_config().idle_wakeup_ns, 0);
+    assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
+}
+
 #[test]
 fn canonical_json_round_trips() {
     let s = Scenario::from_json(EXAMPLE).unwrap();
@@ -127,6 +143,11 @@ fn bad_values_name_the_field_and_the_allowed_range() {
         "\"duration_ms\": 3000",
         "\"duration_ms\": 0",
         "duration_ms: 0 is out of range",
+    );
+    check_err(
+        "\"duration_ms\": 3000",
+        "\"duration_ms\": 3000, \"idle_wakeup_ns\": 20000000",
+        "idle_wakeup_ns: 20000000 is out of range (allowed 0..=10000000)",
     );
     check_err(
         "\"version\": 1",

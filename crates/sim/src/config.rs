@@ -157,6 +157,15 @@ pub struct SimConfig {
     /// charged (×341 in virtual time) between a timer wakeup and the reschedule it raises.
     /// 0 models a kernel without IRQ time accounting.
     pub irq_ns: u64,
+    /// The cost of waking a task onto an idle CPU from another CPU: the reschedule IPI
+    /// (`smp_send_reschedule`, or the TTWU_QUEUE IPI) and the idle state's exit latency
+    /// (`cpuidle_state.exit_latency`; on the measured VM, haltpoll's HLT exit through the
+    /// host), added to `switch_delay_ns` before the woken CPU's `__schedule`. Applied only when
+    /// the target CPU is idle and is not the waker's. Measured on Linux 6.18 (2-vCPU VM,
+    /// tests/fixtures/real/pingpong-cross): a ping-pong pair pinned to two CPUs wakes its
+    /// partner on an idle CPU in 22 µs (p50 `sched_waking` → `sched_switch`, three recordings),
+    /// so 22 − 5 (δ) = 17 µs, the scenario default (docs/measurements.md). 0 turns it off.
+    pub idle_wakeup_ns: u64,
     /// Channels (programs refer to them by index).
     pub channels: Vec<Channel>,
     /// Tasks; pid = index + 1.
@@ -182,6 +191,8 @@ pub mod limits {
     pub const MAX_PROGRAM_OPS: usize = 1024;
     /// Largest δ.
     pub const MAX_SWITCH_DELAY_NS: u64 = 1_000_000;
+    /// Largest `idle_wakeup_ns` (deep C-states exit in hundreds of µs).
+    pub const MAX_IDLE_WAKEUP_NS: u64 = 10_000_000;
     /// Most iterations of one loop.
     pub const MAX_LOOP_TIMES: u32 = 1_000_000;
 }

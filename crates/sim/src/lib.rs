@@ -15,7 +15,7 @@
 //!     program: vec![Op::Run(None)], start_ns: 0,
 //! };
 //! let cfg = SimConfig {
-//!     cpus: 16, llc_size: 0, smt: 1, hz: 1000, duration_ns: 1_000_000_000, seed: 1, switch_delay_ns: 5_000, irq_ns: 5_000,
+//!     cpus: 16, llc_size: 0, smt: 1, hz: 1000, duration_ns: 1_000_000_000, seed: 1, switch_delay_ns: 5_000, irq_ns: 5_000, idle_wakeup_ns: 0,
 //!     channels: vec![], record_snapshots: false,
 //!     tasks: vec![hog("hog", SchedPolicy::Normal), hog("idle", SchedPolicy::Idle)],
 //! };
@@ -31,6 +31,7 @@ extern crate alloc;
 pub mod config;
 mod engine;
 mod fair;
+pub mod pelt;
 pub mod rng;
 pub mod stats;
 pub mod trace;

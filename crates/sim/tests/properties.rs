@@ -81,6 +81,7 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
         seed,
         switch_delay_ns: delta,
         irq_ns: r.below(delta + 1),
+        idle_wakeup_ns: r.below(30 * US),
         channels,
         tasks,
         record_snapshots: r.below(2) == 0,

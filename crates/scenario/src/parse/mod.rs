@@ -32,6 +32,7 @@ const TOP_KEYS: &[&str] = &[
     "seed",
     "switch_delay_ns",
     "irq_ns",
+    "idle_wakeup_ns",
     "variants",
     "topology",
     "tasks",
@@ -279,6 +280,12 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
         }
         None => Some(None),
     };
+    let idle_wakeup_ns = match o.get("idle_wakeup_ns") {
+        Some(v) => p
+            .uint("idle_wakeup_ns", v, 0, limits::MAX_IDLE_WAKEUP_NS)
+            .map(Some),
+        None => Some(None),
+    };
     let variants = match o.get("variants") {
         None => Some(vec![]),
         Some(Value::Array(a)) => {
@@ -490,6 +497,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             seed: seed?,
             switch_delay_ns: switch_delay_ns?,
             irq_ns: irq_ns?,
+            idle_wakeup_ns: idle_wakeup_ns?,
             variants: variants?,
             topology: topology?,
             tasks: tasks?,

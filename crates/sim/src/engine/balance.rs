@@ -1,16 +1,47 @@
-//! Load balancing (`kernel/sched/fair.c`), to the scope of reference §6.5:
-//! - `trigger_load_balance` (`sched_balance_trigger` since 6.10) from a busy CPU's tick, with
-//!   the NOHZ kick (`nohz_balancer_kick`) that balances on behalf of idle CPUs;
-//! - `rebalance_domains` (`sched_balance_domains` since 6.10) with `get_sd_balance_interval`;
-//! - `newidle_balance` (`sched_balance_newidle` since 6.10);
-//! - `load_balance` (`sched_balance_rq` since 6.10), CPU by CPU, with `task_hot`'s time rule
-//!   and `cache_nice_tries`;
+//! Load balancing (`kernel/sched/fair.c`), to the depth that decides who moves:
+//! - `trigger_load_balance` (`sched_balance_trigger` since 6.10) from a busy CPU's tick: the
+//!   SCHED_SOFTIRQ when `jiffies ≥ rq->next_balance`, and the NOHZ kick
+//!   (`nohz_balancer_kick`) that balances on behalf of idle CPUs;
+//! - `rebalance_domains` (`sched_balance_domains`) with `get_sd_balance_interval`, each domain's
+//!   `last_balance` and `balance_interval`, and `rq->next_balance`;
+//! - `newidle_balance` (`sched_balance_newidle`);
+//! - `load_balance` (`sched_balance_rq`): `should_we_balance`, `update_sd_lb_stats` with
+//!   `group_classify` (has_spare, fully_busy, overloaded), `find_busiest_group`
+//!   (`sched_balance_find_src_group`) and `calculate_imbalance` with its migration types
+//!   (load, util, task), `find_busiest_queue` (`sched_balance_find_src_rq`), `detach_tasks`
+//!   with `shr_bound(load, nr_balance_failed)`, `can_migrate_task` (pinned, running, delayed,
+//!   `task_hot`, LBF_ALL_PINNED), and the bookkeeping after it: `nr_balance_failed` counting
+//!   failures and reset on success or balance, the interval reset to `min_interval` when
+//!   unbalanced and doubled up to `max_interval` while balanced;
 //! - `detach_task` + `attach_task`.
 //!
-//! The arithmetic (`balance_interval_jiffies`, `task_hot`) is public and unit-tested with the
-//! kernel's numbers in `tests/kernel_checks.rs`. Loads are instantaneous runnable weights, not
-//! PELT averages, and there is no group classification, misfit or active balance
-//! (DEVIATION(kernel), listed in ARCHITECTURE.md).
+//! Ticks and lockstep: the kernel's `sched_skew_tick` is 0 unless `skew_tick=1` is on the
+//! command line (it is not on the measured machine), so every CPU's tick expires at the same
+//! jiffy edge (`tick_setup_sched_timer` → `tick_init_jiffy_update`) and their SCHED_SOFTIRQs do
+//! run in the same jiffy, serialised by the runqueue locks (`double_rq_lock` around
+//! detach/attach). The rule the model follows is what the machine shows
+//! (tests/fixtures/real/hogs3, docs/measurements.md): the softirq's balance reads the source
+//! CPU *after* the reschedule that the same tick edge raised there; of the tasks it moved at a
+//! tick edge, the ones on a quiet machine had been switched out 5–26 µs before (so they were
+//! cache hot and moved only once `nr_balance_failed` > `cache_nice_tries`). So the softirq
+//! is an event δ after the tick (irq exit) ordered after every other event of its instant.
+//! DEVIATION(kernel): on the balancing CPU itself the kernel runs the softirq before its own
+//! reschedule (irq_exit, then the return to user); the model runs it after. Neither changes
+//! what it pulls (`nr_running` and the load count curr either way).
+//! What keeps the kernel out of the pull-and-pull-back lockstep is not an offset but
+//! `calculate_imbalance` (a CPU with one task does not pull from one with two unless the load
+//! fits), `shr_bound` with `nr_balance_failed`, `task_hot`, and the per-domain intervals, which
+//! drift apart as each CPU's outcomes double or reset them.
+//!
+//! DEVIATION(kernel): loads are instantaneous (Σ queued weights for `cpu_load`, 1024 per
+//! queued task for `runnable_avg`, 1024 for a CPU with a running task for `util_avg`, 1024
+//! for a task's util), not PELT averages; capacities are 1024 per CPU (no RT/IRQ pressure);
+//! no misfit, asym packing, group_imbalanced (LBF_SOME_PINNED/LBF_DST_PINNED's retarget),
+//! CACHE_HOT_BUDDY, NUMA or SD_SERIALIZE; newidle balancing is not gated by `avg_idle`
+//! against `max_newidle_lb_cost`; no active balance (since v5.11, e9b9734b7465, the kernel
+//! pushes a running task only for migrate_task after `cache_nice_tries + 2` failures, for
+//! asym packing, misfit, or reduced capacity: none of these arise in the modelled topologies
+//! except the first, with pinned tasks). Listed in ARCHITECTURE.md.
 
 use alloc::vec::Vec;
 
@@ -20,11 +51,19 @@ use crate::trace::EventKind;
 use super::topology::Domain;
 use super::Simulator;
 
-/// `get_sd_balance_interval`: a domain of `sd_weight` CPUs balances every `sd_weight` ms when
-/// this CPU is idle, `sd_weight × busy_factor (16)` ms − 1 jiffy when it is busy, converted to
-/// jiffies (rounded up) and clamped to [1, `max_load_balance_interval` = HZ × ncpus / 10].
-pub fn balance_interval_jiffies(sd_weight: u32, busy: bool, hz: u32, ncpus: u32) -> u64 {
-    let mut ms = sd_weight as u64;
+/// `SCHED_CAPACITY_SCALE`: one CPU's capacity, and the unit of `util_avg`/`runnable_avg`.
+const CAPACITY: u64 = 1024;
+/// `sysctl_sched_nr_migrate` (32 on PREEMPT_RT-less kernels): `detach_tasks`'s `loop_max`.
+const NR_MIGRATE: u32 = 32;
+/// `MAX_PINNED_INTERVAL`: the balance interval's cap when every task was pinned (ms).
+const MAX_PINNED_INTERVAL_MS: u64 = 512;
+
+/// `get_sd_balance_interval`: `interval_ms` (the domain's `balance_interval`, which starts at
+/// `sd_weight` ms) × `busy_factor` (16) when this CPU is busy, converted to jiffies (rounded
+/// up), minus one jiffy when busy ("preventing their balancing periods from being multiples of
+/// each other"), clamped to [1, `max_load_balance_interval` = HZ × ncpus / 10].
+pub fn balance_interval_jiffies(interval_ms: u32, busy: bool, hz: u32, ncpus: u32) -> u64 {
+    let mut ms = interval_ms as u64;
     if busy {
         ms *= 16;
     }
@@ -42,150 +81,662 @@ pub fn task_hot(now_ns: u64, exec_start_ns: u64, migration_cost_ns: u64) -> bool
     now_ns.saturating_sub(exec_start_ns) < migration_cost_ns
 }
 
-/// Per sched-domain level of a CPU: last balance time and `sd->nr_balance_failed`.
+/// `shr_bound`: `val >> shift`, the shift bounded by the type's width.
+pub fn shr_bound(val: u64, shift: u32) -> u64 {
+    val >> shift.min(63)
+}
+
+/// `enum group_type`, in the kernel's order (a higher value is busier); only the types the
+/// modelled topologies produce.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum GroupType {
+    /// `group_has_spare`: the group has spare capacity (an idle CPU, or low util).
+    #[default]
+    HasSpare,
+    /// `group_fully_busy`: no spare capacity, but no task waits either.
+    FullyBusy,
+    /// `group_overloaded`: more tasks than CPUs and the CPUs are saturated.
+    Overloaded,
+}
+
+/// `enum migration_type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MigrationType {
+    /// `migrate_load`: move load (weights).
+    Load,
+    /// `migrate_util`: move utilisation.
+    Util,
+    /// `migrate_task`: move a number of tasks.
+    Task,
+}
+
+/// `struct sg_lb_stats`, the part the decisions read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GroupStats {
+    /// Σ `cpu_load`.
+    pub group_load: u64,
+    /// Σ `cpu_util_cfs`.
+    pub group_util: u64,
+    /// Σ `cpu_runnable`.
+    pub group_runnable: u64,
+    /// Σ `rq->nr_running` (= `sum_h_nr_running` with a flat hierarchy).
+    pub sum_nr_running: u64,
+    /// CPUs of the group that are idle.
+    pub idle_cpus: u64,
+    /// CPUs in the group.
+    pub group_weight: u64,
+    /// Σ `capacity_of`.
+    pub group_capacity: u64,
+    /// `group_load × SCHED_CAPACITY_SCALE / group_capacity`, computed only for an overloaded
+    /// group (and for the local group in `calculate_imbalance`).
+    pub avg_load: u64,
+    /// `group_classify`.
+    pub group_type: GroupType,
+}
+
+/// `group_is_overloaded`: more tasks than CPUs, and util or runnable beyond capacity by
+/// `imbalance_pct`.
+pub fn group_is_overloaded(imbalance_pct: u64, s: &GroupStats) -> bool {
+    if s.sum_nr_running <= s.group_weight {
+        return false;
+    }
+    s.group_capacity * 100 < s.group_util * imbalance_pct
+        || s.group_capacity * imbalance_pct < s.group_runnable * 100
+}
+
+/// `group_has_capacity`: fewer tasks than CPUs, or runnable and util below capacity by
+/// `imbalance_pct`.
+pub fn group_has_capacity(imbalance_pct: u64, s: &GroupStats) -> bool {
+    if s.sum_nr_running < s.group_weight {
+        return true;
+    }
+    if s.group_capacity * imbalance_pct < s.group_runnable * 100 {
+        return false;
+    }
+    s.group_capacity * 100 > s.group_util * imbalance_pct
+}
+
+/// `group_classify` for the types modelled.
+pub fn group_classify(imbalance_pct: u64, s: &GroupStats) -> GroupType {
+    if group_is_overloaded(imbalance_pct, s) {
+        GroupType::Overloaded
+    } else if !group_has_capacity(imbalance_pct, s) {
+        GroupType::FullyBusy
+    } else {
+        GroupType::HasSpare
+    }
+}
+
+/// `update_sd_pick_busiest` for the types modelled: the busier type wins; among overloaded
+/// groups the higher `avg_load`; among fully busy ones the first (their `avg_load` is not
+/// computed, so it is 0 for all); among groups with spare capacity the one with fewer idle
+/// CPUs, then more tasks.
+pub fn pick_busiest(sgs: &GroupStats, busiest: Option<&GroupStats>) -> bool {
+    if sgs.sum_nr_running == 0 {
+        return false;
+    }
+    let Some(b) = busiest else {
+        return true;
+    };
+    if sgs.group_type != b.group_type {
+        return sgs.group_type > b.group_type;
+    }
+    match sgs.group_type {
+        GroupType::Overloaded => sgs.avg_load > b.avg_load,
+        GroupType::FullyBusy => sgs.avg_load > b.avg_load,
+        GroupType::HasSpare => {
+            sgs.idle_cpus < b.idle_cpus
+                || (sgs.idle_cpus == b.idle_cpus && sgs.sum_nr_running > b.sum_nr_running)
+        }
+    }
+}
+
+/// The domain-wide part of `struct sd_lb_stats` and `struct lb_env` that the decision reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DomainStats {
+    /// Σ `group_load` over the domain's groups.
+    pub total_load: u64,
+    /// Σ `group_capacity`.
+    pub total_capacity: u64,
+    /// `sd->imbalance_pct`.
+    pub imbalance_pct: u64,
+    /// `env->idle != CPU_NOT_IDLE`.
+    pub this_idle: bool,
+    /// `sd->flags & SD_SHARE_LLC`.
+    pub llc_domain: bool,
+    /// `sds->prefer_sibling`: the child domain has SD_PREFER_SIBLING (every non-NUMA level
+    /// above the lowest).
+    pub prefer_sibling: bool,
+}
+
+/// What `find_busiest_group` + `calculate_imbalance` decide: `None` is `out_balanced`.
+pub fn find_busiest_group(
+    local: &GroupStats,
+    busiest: &GroupStats,
+    sds: &DomainStats,
+) -> Option<(MigrationType, u64)> {
+    let DomainStats {
+        total_load,
+        total_capacity,
+        imbalance_pct,
+        this_idle,
+        llc_domain,
+        prefer_sibling,
+    } = *sds;
+    let mut local = *local;
+    // "If the local group is busier than the selected busiest group don't try and pull any
+    // tasks."
+    if local.group_type > busiest.group_type {
+        return None;
+    }
+    let avg = |s: &GroupStats| s.group_load * CAPACITY / s.group_capacity.max(1);
+    let sds_avg_load = total_load * CAPACITY / total_capacity.max(1);
+    if local.group_type == GroupType::Overloaded {
+        // "When groups are overloaded, use the avg_load to ensure fairness between tasks."
+        local.avg_load = avg(&local);
+        if local.avg_load >= busiest.avg_load || local.avg_load >= sds_avg_load {
+            return None;
+        }
+        if 100 * busiest.avg_load <= imbalance_pct * local.avg_load {
+            return None;
+        }
+    }
+    // (prefer_sibling with sibling_imbalance() > 1 goes straight to force_balance; the checks
+    // it skips below never reject that case in the modelled topologies.)
+    if busiest.group_type != GroupType::Overloaded {
+        if !this_idle {
+            // "If the busiest group is not overloaded (and as a result the local one too) but
+            // this CPU is already busy, let another idle CPU try to pull task."
+            return None;
+        }
+        if busiest.group_weight > 1 && local.idle_cpus <= busiest.idle_cpus + 1 {
+            return None;
+        }
+        if busiest.sum_nr_running == 1 {
+            // "busiest doesn't have any tasks waiting to run"
+            return None;
+        }
+    }
+    // calculate_imbalance
+    let r = if local.group_type == GroupType::HasSpare {
+        if busiest.group_type > GroupType::FullyBusy && !llc_domain {
+            // Fill the local group's spare capacity with util.
+            let imb = local.group_capacity.max(local.group_util) - local.group_util;
+            if this_idle && imb == 0 {
+                (MigrationType::Task, 1)
+            } else {
+                (MigrationType::Util, imb)
+            }
+        } else if busiest.group_weight == 1 || prefer_sibling {
+            // "When prefer sibling, evenly spread running tasks on groups" (sibling_imbalance
+            // with equal core counts: the difference of running tasks, halved).
+            (
+                MigrationType::Task,
+                busiest.sum_nr_running.saturating_sub(local.sum_nr_running) >> 1,
+            )
+        } else {
+            // "If there is no overload, we just want to even the number of idle CPUs."
+            (
+                MigrationType::Task,
+                local.idle_cpus.saturating_sub(busiest.idle_cpus) >> 1,
+            )
+        }
+    } else {
+        if local.group_type < GroupType::Overloaded {
+            // "Local will become overloaded so the avg_load metrics are finally needed."
+            local.avg_load = avg(&local);
+            if local.avg_load >= busiest.avg_load || local.avg_load >= sds_avg_load {
+                return None;
+            }
+        }
+        // Bring both to the average, taking no more than either side can give or take.
+        let a = (busiest.avg_load.saturating_sub(sds_avg_load)) * busiest.group_capacity;
+        let b = (sds_avg_load.saturating_sub(local.avg_load)) * local.group_capacity;
+        (MigrationType::Load, a.min(b) / CAPACITY)
+    };
+    (r.1 > 0).then_some(r)
+}
+
+/// Per sched-domain level of a CPU: the domain's balancing state (`struct sched_domain`).
 #[derive(Clone, Copy, Default)]
 pub(super) struct LbState {
-    pub(super) last_balance_ns: u64,
+    /// `sd->last_balance`, in jiffies.
+    pub(super) last_balance: u64,
+    /// `sd->balance_interval` in ms; 0 until first used (then `min_interval` = `sd_weight`).
+    pub(super) balance_interval_ms: u32,
+    /// `sd->nr_balance_failed`.
     pub(super) nr_balance_failed: u32,
 }
 
+/// `enum cpu_idle_type` as `sched_balance_rq` sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum IdleType {
+    /// `CPU_IDLE`: a tick-stopped idle CPU balanced by the NOHZ kick.
+    Idle,
+    /// `CPU_NOT_IDLE`: a busy CPU's periodic balance.
+    NotIdle,
+    /// `CPU_NEWLY_IDLE`: about to go idle.
+    NewlyIdle,
+}
+
 impl Simulator {
-    /// `trigger_load_balance` (`sched_balance_trigger` since 6.10) from a busy CPU's tick: its own periodic balance, and the NOHZ
+    fn jiffies(&self) -> u64 {
+        self.now / self.fair.tick_ns
+    }
+
+    fn interval_ms(&mut self, cpu: u32, level: usize, d: &Domain) -> u32 {
+        let st = &mut self.cpus[cpu as usize].lb[level];
+        if st.balance_interval_ms == 0 {
+            // sd_init: balance_interval = min_interval = sd_weight.
+            st.balance_interval_ms = d.weight();
+        }
+        st.balance_interval_ms
+    }
+
+    /// `trigger_load_balance` (`sched_balance_trigger` since 6.10) from a busy CPU's tick:
+    /// SCHED_SOFTIRQ runs `rebalance_domains` when `jiffies ≥ rq->next_balance`; and the NOHZ
     /// kick that balances on behalf of idle CPUs (whose ticks are stopped) when this CPU has
     /// more than one task.
     pub(super) fn trigger_load_balance(&mut self, cpu: u32) {
         if self.cfg.cpus == 1 {
             return;
         }
-        self.rebalance_domains(cpu, false);
+        if self.jiffies() >= self.cpus[cpu as usize].next_balance {
+            let idle = if self.idle_cpu(cpu) {
+                IdleType::Idle
+            } else {
+                IdleType::NotIdle
+            };
+            self.rebalance_domains(cpu, idle);
+        }
         if self.cpus[cpu as usize].rq.nr_running >= 2 {
             for i in 0..self.cfg.cpus {
-                if i != cpu && self.idle_cpu(i) {
-                    self.rebalance_domains(i, true);
+                if i != cpu
+                    && self.idle_cpu(i)
+                    && self.jiffies() >= self.cpus[i as usize].next_balance
+                {
+                    self.rebalance_domains(i, IdleType::Idle);
                 }
             }
         }
     }
 
     /// `rebalance_domains` (`sched_balance_domains` since 6.10): balance each domain whose
-    /// interval has elapsed.
-    pub(super) fn rebalance_domains(&mut self, cpu: u32, idle: bool) {
+    /// interval has elapsed since its `last_balance`, then set `rq->next_balance` to the
+    /// earliest next one.
+    pub(super) fn rebalance_domains(&mut self, cpu: u32, mut idle: IdleType) {
         let (doms, n) = self.domains(cpu);
-        let hz = self.cfg.hz;
-        let tick = self.fair.tick_ns;
+        let (hz, ncpus) = (self.cfg.hz, self.cfg.cpus);
+        let jiffies = self.jiffies();
+        let mut busy = idle == IdleType::NotIdle && !self.sched_idle_cpu(cpu);
+        let mut next_balance = jiffies + 60 * hz as u64;
         for (level, d) in doms[..n].iter().enumerate() {
-            let jiffies = balance_interval_jiffies(d.weight(), !idle, hz, self.cfg.cpus);
-            let last = self.cpus[cpu as usize].lb[level].last_balance_ns;
-            if self.now < last + jiffies * tick {
-                continue;
-            }
-            self.cpus[cpu as usize].lb[level].last_balance_ns = self.now;
-            let moved = self.load_balance(cpu, level, d, false);
-            if moved && idle {
-                // An idle CPU that got work stops balancing on this pass (it is busy now).
-                break;
+            let mut interval =
+                balance_interval_jiffies(self.interval_ms(cpu, level, d), busy, hz, ncpus);
+            if jiffies >= self.cpus[cpu as usize].lb[level].last_balance + interval {
+                let (moved, go_on) = self.load_balance(cpu, level, d, idle);
+                if moved > 0 {
+                    // "The LBF_DST_PINNED logic could have changed env->dst_cpu, so we can't
+                    // know our idle state even if we migrated tasks. Update it."
+                    idle = if self.idle_cpu(cpu) {
+                        IdleType::Idle
+                    } else {
+                        IdleType::NotIdle
+                    };
+                    busy = idle == IdleType::NotIdle && !self.sched_idle_cpu(cpu);
+                }
+                self.cpus[cpu as usize].lb[level].last_balance = jiffies;
+                interval =
+                    balance_interval_jiffies(self.interval_ms(cpu, level, d), busy, hz, ncpus);
+                let last = self.cpus[cpu as usize].lb[level].last_balance;
+                next_balance = next_balance.min(last + interval);
+                if !go_on {
+                    // should_we_balance() said another CPU of the group balances it: higher
+                    // domains are left to that CPU too.
+                    break;
+                }
+            } else {
+                let last = self.cpus[cpu as usize].lb[level].last_balance;
+                next_balance = next_balance.min(last + interval);
             }
         }
+        self.cpus[cpu as usize].next_balance = next_balance;
     }
 
-    /// `newidle_balance` (`sched_balance_newidle` since 6.10): about to go idle, try to pull one task, lowest domain first.
+    /// `newidle_balance` (`sched_balance_newidle` since 6.10): about to go idle, try to pull,
+    /// lowest domain first, until a task came.
     pub(super) fn newidle_balance(&mut self, cpu: u32) -> bool {
         if self.cfg.cpus == 1 {
             return false;
         }
         let (doms, n) = self.domains(cpu);
-        for (level, d) in doms[..n].iter().enumerate() {
-            if self.load_balance(cpu, level, d, true) {
-                self.cpus[cpu as usize].rq.stats.lb_newidle_pulled += 1;
-                return true;
+        let (hz, ncpus) = (self.cfg.hz, self.cfg.cpus);
+        // update_next_balance: the idle CPU's rq->next_balance moves forward to the domains'
+        // idle intervals (the NOHZ kick balances it from then on).
+        let mut next_balance = self.jiffies() + hz as u64;
+        let mut update_next = |sim: &mut Simulator, level: usize, d: &Domain| {
+            let i = balance_interval_jiffies(sim.interval_ms(cpu, level, d), false, hz, ncpus);
+            next_balance = next_balance.min(sim.cpus[cpu as usize].lb[level].last_balance + i);
+        };
+        let mut pulled = false;
+        // "if (!READ_ONCE(this_rq->rd->overloaded) ...)": no CPU has a waiting task.
+        if !self.cpus.iter().any(|c| c.rq.nr_running >= 2) {
+            if n > 0 {
+                update_next(self, 0, &doms[0]);
+            }
+        } else {
+            for (level, d) in doms[..n].iter().enumerate() {
+                update_next(self, level, d);
+                let (moved, go_on) = self.load_balance(cpu, level, d, IdleType::NewlyIdle);
+                if moved > 0 {
+                    self.cpus[cpu as usize].rq.stats.lb_newidle_pulled += 1;
+                    pulled = true;
+                    break;
+                }
+                if !go_on {
+                    break;
+                }
             }
         }
-        false
+        let nb = &mut self.cpus[cpu as usize].next_balance;
+        *nb = (*nb).min(next_balance);
+        pulled
     }
 
-    /// `load_balance` (`sched_balance_rq` since 6.10), CPU-level: the busiest CPU of the domain (most
-    /// queued, then most load) gives tasks to `this` when `this` is idle and it has a waiting
-    /// task, or when its load exceeds this CPU's by `imbalance_pct`; tasks go least recently run
-    /// first, never the running one, never a delayed one, never outside the affinity, and not
-    /// cache hot (ran within `migration_cost_ns`) unless balancing failed more than
-    /// `cache_nice_tries` times. Returns whether it moved anything.
+    /// `should_we_balance`: of a group, only its first idle CPU (or, none idle, its first CPU)
+    /// balances the domain periodically; every CPU may balance when newly idle.
+    fn should_we_balance(&self, this: u32, group: (u32, u32), idle: IdleType) -> bool {
+        if idle == IdleType::NewlyIdle {
+            return self.cpus[this as usize].rq.nr_running == 0;
+        }
+        if let Some(first_idle) = (group.0..group.1).find(|&c| self.idle_cpu(c)) {
+            return first_idle == this;
+        }
+        group.0 == this
+    }
+
+    /// `update_sg_lb_stats` over CPUs `lo..hi`.
+    fn group_stats(&self, lo: u32, hi: u32, imbalance_pct: u64) -> GroupStats {
+        let mut s = GroupStats {
+            group_weight: (hi - lo) as u64,
+            group_capacity: CAPACITY * (hi - lo) as u64,
+            ..GroupStats::default()
+        };
+        for c in lo..hi {
+            let rq = &self.cpus[c as usize].rq;
+            s.group_load += self.cpu_load(c) as u64;
+            s.group_util += if rq.curr.is_some() { CAPACITY } else { 0 };
+            s.group_runnable += rq.nr_running as u64 * CAPACITY;
+            s.sum_nr_running += rq.nr_running as u64;
+            if rq.nr_running == 0 && self.idle_cpu(c) {
+                s.idle_cpus += 1;
+            }
+        }
+        s.group_type = group_classify(imbalance_pct, &s);
+        if s.group_type == GroupType::Overloaded {
+            s.avg_load = s.group_load * CAPACITY / s.group_capacity;
+        }
+        s
+    }
+
+    /// `load_balance` (`sched_balance_rq` since 6.10) of domain `d` (level `level`) into
+    /// `this`. Returns (tasks moved, whether higher domains should be balanced too).
     pub(super) fn load_balance(
         &mut self,
         this: u32,
         level: usize,
         d: &Domain,
-        newidle: bool,
-    ) -> bool {
-        let this_idle = self.idle_cpu(this) || newidle;
-        let this_load = self.cpu_load(this);
-        let mut busiest_order: Vec<u32> = (d.lo..d.hi)
-            .filter(|&c| c != this && self.cpus[c as usize].rq.nr_running >= 2)
-            .collect();
-        busiest_order.sort_by_key(|&c| {
-            (
-                core::cmp::Reverse(self.cpus[c as usize].rq.nr_running),
-                core::cmp::Reverse(self.cpu_load(c)),
-                c,
-            )
-        });
-        let failed = self.cpus[this as usize].lb[level].nr_balance_failed;
-        let migration_cost = self.fair.p.migration_cost_ns;
-        for busiest in busiest_order {
-            let busiest_load = self.cpu_load(busiest);
-            let mut imbalance = if this_idle {
-                // Spare capacity here: move one task whatever its weight.
-                i64::MAX
-            } else {
-                if busiest_load * 100 <= this_load * d.imbalance_pct as i64 {
-                    continue;
+        idle: IdleType,
+    ) -> (u32, bool) {
+        // The domain's groups are its child's spans (single CPUs at the lowest level).
+        let (doms, _) = self.domains(this);
+        let group_size = if level == 0 {
+            1
+        } else {
+            doms[level - 1].weight()
+        };
+        let prefer_sibling = level > 0;
+        let llc_domain = d.weight() <= self.llc;
+        let local_lo = d.lo + (this - d.lo) / group_size * group_size;
+        let local_group = (local_lo, local_lo + group_size);
+        self.interval_ms(this, level, d);
+        if !self.should_we_balance(this, local_group, idle) {
+            self.lb_balanced(this, level, d, idle, false);
+            return (0, false);
+        }
+        let this_idle = idle != IdleType::NotIdle;
+        let mut excluded: Vec<u32> = Vec::new();
+        loop {
+            // update_sd_lb_stats
+            let local = self.group_stats(local_group.0, local_group.1, d.imbalance_pct);
+            let (mut total_load, mut total_capacity) = (local.group_load, local.group_capacity);
+            let mut busiest: Option<(GroupStats, u32)> = None;
+            let mut lo = d.lo;
+            while lo < d.hi {
+                let hi = lo + group_size;
+                if lo != local_group.0 {
+                    let s = self.group_stats(lo, hi, d.imbalance_pct);
+                    total_load += s.group_load;
+                    total_capacity += s.group_capacity;
+                    if pick_busiest(&s, busiest.as_ref().map(|b| &b.0)) {
+                        busiest = Some((s, lo));
+                    }
                 }
-                (busiest_load - this_load) / 2
-            };
-            let bc = &self.cpus[busiest as usize];
-            let clock = bc.clock_task.max(self.now.saturating_sub(bc.irq_ns));
-            let movable: Vec<Tid> = bc
-                .rq
-                .tree
-                .iter()
-                .copied()
-                .filter(|&t| !self.ents[t].sched_delayed && self.allowed(t, this))
-                .collect();
-            if movable.is_empty() {
-                // LBF_ALL_PINNED: nothing there may run here; try the next busiest.
-                continue;
+                lo = hi;
             }
-            let mut cands: Vec<Tid> = movable
-                .into_iter()
-                .filter(|&t| {
-                    failed > d.cache_nice_tries
-                        || !task_hot(clock, self.ents[t].exec_start, migration_cost)
-                })
-                .collect();
-            cands.sort_by_key(|&t| self.ents[t].mru);
+            let Some((bs, blo)) = busiest else {
+                self.lb_balanced(this, level, d, idle, false);
+                return (0, true);
+            };
+            let sds = DomainStats {
+                total_load,
+                total_capacity,
+                imbalance_pct: d.imbalance_pct,
+                this_idle,
+                llc_domain,
+                prefer_sibling,
+            };
+            let Some((mtype, imbalance)) = find_busiest_group(&local, &bs, &sds) else {
+                self.lb_balanced(this, level, d, idle, false);
+                return (0, true);
+            };
+            let Some(src) =
+                self.find_busiest_queue(blo, blo + group_size, mtype, imbalance, &excluded)
+            else {
+                self.lb_balanced(this, level, d, idle, false);
+                return (0, true);
+            };
             let mut moved = 0;
-            for t in cands.into_iter().take(32) {
-                let load = self.task_load(t);
-                if !this_idle && load / 2 > imbalance {
+            let mut all_pinned = false;
+            if self.cpus[src as usize].rq.nr_running > 1 {
+                let (m, pinned) = self.detach_tasks(src, this, level, d, idle, mtype, imbalance);
+                moved = m;
+                all_pinned = pinned;
+            }
+            if all_pinned {
+                // "All tasks on this runqueue were pinned by CPU affinity": try another.
+                excluded.push(src);
+                if (d.lo..d.hi)
+                    .any(|c| !excluded.contains(&c) && !(local_group.0..local_group.1).contains(&c))
+                {
                     continue;
                 }
-                self.migrate_queued(t, busiest, this);
-                moved += 1;
-                imbalance -= load;
-                if this_idle || imbalance <= 0 {
-                    break;
-                }
+                self.lb_balanced(this, level, d, idle, true);
+                return (0, true);
             }
             let st = &mut self.cpus[this as usize];
             if moved == 0 {
-                st.lb[level].nr_balance_failed += 1;
                 st.rq.stats.lb_failed += 1;
-                return false;
+                if idle != IdleType::NewlyIdle {
+                    st.lb[level].nr_balance_failed += 1;
+                }
+                // need_active_balance: not modelled (see the file's header).
+            } else {
+                st.lb[level].nr_balance_failed = 0;
+                st.rq.stats.lb_pulled += moved as u64;
             }
-            st.lb[level].nr_balance_failed = 0;
-            st.rq.stats.lb_pulled += moved;
-            return true;
+            // "We were unbalanced, so reset the balancing interval."
+            st.lb[level].balance_interval_ms = d.weight();
+            return (moved, true);
         }
-        false
+    }
+
+    /// `out_balanced` / `out_all_pinned` / `out_one_pinned`: balanced, so the failure count
+    /// resets and (not when newly idle) the interval doubles up to `max_interval` =
+    /// 2 × `sd_weight` (`MAX_PINNED_INTERVAL` when every task was pinned).
+    fn lb_balanced(&mut self, this: u32, level: usize, d: &Domain, idle: IdleType, pinned: bool) {
+        let st = &mut self.cpus[this as usize].lb[level];
+        st.nr_balance_failed = 0;
+        if idle == IdleType::NewlyIdle {
+            return;
+        }
+        let i = st.balance_interval_ms as u64;
+        if (pinned && i < MAX_PINNED_INTERVAL_MS) || i < 2 * d.weight() as u64 {
+            st.balance_interval_ms *= 2;
+        }
+    }
+
+    /// `find_busiest_queue` (`sched_balance_find_src_rq`) among CPUs `lo..hi`.
+    fn find_busiest_queue(
+        &self,
+        lo: u32,
+        hi: u32,
+        mtype: MigrationType,
+        imbalance: u64,
+        excluded: &[u32],
+    ) -> Option<u32> {
+        let mut best: Option<(u32, u64)> = None;
+        for c in lo..hi {
+            if excluded.contains(&c) {
+                continue;
+            }
+            let rq = &self.cpus[c as usize].rq;
+            let nr = rq.nr_running as u64;
+            if nr == 0 {
+                continue;
+            }
+            let key = match mtype {
+                MigrationType::Load => {
+                    let load = self.cpu_load(c) as u64;
+                    // A lone task heavier than the imbalance stays (capacity is never reduced
+                    // in the model, so check_cpu_capacity is false).
+                    if nr == 1 && load > imbalance {
+                        continue;
+                    }
+                    load
+                }
+                MigrationType::Util => {
+                    if nr <= 1 {
+                        continue;
+                    }
+                    if rq.curr.is_some() {
+                        CAPACITY
+                    } else {
+                        0
+                    }
+                }
+                MigrationType::Task => nr,
+            };
+            if best.is_none_or(|(_, k)| key > k) {
+                best = Some((c, key));
+            }
+        }
+        best.map(|(c, _)| c)
+    }
+
+    /// `detach_tasks` + `attach_tasks`: walk `src`'s `cfs_tasks` from its tail (least recently
+    /// run first), at most `loop_max` = min(`nr_migrate`, nr_running) tasks, moving those that
+    /// `can_migrate_task` allows and whose load, shifted right by `nr_balance_failed`, fits the
+    /// imbalance. A task passed over goes to the list's head (`list_move`). Returns (tasks
+    /// moved, LBF_ALL_PINNED).
+    #[allow(clippy::too_many_arguments)]
+    fn detach_tasks(
+        &mut self,
+        src: u32,
+        this: u32,
+        level: usize,
+        d: &Domain,
+        idle: IdleType,
+        mtype: MigrationType,
+        mut imbalance: u64,
+    ) -> (u32, bool) {
+        let failed = self.cpus[this as usize].lb[level].nr_balance_failed;
+        let migration_cost = self.fair.p.migration_cost_ns;
+        let bc = &self.cpus[src as usize];
+        let clock = bc.clock_task.max(self.now.saturating_sub(bc.irq_ns));
+        // cfs_tasks holds every queued task, curr included, ordered by mru.
+        let mut list: Vec<Tid> = bc.rq.tree.iter().copied().chain(bc.rq.curr).collect();
+        list.sort_by_key(|&t| self.ents[t].mru);
+        let loop_max = NR_MIGRATE.min(bc.rq.nr_running);
+        let mut all_pinned = true;
+        let mut moved = 0;
+        let mut pos = 0;
+        let mut looked = 0;
+        while pos < list.len() {
+            if idle != IdleType::NotIdle && self.cpus[src as usize].rq.nr_running <= 1 {
+                break;
+            }
+            looked += 1;
+            if looked > loop_max && !all_pinned {
+                break;
+            }
+            if looked > loop_max.max(NR_MIGRATE) {
+                break;
+            }
+            let t = list[pos];
+            pos += 1;
+            // can_migrate_task
+            let ok = if !self.allowed(t, this) {
+                false
+            } else {
+                all_pinned = false;
+                let running = self.cpus[src as usize].rq.curr == Some(t);
+                // DEVIATION(kernel): delayed tasks are never migrated (6.14 moves them for
+                // migrate_load).
+                let hot = d.imbalance_pct != 110 // SD_SHARE_CPUCAPACITY: siblings share cache
+                    && !self.ents[t].idle()
+                    && task_hot(clock, self.ents[t].exec_start, migration_cost);
+                !running && !self.ents[t].sched_delayed && (!hot || failed > d.cache_nice_tries)
+            };
+            let fits = ok
+                && match mtype {
+                    MigrationType::Load => {
+                        let load = (self.task_load(t) as u64).max(1);
+                        if shr_bound(load, failed) > imbalance {
+                            false
+                        } else {
+                            imbalance = imbalance.saturating_sub(load);
+                            true
+                        }
+                    }
+                    MigrationType::Util => {
+                        if shr_bound(CAPACITY, failed) > imbalance {
+                            false
+                        } else {
+                            imbalance = imbalance.saturating_sub(CAPACITY);
+                            true
+                        }
+                    }
+                    MigrationType::Task => {
+                        imbalance = imbalance.saturating_sub(1);
+                        true
+                    }
+                };
+            if !fits {
+                // next: list_move(&p->se.group_node, tasks), to the head.
+                let rq = &mut self.cpus[src as usize].rq;
+                rq.seq += 1;
+                self.ents[t].mru = rq.seq;
+                continue;
+            }
+            self.migrate_queued(t, src, this);
+            moved += 1;
+            // CONFIG_PREEMPTION: newidle balancing stops after the first task.
+            if idle == IdleType::NewlyIdle || imbalance == 0 {
+                break;
+            }
+        }
+        (moved, moved == 0 && all_pinned)
     }
 
     /// `detach_task` + `attach_task`: move a queued, not running task between CPUs.
@@ -206,5 +757,73 @@ impl Simulator {
         self.check_preempt_curr(to, id, false, false);
         self.kick(to);
         self.kick(from);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cpu(nr: u64, load: u64, running: bool) -> GroupStats {
+        let mut s = GroupStats {
+            group_load: load,
+            group_util: if running { 1024 } else { 0 },
+            group_runnable: nr * 1024,
+            sum_nr_running: nr,
+            idle_cpus: u64::from(nr == 0),
+            group_weight: 1,
+            group_capacity: 1024,
+            ..GroupStats::default()
+        };
+        s.group_type = group_classify(117, &s);
+        if s.group_type == GroupType::Overloaded {
+            s.avg_load = s.group_load * 1024 / s.group_capacity;
+        }
+        s
+    }
+
+    fn sds(total_load: u64, this_idle: bool) -> DomainStats {
+        DomainStats {
+            total_load,
+            total_capacity: 2048,
+            imbalance_pct: 117,
+            this_idle,
+            llc_domain: true,
+            prefer_sibling: false,
+        }
+    }
+
+    /// Three nice-0 hogs on two CPUs: the CPU with one pulls from the CPU with two only the
+    /// load that brings both to the average (imbalance = min(2048 − 1536, 1536 − 1024) = 512),
+    /// so a 1024 hog fits only once `nr_balance_failed` ≥ 1 (1024 >> 1 = 512); the CPU with
+    /// two never pulls from the one with one (its local group is busier).
+    #[test]
+    fn three_hogs_on_two_cpus() {
+        let one = cpu(1, 1024, true);
+        let two = cpu(2, 2048, true);
+        assert_eq!(one.group_type, GroupType::FullyBusy);
+        assert_eq!(two.group_type, GroupType::Overloaded);
+        assert_eq!(
+            find_busiest_group(&one, &two, &sds(3072, false)),
+            Some((MigrationType::Load, 512))
+        );
+        assert_eq!(find_busiest_group(&two, &one, &sds(3072, false)), None);
+        assert!(shr_bound(1024, 0) > 512 && shr_bound(1024, 1) <= 512);
+    }
+
+    /// An idle CPU beside one with two tasks takes one task (migrate_task, (2 − 0) >> 1), and
+    /// nothing from a CPU with a single task.
+    #[test]
+    fn idle_cpu_takes_one_task() {
+        let idle = cpu(0, 0, false);
+        assert_eq!(idle.group_type, GroupType::HasSpare);
+        assert_eq!(
+            find_busiest_group(&idle, &cpu(2, 2048, true), &sds(2048, true)),
+            Some((MigrationType::Task, 1))
+        );
+        assert_eq!(
+            find_busiest_group(&idle, &cpu(1, 1024, true), &sds(1024, true)),
+            None
+        );
     }
 }

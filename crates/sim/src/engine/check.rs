@@ -79,9 +79,11 @@ impl Simulator {
             }
         }
         // Load balancing: no CPU stays idle beside a waiting task that may run on it for longer
-        // than its idle balance interval allows, including the failed attempts that
-        // cache_nice_tries lets cache-hot tasks win (3 intervals) and the ticks that deliver
-        // the NOHZ kick.
+        // than its idle balance intervals allow: the first attempt within the interval as doubled
+        // while balanced (max_interval = 2 × sd_weight ms), then the failed attempts that
+        // cache_nice_tries lets a cache-hot task win, each after the interval reset to
+        // min_interval (2 more: 4 × sd_weight ms in all), the ticks that deliver the NOHZ kick,
+        // and the softirq's δ after its tick.
         let max_weight = (0..self.cfg.cpus)
             .map(|c| {
                 let (d, n) = self.domains(c);
@@ -89,9 +91,9 @@ impl Simulator {
             })
             .max()
             .unwrap_or(1) as u64;
-        let bound = 3 * max_weight.div_ceil(1000 / self.cfg.hz as u64) * self.fair.tick_ns
+        let bound = (4 * max_weight).div_ceil(1000 / self.cfg.hz as u64) * self.fair.tick_ns
             + 3 * self.fair.tick_ns
-            + self.cfg.switch_delay_ns;
+            + 2 * self.cfg.switch_delay_ns;
         for i in 0..self.cfg.cpus {
             let starving = self.idle_cpu(i)
                 && self.cpus.iter().any(|c| {

@@ -38,6 +38,18 @@ impl Simulator {
         }
     }
 
+    /// `kick` for a wakeup onto an idle CPU from another CPU: the IPI and the idle exit come
+    /// first (`idle_wakeup_ns`).
+    pub(super) fn kick_idle(&mut self, cpu: u32) {
+        let delay = self.cfg.switch_delay_ns + self.cfg.idle_wakeup_ns;
+        let c = &mut self.cpus[cpu as usize];
+        if c.rq.need_resched && !c.schedule_pending {
+            c.schedule_pending = true;
+            let gen = c.sched_gen;
+            self.push(self.now + delay, Ev::Schedule(cpu, gen));
+        }
+    }
+
     /// The next periodic tick, at the next multiple of TICK_NSEC, unless one is armed.
     pub(super) fn arm_tick(&mut self, cpu: u32) {
         let tick = self.fair.tick_ns;
@@ -100,13 +112,11 @@ impl Simulator {
                 target_cpu: cpu,
             },
         );
-        let ws = &mut self.cpus[waker_cpu as usize].rq.stats;
-        ws.ttwu_count += 1;
-        if waker_cpu == cpu {
-            ws.ttwu_local += 1;
-        }
         self.tasks[id].stats.wakeups += 1;
         self.tasks[id].state = TState::Runnable;
+        // Whether the wakee lands on an idle CPU (which then pays `idle_wakeup_ns` when the
+        // waker is elsewhere).
+        let mut idle_target = false;
         if self.ents[id].sched_delayed {
             // ttwu_runnable: still queued (delayed dequeue); no CPU selection.
             self.with_rq(cpu, |f, c| f.requeue_delayed(c, id));
@@ -130,11 +140,19 @@ impl Simulator {
                 self.tasks[id].cpu = new_cpu;
                 self.tasks[id].stats.migrations += 1;
             }
+            idle_target = self.idle_cpu(new_cpu);
             self.with_rq(new_cpu, |f, c| f.enqueue_wakeup(c, id, migrated));
             self.sched_info_enqueue(id);
             self.check_preempt_curr(new_cpu, id, false, sync);
         }
         let cpu = self.tasks[id].cpu;
+        // ttwu_stat(p, task_cpu(p), ...): counted on the waker's runqueue, local when the
+        // wakee lands on the waker's CPU (after select_task_rq, not its previous CPU).
+        let ws = &mut self.cpus[waker_cpu as usize].rq.stats;
+        ws.ttwu_count += 1;
+        if waker_cpu == cpu {
+            ws.ttwu_local += 1;
+        }
         self.emit(
             cpu,
             EventKind::Wakeup {
@@ -146,7 +164,14 @@ impl Simulator {
             // A remote wakeup arrives by IPI (TTWU_QUEUE).
             self.irq_exit(cpu);
         }
-        self.kick(cpu);
+        if idle_target && waker_cpu != cpu {
+            // DEVIATION(kernel): the wakee is enqueued at once (the kernel queues it on the
+            // target's wake list and enqueues it when the IPI arrives); only the switch waits
+            // for the IPI and the idle exit.
+            self.kick_idle(cpu);
+        } else {
+            self.kick(cpu);
+        }
         self.hrtick_update(cpu);
     }
 
@@ -162,7 +187,11 @@ impl Simulator {
         let hr = c.hrtick_expires.is_some_and(|t| t > self.now);
         self.with_rq(cpu, |f, c| f.task_tick(c, false, hr));
         self.irq_exit(cpu);
-        self.trigger_load_balance(cpu);
+        if self.cfg.cpus > 1 {
+            // trigger_load_balance raises SCHED_SOFTIRQ; its work runs at irq exit, δ later
+            // (after the reschedules this tick edge raised, see balance.rs).
+            self.push(self.now + self.cfg.switch_delay_ns, Ev::Softirq(cpu));
+        }
         self.snapshot(cpu, curr);
         self.arm_tick(cpu);
         self.kick(cpu);

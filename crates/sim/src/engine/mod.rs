@@ -56,17 +56,24 @@ enum Ev {
     Timer(Tid, u32),
     /// An hrtick expires.
     HrTick(u32, u32),
+    /// SCHED_SOFTIRQ on a CPU after its tick: periodic and NOHZ balancing (see `balance.rs`).
+    /// It runs after every other event of its instant (`Queued::softirq`).
+    Softirq(u32),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Queued {
     t: u64,
+    /// A softirq event: after the ordinary events of its instant, so that a CPU's balancing
+    /// sees the reschedules that the same tick edge raised on the other CPUs (see
+    /// `balance.rs`). Ordinary events keep their (time, insertion) order.
+    softirq: bool,
     seq: u64,
     ev: Ev,
 }
 impl Ord for Queued {
     fn cmp(&self, o: &Self) -> Ordering {
-        (self.t, self.seq).cmp(&(o.t, o.seq))
+        (self.t, self.softirq, self.seq).cmp(&(o.t, o.softirq, o.seq))
     }
 }
 impl PartialOrd for Queued {
@@ -128,6 +135,8 @@ struct Cpu {
     idle_stamp: u64,
     /// Per sched-domain level (lowest first): last balance time and `nr_balance_failed`.
     lb: [LbState; 3],
+    /// `rq->next_balance`, in jiffies: the tick raises SCHED_SOFTIRQ from then on.
+    next_balance: u64,
     /// Since when this CPU has been idle while another CPU had a waiting task that may run
     /// here (for the balancing invariant).
     starved_since: Option<u64>,
@@ -354,6 +363,7 @@ impl Simulator {
                     self.irq_exit(cpu);
                 }
             }
+            Ev::Softirq(cpu) => self.trigger_load_balance(cpu),
             Ev::HrTick(cpu, gen) => {
                 if gen == self.cpus[cpu as usize].hrtick_gen {
                     self.cpus[cpu as usize].hrtick_expires = None;
@@ -394,6 +404,7 @@ impl Simulator {
         self.seq += 1;
         self.heap.push(Reverse(Queued {
             t,
+            softirq: matches!(ev, Ev::Softirq(_)),
             seq: self.seq,
             ev,
         }));

@@ -86,7 +86,7 @@ impl Entity {
         }
     }
     /// `se_is_idle` with group scheduling built in: the task's policy.
-    fn idle(&self) -> bool {
+    pub(crate) fn idle(&self) -> bool {
         self.policy == SchedPolicy::Idle
     }
     /// User-visible weight.
@@ -118,7 +118,7 @@ pub(crate) struct Rq {
     pub last: Option<Tid>,
     /// TIF_NEED_RESCHED on the running task.
     pub need_resched: bool,
-    seq: u64,
+    pub(crate) seq: u64,
     pub stats: CpuStats,
 }
 

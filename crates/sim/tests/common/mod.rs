@@ -40,6 +40,7 @@ pub fn cfg(cpus: u32, hz: u32, duration_ns: u64, tasks: Vec<TaskSpec>) -> SimCon
         seed: 1,
         switch_delay_ns: DELTA,
         irq_ns: DELTA,
+        idle_wakeup_ns: 0,
         channels: vec![],
         tasks,
         record_snapshots: false,

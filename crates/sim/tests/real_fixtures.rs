@@ -1,0 +1,254 @@
+//! The real-kernel oracle (issue 11, part 5): workloads recorded on Linux 6.18 (2 CPUs,
+//! HZ=250) by `scripts/record-fixtures.sh` into `tests/fixtures/real/`, the figures read off
+//! them (`real_trace`), and the model's figures for the scenario that describes each, run as
+//! `eevdf-6.19` (the nearest variant). docs/measurements.md has the recordings and how they
+//! were read; ARCHITECTURE.md the comparison table and the tolerances these tests hold.
+//!
+//! The machine was shared with other work while recording; each fixture's metadata says how
+//! idle it was, and the figures below are the ones that other work disturbs least (shares
+//! relative to the workload's own total, migrations per task, the wake-to-run latency).
+
+mod common;
+mod real_trace;
+
+use common::*;
+use real_trace::{load, percentile};
+use schedlab_sim::*;
+
+/// The model's per-task figures: CPU share (‰ of one CPU) and migrations per second (×1000).
+fn model_figures(out: &Output, pid: u32) -> (u64, u64) {
+    let t = &out.tasks[pid as usize - 1];
+    let d = out.trace.end_ns;
+    (
+        t.sum_exec_runtime_ns * 1000 / d,
+        t.migrations * 1_000_000_000_000 / d,
+    )
+}
+
+/// The machine's cost of a wakeup onto an idle CPU (the scenario default `idle_wakeup_ns`):
+/// the recorded wake-to-run p50 onto an idle CPU, 22 µs, less δ (5 µs).
+const IDLE_WAKEUP_NS: u64 = 17 * US;
+
+fn on(mut t: TaskSpec, cpus: &[u32]) -> TaskSpec {
+    t.affinity = cpus.to_vec();
+    t
+}
+
+/// Recorded: three `sh -c 'while :; do :; done'` unpinned for 5 s. Each hog gets a third of
+/// what the three got together (±2 %), and each migrates 1–2.5 times a second (the balancer
+/// moves the hog that was just switched out, once cache_nice_tries is exhausted).
+#[test]
+fn recorded_three_hogs() {
+    let r = load("hogs3");
+    let hogs = r.top("sh", 3);
+    let total: u64 = hogs.iter().map(|(_, f)| f.runtime_ns).sum();
+    for (pid, f) in &hogs {
+        let third_permille = f.runtime_ns * 3000 / total;
+        let mig = r.per_s_milli(f.migrations);
+        assert!(
+            (980..=1020).contains(&third_permille) && (1_000..=2_500).contains(&mig),
+            "hog {pid}: {third_permille}‰ of a third, {mig} milli-migrations/s"
+        );
+    }
+    // The machine's own share: the hogs had ~1.8 of the 2 CPUs (others ran too).
+    assert!(total * 1000 / r.duration_ns() > 1_700);
+}
+
+/// Model: three nice-0 hogs on two CPUs for 10 s get 2/3 of a CPU each within 2 %, with a
+/// few migrations per hog per second (recorded: 1.4–2.2), not hundreds: within [0.5, 8]/s.
+#[test]
+fn model_three_hogs_share_two_cpus() {
+    let tasks = (0..3)
+        .map(|i| on(hog(&format!("h{i}"), 0), &[0, 1]))
+        .collect();
+    let out = run(&cfg(2, 250, 10_000 * MS, tasks), "eevdf-6.19");
+    // No lockstep: a task pulled over is not pulled back at the same tick edge (the
+    // simulator's old symptom: hundreds of same-nanosecond round trips). The balancer's
+    // cache_nice_tries alone keeps a moved hog at least two busy intervals (2 × 28 ms) in place.
+    let mut last: [Option<u64>; 4] = [None; 4];
+    for e in &out.trace.events {
+        if let EventKind::MigrateTask { pid, .. } = e.kind {
+            if let Some(t) = last[pid as usize] {
+                assert!(
+                    e.t_ns - t >= 50 * MS,
+                    "hog {pid} moved at {t} and again at {}",
+                    e.t_ns
+                );
+            }
+            last[pid as usize] = Some(e.t_ns);
+        }
+    }
+    for pid in 1..=3 {
+        let (share, mig) = model_figures(&out, pid);
+        assert!(
+            (653..=680).contains(&share) && (500..=8_000).contains(&mig),
+            "hog {pid}: {share}‰ of a CPU, {mig} milli-migrations/s"
+        );
+    }
+}
+
+/// The periodic task of scripts/workloads/periodic.c: 1 ms of CPU, then a 9-ms nanosleep.
+fn periodic(comm: &str) -> TaskSpec {
+    task(
+        comm,
+        0,
+        SchedPolicy::Normal,
+        vec![
+            Op::Run(Some(Dist::Fixed(MS))),
+            Op::Sleep(Dist::Fixed(9 * MS)),
+        ],
+    )
+}
+
+/// Model: two hogs and the periodic task unpinned on two CPUs for 10 s: the periodic task
+/// stays where it is (recorded: 0.6–2.4 migrations/s with other work on the machine, 99 % of
+/// its wakeups on its own CPU); held to at most 1 migration/s, and the hogs keep a CPU each.
+#[test]
+fn model_periodic_task_stays_put() {
+    let tasks = vec![
+        on(hog("a", 0), &[0, 1]),
+        on(hog("b", 0), &[0, 1]),
+        on(periodic("p"), &[0, 1]),
+    ];
+    let out = run(&cfg(2, 250, 10_000 * MS, tasks), "eevdf-6.19");
+    let (p_share, p_mig) = model_figures(&out, 3);
+    assert!(
+        p_mig <= 1_000 && (80..=110).contains(&p_share),
+        "periodic: {p_share}‰, {p_mig} milli-migrations/s"
+    );
+    for pid in 1..=2 {
+        let (share, mig) = model_figures(&out, pid);
+        assert!(share >= 850 && mig <= 1_000, "hog {pid}: {share}‰, {mig}");
+    }
+}
+
+/// Recorded: the periodic task beside two hogs stays where it is: at most 0.5 migrations a
+/// second (recorded 0.4) and 99 % of its wakeups on its own CPU; it gets its 1 ms in 10.
+#[test]
+fn recorded_periodic_task() {
+    let r = load("periodic");
+    let (_, p) = r.top("periodic", 1)[0];
+    assert!(
+        r.per_s_milli(p.migrations) <= 500
+            && p.wakeups_local * 100 >= p.wakeups * 99
+            && (70..=100).contains(&r.share_permille(p)),
+        "{p:?}"
+    );
+}
+
+/// Recorded: the ping-pong pair pinned to CPUs 0 and 1. The partner runs 20–25 µs after its
+/// wakeup whether its CPU was idle (p50 22 µs) or busy; a side wakes its partner a few µs
+/// after it starts running; the median round trip is 52 µs. (The mean, 115 µs, and the
+/// program's own rate, ~10 000/s, include cycles that waited for other work on the CPUs.)
+#[test]
+fn recorded_ping_pong_across_cpus() {
+    let r = load("pingpong-cross");
+    let pair = r.top("pingpong", 2);
+    // Onto an idle CPU: few samples per side (the CPUs were seldom idle), so both sides pooled.
+    let idle_samples: Vec<u64> = pair
+        .iter()
+        .flat_map(|(_, f)| f.wake_to_run_idle_remote_ns.iter().copied())
+        .collect();
+    let idle = percentile(&idle_samples, 500);
+    assert!(
+        idle_samples.len() >= 200 && (20 * US..=25 * US).contains(&idle),
+        "{} wakeups onto an idle CPU, p50 {idle}",
+        idle_samples.len()
+    );
+    for (pid, f) in &pair {
+        let all = percentile(&f.wake_to_run_ns, 500);
+        let pre = percentile(&f.run_to_first_waking_ns, 500);
+        let cycle = percentile(&f.waking_cycle_ns, 500);
+        assert!(
+            (20 * US..=25 * US).contains(&all)
+                && (2 * US..=5 * US).contains(&pre)
+                && (45 * US..=55 * US).contains(&cycle),
+            "pid {pid}: wake-to-run p50 {all}, run-to-waking p50 {pre}, cycle p50 {cycle}"
+        );
+    }
+}
+
+/// Model: the same pair, each side running 3 µs (the recorded run-to-waking) before it writes
+/// and 15 µs after, on two otherwise idle CPUs, with the machine's `idle_wakeup_ns`. Its round
+/// trip rate is within 15 % of the recorded median cycle's (1 / 52 µs = 19 231/s).
+#[test]
+fn model_ping_pong_across_idle_cpus() {
+    let side = |comm: &str, cpu: u32, rx: u32, tx: u32, first: bool| {
+        let mut prog = vec![
+            Op::Run(Some(Dist::Fixed(3 * US))),
+            Op::Send(tx),
+            Op::Run(Some(Dist::Fixed(15 * US))),
+            Op::Recv(rx),
+        ];
+        if !first {
+            prog.rotate_left(3);
+        }
+        on(task(comm, 0, SchedPolicy::Normal, prog), &[cpu])
+    };
+    let mut c = cfg(
+        2,
+        250,
+        2_000 * MS,
+        vec![side("ping", 0, 1, 0, true), side("pong", 1, 0, 1, false)],
+    );
+    c.channels = vec![Channel::unbounded("p2c"), Channel::unbounded("c2p")];
+    c.idle_wakeup_ns = IDLE_WAKEUP_NS;
+    let out = run(&c, "eevdf-6.19");
+    // One round trip = one pass of the parent's loop, 3 + 15 µs of its CPU time.
+    let round_trips_per_s =
+        |o: &Output| o.tasks[0].sum_exec_runtime_ns / (18 * US) * 1_000_000_000 / o.trace.end_ns;
+    let rate = round_trips_per_s(&out);
+    let recorded = 1_000_000_000 / (52 * US);
+    assert!(
+        rate * 100 >= recorded * 85 && rate * 100 <= recorded * 115,
+        "model {rate}/s, recorded {recorded}/s"
+    );
+    // Without the cost of waking an idle CPU the rate is far above the machine's.
+    c.idle_wakeup_ns = 0;
+    let free = run(&c, "eevdf-6.19");
+    let free_rate = round_trips_per_s(&free);
+    assert!(
+        free_rate > recorded * 5 / 4,
+        "free {free_rate}/s, model {rate}/s"
+    );
+}
+
+/// Σ (wakeups on the waker's CPU, wakeups, migrations, wake-to-run samples) over pids named
+/// `comm`.
+fn wakeup_totals(r: &real_trace::Recording, comm: &str) -> (u64, u64, u64, Vec<u64>) {
+    let mut t = (0, 0, 0, vec![]);
+    for f in r.pids.values().filter(|f| f.comm == comm) {
+        t.0 += f.wakeups_local;
+        t.1 += f.wakeups;
+        t.2 += f.migrations;
+        t.3.extend_from_slice(&f.wake_to_run_ns);
+    }
+    t
+}
+
+/// Recorded: the ping-pong pair unpinned. Sync wakeups keep it on one CPU: all but a handful
+/// of its wakeups land on the waker's CPU, and the partner runs within a few µs.
+#[test]
+fn recorded_ping_pong_unpinned() {
+    let r = load("pingpong-free");
+    let (local, all, _, lat) = wakeup_totals(&r, "pingpong");
+    let p50 = percentile(&lat, 500);
+    eprintln!("pingpong-free: {local}/{all} local, wake-to-run p50 {p50} ns");
+    assert!(all > 10_000 && local * 1000 >= all * 995 && p50 <= 5 * US);
+}
+
+/// Recorded: `hackbench -g 2 --threads -l 2000` (40 threads a group over socketpairs) on the
+/// 2 CPUs: the share of wakeups on the waker's CPU and the wake-to-run latency. (The model's
+/// hackbench is not compared here: see ARCHITECTURE.md, "Compared with the machine".)
+#[test]
+fn recorded_hackbench() {
+    let r = load("hackbench");
+    let (local, all, mig, lat) = wakeup_totals(&r, "hackbench");
+    let (p50, p90) = (percentile(&lat, 500), percentile(&lat, 900));
+    eprintln!(
+        "hackbench: {local}/{all} local, {mig} migrations, wake-to-run p50 {p50} p90 {p90} ns over {} ns",
+        r.duration_ns()
+    );
+    // Recorded: 45458 of 69445 wakeups (65 %) local, wake-to-run p50 12 µs, p90 3.6 ms.
+    assert!(all > 10_000 && local * 100 >= all * 60 && local * 100 <= all * 70);
+}

@@ -1,0 +1,126 @@
+#!/bin/sh
+# Re-record the real-kernel fixtures of tests/fixtures/real/ (issue 11, part 5).
+#
+# Run as root on an otherwise idle machine (the fixtures were recorded on a 2-CPU VM):
+#   sh scripts/record-fixtures.sh [OUTDIR]
+# Each workload runs unpinned (except where its name says so) under `perf sched record` on all
+# CPUs for a few seconds; the `perf script` text is kept gzip-compressed (gzip -n: the test helper inflates it with miniz_oxide), with metadata.txt
+# (kernel, HZ, tunables, perf version, the exact commands). Needs perf, gcc and rt-tests
+# (hackbench).
+set -eu
+# ONLY="hogs3 pingpong-cross" re-records just those (metadata.txt is appended to, not rewritten).
+ONLY=${ONLY:-}
+want() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) true ;; *) false ;; esac; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+OUT=${1:-$HERE/../tests/fixtures/real}
+mkdir -p "$OUT"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+gcc -O2 -o "$TMP/periodic" "$HERE/workloads/periodic.c"
+gcc -O2 -o "$TMP/pingpong" "$HERE/workloads/pingpong.c"
+HOG='while :; do :; done'
+META="$OUT/metadata.txt"
+
+# The fields the test helper reads (crates/sim/tests/real_trace/mod.rs); keep them stable.
+FIELDS='comm,tid,cpu,time,event,trace'
+
+# sched_stat_runtime is dropped: every CLOCK_THREAD_CPUTIME_ID read calls update_curr, so the
+# periodic task alone emits ~10^5 of them per second; the figures need none of them.
+keep() { perf script -i "$1" -F "$FIELDS" 2>/dev/null | grep -v 'sched:sched_stat_runtime:' | gzip -9n > "$2"; }
+record() { # name seconds -- workload is already running in the background
+	name=$1; secs=$2
+	perf sched record -q -o "$TMP/$name.data" -- sleep "$secs" >/dev/null 2>&1
+	keep "$TMP/$name.data" "$OUT/$name.perf-script.gz"
+}
+# Wait (up to 10 min) until the machine has been idle (>= 95 % idle over 2 s) so that other
+# work does not share the CPUs with the workload; the figure is logged either way.
+idle_pct() { # over 2 s, both CPUs
+	set -- $(awk '/^cpu / {print $5+$6, $2+$3+$4+$5+$6+$7+$8}' /proc/stat); i0=$1; t0=$2; sleep 2
+	set -- $(awk '/^cpu / {print $5+$6, $2+$3+$4+$5+$6+$7+$8}' /proc/stat); echo $(( 100 * ($1 - i0) / ($2 - t0) ))
+}
+# The machine may be shared: also wait until no build holds the shared build lock (checked,
+# not taken).
+lock_free() { [ ! -e /tmp/schedlab-build.lock ] || flock -n /tmp/schedlab-build.lock true; }
+wait_quiet() {
+	n=0; while { ! lock_free || [ "$(idle_pct)" -lt 97 ]; } && [ $n -lt 300 ]; do n=$((n + 1)); sleep 1; done
+	echo "$1: machine idle before start: $(idle_pct) %" >> "$META"
+}
+stop() { for p in "$@"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+
+[ -n "$ONLY" ] && [ -e "$META" ] && exec 3>>"$META" || exec 3>"$META"
+{
+	echo "# Real-kernel fixtures for schedlab (scripts/record-fixtures.sh), recorded $(date -u +%FT%TZ)"
+	echo "uname -a: $(uname -a)"
+	echo "perf: $(perf --version)"
+	echo "cpus: $(nproc); cpuidle driver: $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none);" \
+		"idle states: $(cat /sys/devices/system/cpu/cpu0/cpuidle/state*/name 2>/dev/null | tr '\n' ',')" \
+		"exit latencies (us): $(cat /sys/devices/system/cpu/cpu0/cpuidle/state*/latency 2>/dev/null | tr '\n' ',')"
+	echo "cmdline: $(cat /proc/cmdline | tr ' ' '\n' | grep -E 'idle|halt|nohz|isolcpus|skew|preempt' | tr '\n' ' ')"
+	echo "config: $(zcat /proc/config.gz 2>/dev/null | grep -E '^CONFIG_(HZ|NO_HZ_IDLE|PREEMPT_DYNAMIC|PREEMPT_NONE|PREEMPT_VOLUNTARY|PREEMPT|PREEMPT_LAZY|IRQ_TIME_ACCOUNTING|FAIR_GROUP_SCHED|SCHED_AUTOGROUP)=' | tr '\n' ' ')"
+	echo "preempt mode at boot: $(dmesg 2>/dev/null | grep -o 'Dynamic Preempt: .*' | head -1)"
+	echo "autogroup: $(cat /proc/sys/kernel/sched_autogroup_enabled) (every workload started from this one shell: one group)"
+	for f in base_slice_ns migration_cost_ns nr_migrate tunable_scaling preempt features; do
+		echo "debugfs sched/$f: $(cat /sys/kernel/debug/sched/$f 2>&1 | tr '\n' ' ')"
+	done
+	# HZ by measurement: local timer interrupts on a CPU kept busy for 2 s.
+	taskset -c 1 sh -c "$HOG" & h=$!
+	sleep 0.2
+	l0=$(awk '/LOC:/ {print $3}' /proc/interrupts); sleep 2; l1=$(awk '/LOC:/ {print $3}' /proc/interrupts)
+	stop $h
+	echo "HZ (LOC interrupts/s on busy CPU 1 over 2 s): $(( (l1 - l0) / 2 ))"
+	echo "perf script fields: $FIELDS"
+	echo
+} >&3
+
+if want hogs3; then
+wait_quiet hogs3
+# 1. Three nice-0 hogs, unpinned, 5 s.
+sh -c "$HOG" & a=$!; sh -c "$HOG" & b=$!; sh -c "$HOG" & c=$!
+sleep 1
+record hogs3 5
+stop $a $b $c
+echo "hogs3: sh -c '$HOG' x3 unpinned; perf sched record -- sleep 5 (after 1 s warm-up); pids $a $b $c" >> "$META"
+
+fi
+if want periodic; then
+wait_quiet periodic
+# 2. Two hogs and a periodic task (1 ms of CPU, 9 ms sleep), unpinned, 5 s.
+sh -c "$HOG" & a=$!; sh -c "$HOG" & b=$!; "$TMP/periodic" 1000 9000 & p=$!
+sleep 1
+record periodic 5
+stop $a $b $p
+echo "periodic: sh -c '$HOG' x2 + periodic 1000 9000 (scripts/workloads/periodic.c) unpinned; perf sched record -- sleep 5 (after 1 s); pids $a $b periodic=$p" >> "$META"
+
+fi
+if want pingpong-cross; then
+wait_quiet pingpong-cross
+# 3. Ping-pong over two pipes, pinned to CPUs 0 and 1 (the pair's only work), 3 s; and the
+#    rate without perf, which is the figure the model is held to.
+"$TMP/pingpong" 3 0 1 > "$TMP/pp-cross.txt" &
+p=$!; sleep 0.5
+record pingpong-cross 2
+wait $p || true
+echo "pingpong-cross: pingpong 3 0 1 (parent on CPU 0, child on CPU 1) under perf sched record -- sleep 2: $(cat "$TMP/pp-cross.txt")" >> "$META"
+for i in 1 2 3; do echo "pingpong-cross without perf, run $i: $("$TMP/pingpong" 2 0 1)" >> "$META"; done
+
+fi
+if want pingpong-free; then
+wait_quiet pingpong-free
+# 4. The same pair unpinned (sync wakeups pull it onto one CPU), 0.5 s recorded: ~10^5 switches/s.
+"$TMP/pingpong" 1.5 > "$TMP/pp-free.txt" &
+p=$!; sleep 0.5
+record pingpong-free 0.5
+wait $p || true
+echo "pingpong-free: pingpong 1.5 unpinned under perf sched record -- sleep 0.5: $(cat "$TMP/pp-free.txt")" >> "$META"
+for i in 1 2 3; do echo "pingpong-free without perf, run $i: $("$TMP/pingpong" 2)" >> "$META"; done
+
+fi
+if want hackbench; then
+wait_quiet hackbench
+# 5. hackbench, 2 groups of 20+20 threads over socketpairs, short.
+perf sched record -q -o "$TMP/hackbench.data" -- hackbench -g 2 --threads -l 2000 > "$TMP/hb.txt" 2>&1 || true
+keep "$TMP/hackbench.data" "$OUT/hackbench.perf-script.gz"
+echo "hackbench: perf sched record -- hackbench -g 2 --threads -l 2000: $(tr '\n' ' ' < "$TMP/hb.txt")" >> "$META"
+for i in 1 2 3; do echo "hackbench without perf, run $i: $(hackbench -g 2 --threads -l 2000 2>&1 | tr '\n' ' ')" >> "$META"; done
+fi
+ls -l "$OUT" >&2
