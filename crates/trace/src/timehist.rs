@@ -148,6 +148,15 @@ impl Timehist {
         let delay = parse_ms_ns(d);
         let (w, before) = last_token(before);
         let wait = parse_ms_ns(w);
+        if before.ends_with("[-1]") || before.contains("[-1/") {
+            // perf could not tell which thread ran (its sample had tid -1): the switch is
+            // there but its task is not. The CPU's chain is broken here.
+            b.warn(no, line, "perf could not name this thread (tid -1)");
+            if let Some(p) = self.pending.get_mut(cpu as usize) {
+                *p = None;
+            }
+            return;
+        }
         let (Some(run), Some(delay), Some(wait), Some((comm, real))) =
             (run, delay, wait, task(before))
         else {
