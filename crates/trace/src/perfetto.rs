@@ -111,6 +111,8 @@ struct Stint {
     end_ns: u64,
     /// None = still running at the end.
     state: Option<PrevState>,
+    /// Preempted: whether by a task just woken on this CPU (`(wakeup preemption)`).
+    by_wakeup: bool,
 }
 
 /// The events read from the document.
@@ -197,6 +199,7 @@ impl Perfetto {
                     return warn(b, "a stint without \"dur\"");
                 };
                 let ended = v["args"]["ended"].as_str().unwrap_or("");
+                let by_wakeup = ended.ends_with("(wakeup preemption)");
                 let state = if ended.starts_with("preempted") {
                     Some(PrevState::Running)
                 } else if ended.starts_with("blocked") {
@@ -215,6 +218,7 @@ impl Perfetto {
                     start_ns: t_ns,
                     end_ns: t_ns + (dur * 1e3).round() as u64,
                     state,
+                    by_wakeup,
                 });
             }
             "i" | "I" => {
@@ -229,17 +233,72 @@ impl Perfetto {
         }
     }
 
-    /// Rebuilds the events, in time order (a wakeup before a switch at the same instant).
+    /// Rebuilds the events in time order. At one instant, a wakeup goes before a switch on
+    /// its CPU when it woke the task switched in and the stint that ended says so (`wakeup
+    /// preemption`, or the CPU was idle), after it otherwise: the report's timeline takes
+    /// the last wakeup on a CPU before a preemption as its cause, and the export keeps no
+    /// order across tracks.
     pub(crate) fn finish(&mut self, b: &mut Builder) -> Vec<String> {
         if self.cpus > 0 {
             b.cpus_hint = Some(self.cpus);
         }
+        let mut stints = std::mem::take(&mut self.stints);
+        stints.sort_by_key(|s| (s.cpu, s.start_ns, s.end_ns));
+        // (time, cpu, kind, whether a same-instant wakeup of `next` goes first)
+        let mut switches: Vec<(u64, u32, EventKind, bool)> = Vec::new();
+        let mut end = 0;
+        let mut prev: Option<&Stint> = None;
+        for s in &stints {
+            end = end.max(s.end_ns);
+            let p = prev.filter(|p| p.cpu == s.cpu);
+            if let Some(n) = prev.filter(|p| p.cpu != s.cpu) {
+                if n.state.is_some() {
+                    switches.push((n.end_ns, n.cpu, switch(n.pid, n.state, 0), false));
+                }
+            }
+            match p {
+                Some(p) if p.end_ns == s.start_ns && p.state.is_some() => {
+                    let first = p.state != Some(PrevState::Running) || p.by_wakeup;
+                    switches.push((s.start_ns, s.cpu, switch(p.pid, p.state, s.pid), first));
+                }
+                _ => {
+                    if let Some(p) = p {
+                        if p.state.is_some() {
+                            switches.push((p.end_ns, p.cpu, switch(p.pid, p.state, 0), false));
+                        }
+                    }
+                    let idle = switch(0, Some(PrevState::Running), s.pid);
+                    switches.push((s.start_ns, s.cpu, idle, true));
+                }
+            }
+            prev = Some(s);
+        }
+        if let Some(p) = prev {
+            if p.state.is_some() {
+                switches.push((p.end_ns, p.cpu, switch(p.pid, p.state, 0), false));
+            }
+        }
+        // Which (time, cpu, next) switches take a same-instant wakeup of `next` before them.
+        let before: std::collections::BTreeSet<(u64, u32, Pid)> = switches
+            .iter()
+            .filter_map(|&(t, cpu, k, first)| match k {
+                EventKind::Switch { next_pid, .. } if first => Some((t, cpu, next_pid)),
+                _ => None,
+            })
+            .collect();
+        let switch_at: std::collections::BTreeSet<(u64, u32)> =
+            switches.iter().map(|&(t, cpu, _, _)| (t, cpu)).collect();
         // (time, order at that instant, cpu, kind)
         let mut out: Vec<(u64, u8, u32, EventKind)> = Vec::new();
         for &(t, cpu, pid) in &self.wakeups {
+            let order = if !switch_at.contains(&(t, cpu)) || before.contains(&(t, cpu, pid)) {
+                0
+            } else {
+                2
+            };
             out.push((
                 t,
-                0,
+                order,
                 cpu,
                 EventKind::Wakeup {
                     pid,
@@ -248,42 +307,8 @@ impl Perfetto {
             ));
             b.read("sched_wakeup");
         }
-        let mut stints = std::mem::take(&mut self.stints);
-        stints.sort_by_key(|s| (s.cpu, s.start_ns, s.end_ns));
-        let mut end = 0;
-        let mut prev: Option<&Stint> = None;
-        for s in &stints {
-            end = end.max(s.end_ns);
-            let p = prev.filter(|p| p.cpu == s.cpu);
-            match p {
-                Some(p) if p.end_ns == s.start_ns && p.state.is_some() => {
-                    out.push((s.start_ns, 1, s.cpu, switch(p.pid, p.state, s.pid)));
-                }
-                _ => {
-                    if let Some(p) = p {
-                        if p.state.is_some() {
-                            out.push((p.end_ns, 1, p.cpu, switch(p.pid, p.state, 0)));
-                        }
-                    }
-                    out.push((
-                        s.start_ns,
-                        1,
-                        s.cpu,
-                        switch(0, Some(PrevState::Running), s.pid),
-                    ));
-                }
-            }
-            if let Some(n) = prev.filter(|p| p.cpu != s.cpu) {
-                if n.state.is_some() {
-                    out.push((n.end_ns, 1, n.cpu, switch(n.pid, n.state, 0)));
-                }
-            }
-            prev = Some(s);
-        }
-        if let Some(p) = prev {
-            if p.state.is_some() {
-                out.push((p.end_ns, 1, p.cpu, switch(p.pid, p.state, 0)));
-            }
+        for (t, cpu, kind, _) in switches {
+            out.push((t, 1, cpu, kind));
         }
         out.sort_by_key(|e| (e.0, e.1));
         for (t, _, cpu, kind) in out {
