@@ -189,7 +189,7 @@ pub struct Import {
     pub pids: Vec<RealTask>,
     /// Time 0 of the trace on the recording's clock, ns (0 for schedlab's formats).
     pub t0_ns: u64,
-    /// Lines read (of the decompressed text; objects for Perfetto).
+    /// Lines read (of the decompressed text).
     pub lines: u64,
     /// Bytes read (decompressed).
     pub bytes: u64,
@@ -620,7 +620,7 @@ impl Importer {
             Parser::Perfetto(p) => {
                 runs = p.finish(&mut self.builder);
                 run = p.selected_name();
-                (Format::Perfetto, p.count)
+                (Format::Perfetto, p.objects.lines())
             }
         };
         if let (Some(want), false) = (&self.opts.run, runs.is_empty()) {

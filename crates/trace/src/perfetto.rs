@@ -35,6 +35,7 @@ pub(crate) struct Objects {
     cap: Option<(Vec<u8>, u64, usize)>,
     too_big: bool,
     line: u64,
+    last_was_newline: bool,
     pub(crate) bytes: u64,
 }
 
@@ -55,6 +56,7 @@ impl Objects {
             if c == b'\n' {
                 self.line += 1;
             }
+            self.last_was_newline = c == b'\n';
             if self.in_str {
                 if self.esc {
                     self.esc = false;
@@ -94,6 +96,11 @@ impl Objects {
                 _ => {}
             }
         }
+    }
+
+    /// Lines seen (a last line without a line end counts).
+    pub(crate) fn lines(&self) -> u64 {
+        self.line.saturating_sub(u64::from(self.last_was_newline))
     }
 
     /// Whether the document ended inside an object or array.
