@@ -17,6 +17,8 @@ step "tests"
 cargo test --workspace --locked
 step "the simulation core for wasm32 (no_std + alloc)"
 cargo build -p schedlab-sim --target wasm32-unknown-unknown --locked
+step "the trace importers for wasm32 (the page will read recordings)"
+cargo build -p schedlab-trace --target wasm32-unknown-unknown --locked
 step "the page (trunk build --release)"
 trunk build --release
 step "browser tests (headless Chromium)"
