@@ -9,7 +9,8 @@ use std::time::Instant;
 use schedlab_trace::{Importer, Options};
 
 fn fixture(name: &str) -> String {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/traces/").to_string() + name;
+    let path =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/traces/").to_string() + name;
     let mut s = String::new();
     flate2::read::MultiGzDecoder::new(std::fs::File::open(&path).expect(&path))
         .read_to_string(&mut s)
@@ -46,7 +47,9 @@ fn shift(line: &str, secs: u64) -> String {
     let b = line.as_bytes();
     for (i, w) in b.windows(2).enumerate() {
         if w[1] == b'.' && w[0].is_ascii_digit() {
-            let start = line[..=i].rfind(|c: char| !c.is_ascii_digit()).map_or(0, |p| p + 1);
+            let start = line[..=i]
+                .rfind(|c: char| !c.is_ascii_digit())
+                .map_or(0, |p| p + 1);
             if let Ok(v) = line[start..=i].parse::<u64>() {
                 if start == 0 || b[start - 1] == b' ' {
                     return format!("{}{}{}", &line[..start], v + secs, &line[i + 1..]);
@@ -58,7 +61,10 @@ fn shift(line: &str, secs: u64) -> String {
 }
 
 fn main() {
-    let mb: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(200);
+    let mb: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(200);
     for (name, header) in [
         ("hackbench.perf-script.txt.gz", 0),
         ("hackbench.trace-cmd-lat.txt.gz", 1),
