@@ -22,7 +22,13 @@ fn head(h: &str) -> Head<'_> {
     let (last, before) = last_token(h);
     let (cpu, h) = match bracket_cpu(last) {
         Some(c) => (Some(c), before),
-        None => (None, h.trim_end()),
+        // A CPU printed without brackets is only told from a tid when a `pid/tid` precedes it.
+        None => match (parse_u32(last), last_token(before).0.split_once('/')) {
+            (Some(c), Some((p, t))) if parse_u32(p).is_some() && parse_u32(t).is_some() => {
+                (Some(c), before)
+            }
+            _ => (None, h.trim_end()),
+        },
     };
     let (last, before) = last_token(h);
     let tid_tok = last.rsplit('/').next().unwrap_or(last);
@@ -127,6 +133,13 @@ mod tests {
         assert_eq!((h.comm, h.tid, h.cpu), ("perf", Some(1325), Some(0)));
         let h = head("perf 12 ");
         assert_eq!((h.comm, h.tid, h.cpu), ("perf", Some(12), None));
+        let h = head("  lto cgu.02  1324/1325  001  ");
+        assert_eq!((h.comm, h.tid, h.cpu), ("lto cgu.02", Some(1325), Some(1)));
+        // --ns: nine fraction digits.
+        let l =
+            "perf 1 [000] 12.123456789: sched:sched_waking: comm=a pid=2 prio=120 target_cpu=001";
+        let (a, b) = find_ts(l).unwrap();
+        assert_eq!(crate::text::parse_ts_ns(&l[a..b]), Some(12_123_456_789));
     }
 
     #[test]

@@ -300,4 +300,25 @@ mod tests {
             "    1939.628483 [0000]  perf[1324]     0.000      0.000      0.000 "
         ));
     }
+
+    #[test]
+    fn wakeup_migration_and_state_lines() {
+        let text = "\
+           time    cpu  task name                       wait time  sch delay   run time  state
+                        [tid/pid]                          (msec)     (msec)     (msec)
+--------------- ------  ------------------------------  ---------  ---------  ---------  -----
+    1.000000 [0000]  a b[10]                              0.000      0.000      0.000      R
+    1.000100 [0000]  x[11]                               awakened: a b[10]
+    1.000200 [0001]  x[11]                               migrated: a b[10] cpu 0 => 1
+    1.001000 [0000]  x[11]                                0.000      0.000      1.000      S
+    1.002000 [0000]  a b[10]                              2.000      1.000      1.000      D
+";
+        let imp = crate::import_bytes(text.as_bytes(), Default::default()).unwrap();
+        assert_eq!(imp.format, crate::Format::PerfTimehist);
+        assert_eq!(imp.warnings_total, 0, "{:?}", imp.warnings);
+        assert!(imp.has_wakeups());
+        assert_eq!(imp.events_read["sched_migrate_task"], 1);
+        assert_eq!(imp.prev_states.len(), 3);
+        assert_eq!(imp.pids[0].comm, "a b");
+    }
 }
