@@ -40,6 +40,12 @@ pub(crate) struct Builder {
     t_max: u64,
     last_t: u64,
     out_of_order: u64,
+    /// Per CPU: the task the last switch put on it.
+    on_cpu: Vec<Option<Pid>>,
+    /// Switches whose prev is not the task the CPU's previous switch put on it.
+    chain_breaks: u64,
+    /// Whether to count those (not for timehist, whose switches are rebuilt consistent).
+    pub(crate) check_chain: bool,
     /// Where the trace ends if known better than by its last event (Perfetto slices).
     pub(crate) end_hint: Option<u64>,
     pub(crate) warnings: Vec<LineWarning>,
@@ -66,6 +72,9 @@ impl Builder {
             t_max: 0,
             last_t: 0,
             out_of_order: 0,
+            on_cpu: Vec::new(),
+            chain_breaks: 0,
+            check_chain: true,
             end_hint: None,
             warnings: Vec::new(),
             warnings_total: 0,
@@ -200,6 +209,24 @@ impl Builder {
             }
             _ => {}
         }
+        if let (
+            EventKind::Switch {
+                prev_pid, next_pid, ..
+            },
+            true,
+        ) = (kind, self.check_chain)
+        {
+            let c = cpu as usize;
+            if c < 4096 {
+                if self.on_cpu.len() <= c {
+                    self.on_cpu.resize(c + 1, None);
+                }
+                if self.on_cpu[c].is_some_and(|p| p != prev_pid) {
+                    self.chain_breaks += 1;
+                }
+                self.on_cpu[c] = Some(next_pid);
+            }
+        }
         if t_ns < self.last_t {
             self.out_of_order += 1;
         }
@@ -212,6 +239,13 @@ impl Builder {
     /// The trace, its pid map, and time 0 on the recording's clock. `rebase`: subtract the
     /// first event's time (real recordings); schedlab's exports keep their times.
     pub(crate) fn finish(mut self, rebase: bool) -> Finished {
+        if self.chain_breaks > 0 {
+            self.notes.push(format!(
+                "{} switches name a prev task other than the one the CPU's previous switch put \
+                 on it: the tracer missed events there (the timeline has a gap)",
+                self.chain_breaks
+            ));
+        }
         let t0 = if rebase && !self.events.is_empty() {
             self.t_min
         } else {

@@ -546,6 +546,7 @@ impl Importer {
                 Parser::Lines(LineParser::Perf(Default::default()), Lines::default())
             }
             Format::PerfTimehist => {
+                self.builder.check_chain = false;
                 Parser::Lines(LineParser::Timehist(Default::default()), Lines::default())
             }
             Format::Ftrace => {

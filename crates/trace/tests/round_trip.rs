@@ -60,6 +60,8 @@ fn jsonl_round_trip_is_exact() {
             assert_eq!(t.comm, trace.comm(t.pid), "{name} {variant}: pid {}", t.pid);
         }
         assert_eq!(imp.trace.hash(), trace.hash());
+        // A simulated run is self-consistent: every switch's prev is what the CPU ran.
+        assert!(imp.notes.is_empty(), "{name} {variant}: {:?}", imp.notes);
         assert!(imp.trace.cpus <= trace.cpus);
     }
 }
@@ -107,6 +109,7 @@ fn perfetto_round_trip_keeps_stints_and_wakeups() {
             imp.warnings
         );
         assert_eq!(imp.run.as_deref(), Some(variant.as_str()));
+        assert!(imp.notes.is_empty(), "{name} {variant}: {:?}", imp.notes);
         assert_eq!(imp.trace.cpus, trace.cpus, "{name} {variant}");
         let (a, b) = (
             Timeline::from_trace(&trace),
