@@ -42,9 +42,17 @@
 //!
 //! A trace has no scheduling policy or nice value (only `prio` fields, kept in
 //! [`RealTask::prio`]), no CPU topology, no tunables, no I/O devices: the model's tasks are
-//! plain tasks. Time spent in interrupts is part of whichever task was current. Without
-//! `sched_stat_runtime` (kernels that do not emit it for a class) runtimes are 0 in
-//! perf-sched-latency tables; without wakeups (timehist) only preemption delays are measured.
+//! plain tasks. Stint lengths include interrupt time (`sched_stat_runtime` does not, with IRQ
+//! time accounting). Without `sched_stat_runtime` (kernels that do not emit it for a class)
+//! runtimes are 0 in perf-sched-latency tables; without wakeups (timehist) only preemption
+//! delays are measured. Events the tracer did not see (lost buffers, threads whose
+//! tracepoints never reach it) leave gaps: a switch whose `prev` is not the task the CPU's
+//! previous switch put on it is counted in a note, and the timeline shows nothing there.
+//!
+//! Against perf's own `perf sched latency`: perf before the upstream fix that added a
+//! `sched_waking` handler (6.1 has not got it) ignores `sched_waking`, which `perf sched
+//! record` records instead of `sched_wakeup`, and reads `R+` as a sleep; the report crate
+//! follows current perf (`crates/trace/tests/perf_latency.rs` shows the difference).
 //!
 //! ## Streaming and speed
 //!
