@@ -660,7 +660,7 @@ impl Importer {
                         .into(),
                 );
             }
-            if !f.events_read.contains_key("sched_stat_runtime") {
+            if !f.events_read.contains_key("sched_stat_runtime") && format != Format::PerfTimehist {
                 notes.push(
                     "no sched_stat_runtime events: perf-sched-latency runtimes are 0 (stint lengths in the timeline are exact)"
                         .into(),

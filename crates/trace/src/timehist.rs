@@ -24,12 +24,13 @@
 //!   `R`); anything else is taken as a sleep (`S`).
 //! - **Runtime**: each line's `run time` becomes a `sched_stat_runtime` of that task (µs
 //!   precision), so per-task runtimes and CPU shares are available.
-//! - `-M` migration lines (`migrated: comm[tid] cpu A => B`) are read as `sched_migrate_task`.
+//! - `-M` migration lines (`migrated: comm[tid] cpu A => B`) are read as `sched_migrate_task`;
+//!   a callchain after the run time (a recording with `-g`) is ignored.
 
 use schedlab_sim::{EventKind, Pid, PrevState};
 
 use crate::builder::Builder;
-use crate::text::{bracket_cpu, last_token, parse_ms_ns, parse_ts_ns, parse_u32, token};
+use crate::text::{bracket_cpu, parse_ms_ns, parse_ts_ns, parse_u32, token};
 
 /// Whether a line is timehist's header (used by format detection).
 pub(crate) fn header(line: &str) -> bool {
@@ -136,18 +137,18 @@ impl Timehist {
             b.read("sched_migrate_task");
             return;
         }
-        // From the right: [state] run delay wait, then the task.
-        let (mut last, mut before) = last_token(rest);
-        let mut state = None;
-        if !last.is_empty() && parse_ms_ns(last).is_none() {
-            state = Some(last);
-            (last, before) = last_token(before);
-        }
-        let run = parse_ms_ns(last);
-        let (d, before) = last_token(before);
-        let delay = parse_ms_ns(d);
-        let (w, before) = last_token(before);
-        let wait = parse_ms_ns(w);
+        // The task column is `comm[tid]` (the comm may hold anything), then wait, delay and
+        // run; after them an optional state (`--state`) and, for a recording with
+        // callchains, the callchain. The first `]` followed by three numbers ends the task.
+        let Some((before, wait, delay, run, state)) = columns(rest) else {
+            b.warn(
+                no,
+                line,
+                "not a timehist sched-out line (`TIME [CPU] comm[tid] WAIT DELAY RUN`)",
+            );
+            return;
+        };
+        let (run, delay, wait) = (Some(run), Some(delay), Some(wait));
         if before.ends_with("[-1]") || before.contains("[-1/") {
             // perf could not tell which thread ran (its sample had tid -1): the switch is
             // there but its task is not. The CPU's chain is broken here.
@@ -238,10 +239,44 @@ impl Timehist {
         b.notes.push(
             "perf sched timehist is switch-level: no wakeup events (unless printed with -w), so \
              wakeup latency and the scheduling delay after a sleep cannot be derived; prev_state \
-             is inferred (R when the next wait equals the scheduling delay); times are µs"
+             is inferred (R when the next wait equals the scheduling delay); runtimes come from \
+             the run-time column (the time since the CPU's previous switch); times are µs"
                 .into(),
         );
     }
+}
+
+/// `comm[tid] WAIT DELAY RUN [STATE] [callchain…]` → (task, wait, delay, run, state).
+fn columns(rest: &str) -> Option<(&str, i64, i64, i64, Option<&str>)> {
+    let mut from = 0;
+    // The idle task is printed as a bare `<idle>`.
+    let idle = rest.find("<idle>").filter(|&i| rest[..i].trim().is_empty());
+    let ends = idle
+        .map(|i| i + 6)
+        .into_iter()
+        .chain(std::iter::from_fn(|| {
+            let off = rest[from..].find(']')?;
+            from += off + 1;
+            Some(from)
+        }));
+    for end in ends {
+        let (w, r) = token(&rest[end..]);
+        let (d, r) = token(r);
+        let (run, r) = token(r);
+        if let (Some(w), Some(d), Some(run)) = (parse_ms_ns(w), parse_ms_ns(d), parse_ms_ns(run)) {
+            if rest[end..].starts_with(' ') {
+                let (st, _) = token(r);
+                let state = (!st.is_empty()
+                    && st.len() <= 4
+                    && st
+                        .bytes()
+                        .all(|c| c.is_ascii_alphabetic() || c == b'+' || c == b'|'))
+                .then_some(st);
+                return Some((&rest[..end], w, d, run, state));
+            }
+        }
+    }
+    None
 }
 
 /// `comm[tid] cpu A => B`.
@@ -312,6 +347,7 @@ mod tests {
     1.000200 [0001]  x[11]                               migrated: a b[10] cpu 0 => 1
     1.001000 [0000]  x[11]                                0.000      0.000      1.000      S
     1.002000 [0000]  a b[10]                              2.000      1.000      1.000      D
+    1.003000 [0000]  c]d[12]                              0.000      0.000      1.000      __schedule <- schedule <- do_nanosleep
 ";
         let imp = crate::import_bytes(text.as_bytes(), Default::default()).unwrap();
         assert_eq!(imp.format, crate::Format::PerfTimehist);
@@ -320,5 +356,7 @@ mod tests {
         assert_eq!(imp.events_read["sched_migrate_task"], 1);
         assert_eq!(imp.prev_states.len(), 3);
         assert_eq!(imp.pids[0].comm, "a b");
+        assert_eq!(imp.pids[2].comm, "c]d");
+        assert_eq!(imp.events_read["sched_switch"], 4);
     }
 }
