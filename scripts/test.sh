@@ -18,6 +18,8 @@ step "tests"
 cargo test --workspace --locked
 step "the simulation core for wasm32 (no_std + alloc)"
 cargo build -p schedlab-sim --target wasm32-unknown-unknown --locked
+step "the trace importers for wasm32 (the page will read recordings)"
+cargo build -p schedlab-trace --target wasm32-unknown-unknown --locked
 step "the page as a static site (scripts/build-site.sh: trunk build --release, relative URLs)"
 scripts/build-site.sh
 step "browser tests (headless Chromium): the page, and the site under a sub-path"
