@@ -33,6 +33,9 @@ pub struct Cli {
 pub(crate) enum Command {
     /// Run a scenario under its kernel variants and print perf-sched-style tables
     Run(RunArgs),
+    /// Report on a real recording (perf script, perf sched timehist, trace-cmd report, or
+    /// schedlab's own JSONL/Perfetto exports): the same tables a run prints
+    Report(ReportArgs),
     /// List the bundled experiments (the LKML threads' setups)
     Presets,
     /// Validate a scenario and say what it contains
@@ -142,6 +145,37 @@ pub(crate) struct RunArgs {
     /// Stop a run that needs more events than this
     #[arg(long, value_name = "N", default_value_t = 500_000_000, value_parser = positive)]
     pub(crate) max_events: u64,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ReportArgs {
+    /// The recording (`-` reads standard input; gzip is recognised)
+    #[arg(value_name = "TRACE")]
+    pub(crate) trace: String,
+    /// Output: table, json or csv
+    #[arg(long, value_name = "F", value_enum, default_value_t = Format::Table)]
+    pub(crate) format: Format,
+    /// Table layout: sum (with a Sum delay column, as in LKML mails) or perf (upstream)
+    #[arg(long, value_name = "L", value_enum, default_value_t = Layout::Sum)]
+    pub(crate) layout: Layout,
+    /// One row per task instead of merging tasks by name (perf -p)
+    #[arg(long)]
+    pub(crate) pids: bool,
+    /// Also print the perf sched timehist view
+    #[arg(long)]
+    pub(crate) timehist: bool,
+    /// Only events from this time on, in ms from the recording's first event
+    #[arg(long = "from-ms", value_name = "MS")]
+    pub(crate) from_ms: Option<f64>,
+    /// Only events before this time, in ms from the recording's first event
+    #[arg(long = "to-ms", value_name = "MS")]
+    pub(crate) to_ms: Option<f64>,
+    /// Only events on these CPUs (`0,2,5`)
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub(crate) cpus: Vec<u32>,
+    /// The run to read from a schedlab file holding several variants
+    #[arg(long, value_name = "VARIANT")]
+    pub(crate) run: Option<String>,
 }
 
 /// Where a run's options ended up.

@@ -19,6 +19,7 @@ use schedlab_sim::{Simulator, Status, Variant};
 
 mod args;
 mod output;
+mod report;
 
 pub use args::command;
 use args::{clap_error, Cli, Command, Format, RunOpts};
@@ -104,6 +105,7 @@ fn dispatch(cmd: Command, out: &mut dyn Write) -> Result<(), Fail> {
             .map_err(io)
         }
         Command::Run(args) => run(&RunOpts::from(args), out),
+        Command::Report(args) => report::report(&args, out),
     }
 }
 /// Most bytes of a link read from a file or standard input (a link is a few kB).

@@ -249,3 +249,57 @@ fn inputs_are_read_up_to_their_cap_and_links_from_files() {
     assert!(err.contains("cannot read /nonexistent/link.txt"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn report_reads_a_real_recording_and_cuts_it() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/traces");
+    let hogs = format!("{dir}/hogs.perf-script.txt.gz");
+    let (code, out, err) = schedlab(&["report", &hogs]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("# perf script recording (gzip): "), "{out}");
+    assert!(
+        out.contains("  Task                  |   Runtime ms  |"),
+        "{out}"
+    );
+    assert!(out.contains("CPU share"), "{out}");
+    // JSON: the same recording's counts; a window and a CPU set only ever remove events.
+    let all: serde_json::Value =
+        serde_json::from_str(&schedlab(&["report", &hogs, "--format", "json"]).1).unwrap();
+    let cut: serde_json::Value = serde_json::from_str(
+        &schedlab(&[
+            "report",
+            &hogs,
+            "--format",
+            "json",
+            "--from-ms",
+            "100",
+            "--to-ms",
+            "300",
+            "--cpus",
+            "1",
+        ])
+        .1,
+    )
+    .unwrap();
+    assert!(all["switches"].as_u64().unwrap() > 0);
+    assert!(cut["switches"].as_u64().unwrap() < all["switches"].as_u64().unwrap());
+    assert_eq!(cut["end_ns"], 300_000_000);
+    // CSV: one row per task with its real pid.
+    let (code, csv, _) = schedlab(&["report", &hogs, "--format", "csv"]);
+    assert_eq!(code, 0);
+    assert!(csv.starts_with("name,pid,runtime_ns,switches,"), "{csv}");
+    // Not a trace: refused with status 2, naming the formats tried.
+    let (code, _, err) = schedlab(&["report", concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("perf script") && err.contains("trace-cmd"),
+        "{err}"
+    );
+    // Bad options name themselves.
+    let (code, _, err) = schedlab(&["report", &hogs, "--cpus", "7"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--cpus 7"), "{err}");
+    let (code, _, err) = schedlab(&["report", &hogs, "--from-ms", "5", "--to-ms", "1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--to-ms must be after --from-ms"), "{err}");
+}

@@ -496,7 +496,7 @@ impl Importer {
                         Ok(None)
                     };
                 };
-                if held[first] == b'{' || held[first] == b'[' {
+                if looks_json(&held[first..]) {
                     json_format(&held[first..], at_end)
                 } else {
                     let mut found = None;
@@ -692,6 +692,19 @@ impl Importer {
             run,
             notes,
         })
+    }
+}
+
+/// Whether text starts like a JSON object or an array of objects (`[package]`, a TOML header,
+/// does not): `{`, or `[` then `{` or `]` after any white space (or nothing yet).
+fn looks_json(held: &[u8]) -> bool {
+    match held.first() {
+        Some(b'{') => true,
+        Some(b'[') => held[1..]
+            .iter()
+            .find(|c| !c.is_ascii_whitespace())
+            .is_none_or(|&c| c == b'{' || c == b']'),
+        _ => false,
     }
 }
 
