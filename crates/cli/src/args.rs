@@ -142,7 +142,8 @@ pub(crate) struct RunArgs {
     /// charts, on the same axes across variants)
     #[arg(long = "export-svg", value_name = "DIR")]
     pub(crate) svg_dir: Option<String>,
-    /// Stop a run that needs more events than this
+    /// Stop a run that needs more work than this (events, and the zero-time program steps
+    /// between them)
     #[arg(long, value_name = "N", default_value_t = 500_000_000, value_parser = positive)]
     pub(crate) max_events: u64,
 }

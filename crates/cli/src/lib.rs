@@ -203,18 +203,20 @@ fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
         bar.set_message("0");
         let chunk = 2_000_000;
         loop {
-            let budget = chunk.min(o.max_events.saturating_sub(sim.events_processed()));
+            // The budget counts zero-time program steps too, so a program that spins without
+            // advancing time stops at the cap like any long run.
+            let budget = chunk.min(o.max_events.saturating_sub(sim.work_done()));
             if budget > 0 && sim.run(budget) == Status::Done {
                 break;
             }
-            if sim.events_processed() >= o.max_events {
+            if sim.work_done() >= o.max_events {
                 bar.finish_and_clear();
                 return Err(Fail(
                     1,
                     format!(
-                        "{}: stopped after {} events at {:.3} s of {:.3} s simulated; raise --max-events or shorten duration_ms",
+                        "{}: stopped after {} events and zero-time program steps at {:.3} s of {:.3} s simulated; raise --max-events or shorten duration_ms",
                         v.name,
-                        sim.events_processed(),
+                        sim.work_done(),
                         sim.now_ns() as f64 / 1e9,
                         cfg.duration_ns as f64 / 1e9
                     ),
@@ -224,6 +226,9 @@ fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
             bar.set_message(sim.events_processed().to_string());
         }
         let output = sim.finish();
+        if let Some(d) = &output.deadlock {
+            let _ = writeln!(io::stderr(), "schedlab: {}: {d}", v.name);
+        }
         if let Some(w) = trace_out.as_mut() {
             let tag = (variants.len() > 1).then_some(v.name.as_str());
             write_trace(w, &output.trace, tag)

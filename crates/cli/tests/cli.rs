@@ -303,3 +303,41 @@ fn report_reads_a_real_recording_and_cuts_it() {
     assert_eq!(code, 2);
     assert!(err.contains("--to-ms must be after --from-ms"), "{err}");
 }
+
+#[test]
+fn a_spinning_scenario_stops_at_its_budget_and_a_deadlock_is_reported() {
+    let dir = std::env::temp_dir().join(format!("schedlab-cli-bounded-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Two million zero-time steps per simulated nanosecond: bounded by --max-events.
+    let spin = dir.join("spin.json");
+    std::fs::write(
+        &spin,
+        r#"{"version": 1, "name": "spin", "cpus": 1, "hz": 1000, "duration_ms": 100, "variants": ["eevdf-6.6"],
+            "tasks": [{"name": "spin", "program": [{"loop": 1000000, "steps": [{"send": "c"}, {"recv": "c"}]}, {"run_ns": 1}]}]}"#,
+    )
+    .unwrap();
+    let (code, _, err) = schedlab(&["run", spin.to_str().unwrap(), "--max-events", "200000"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("zero-time program steps at 0.000 s"), "{err}");
+    // Both read first: the run ends at once, says who waits on what, and still reports.
+    let dead = dir.join("dead.json");
+    std::fs::write(
+        &dead,
+        r#"{"version": 1, "name": "dead", "cpus": 1, "hz": 1000, "duration_ms": 100, "variants": ["cfs-6.1"],
+            "tasks": [{"name": "ping", "program": [{"recv": "p1"}, {"run_us": 10}, {"send": "p0"}]},
+                      {"name": "pong", "program": [{"recv": "p0"}, {"run_us": 10}, {"send": "p1"}]}]}"#,
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(["run", dead.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("cfs-6.1: deadlock at ") && err.contains("ping:1 reads empty p1"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Task"));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -40,7 +40,7 @@ pub mod weight;
 mod wire;
 
 pub use config::{limits, Channel, Dist, Op, SchedPolicy, SimConfig, TaskSpec};
-pub use engine::{balance, simulate, Output, Simulator, Status};
+pub use engine::{balance, simulate, Deadlock, Output, Simulator, Status};
 pub use stats::{CpuStats, TaskStats};
 pub use trace::{Event, EventKind, Pid, PrevState, Snapshot, TaskInfo, Trace};
 pub use variant::{

@@ -58,6 +58,8 @@ pub struct VariantResult {
     pub counters: Vec<(String, u64)>,
     /// The workloads' own figures as the tools print them.
     pub figures: String,
+    /// Why the run ended early, when it did (a deadlock).
+    pub note: Option<String>,
     /// The comparison figures (switches, delays, preemption ratio, CPU shares, throughput).
     pub summary: VariantSummary,
     pub events: u64,
@@ -142,6 +144,7 @@ pub fn results(run: u64, scenario: &Scenario, outs: &[Output]) -> Results {
                     ("lb_pulled".into(), c.lb_pulled),
                 ],
                 figures: schedlab_report::figures::workload_figures(&infos, o).text,
+                note: o.deadlock.as_ref().map(|d| d.to_string()),
                 summary: sum.clone(),
                 events: o.events_processed,
                 end_ns: o.trace.end_ns,

@@ -11,7 +11,8 @@ use crate::model::{results, Progress, Results};
 
 /// Events simulated between two progress reports.
 pub const CHUNK_EVENTS: u64 = 200_000;
-/// Most events one variant may take before the run stops with a message.
+/// Most work (events and zero-time program steps) one variant may take before the run stops
+/// with a message.
 pub const MAX_EVENTS: u64 = 100_000_000;
 
 /// What the page asks.
@@ -104,11 +105,11 @@ impl Worker for SimWorker {
                 events: sim.events_processed(),
             }),
         );
-        if status == Status::Running && sim.events_processed() >= MAX_EVENTS {
+        if status == Status::Running && sim.work_done() >= MAX_EVENTS {
             let msg = format!(
-                "{}: stopped after {} events at {:.3} s of {:.3} s simulated (the page's limit); shorten duration_ms or use the command line",
+                "{}: stopped after {} events and zero-time program steps at {:.3} s of {:.3} s simulated (the page's limit); shorten duration_ms or use the command line",
                 variant.name,
-                sim.events_processed(),
+                sim.work_done(),
                 sim.now_ns() as f64 / 1e9,
                 job.cfg.duration_ns as f64 / 1e9
             );

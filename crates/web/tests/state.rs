@@ -235,6 +235,7 @@ fn variant_result(end_ns: u64, summary: VariantSummary) -> VariantResult {
         delay_ns: vec![],
         counters: vec![],
         figures: String::new(),
+        note: None,
         summary,
         events: 0,
         end_ns,

@@ -164,6 +164,45 @@ pub struct Output {
     pub cpus: Vec<CpuStats>,
     /// Events the engine processed.
     pub events_processed: u64,
+    /// Set when the run ended early because every task left was blocked on a channel and
+    /// nothing (no timer, no tick) could wake one.
+    pub deadlock: Option<Deadlock>,
+}
+
+/// A run that cannot go on: every task left is blocked on a channel and nothing is pending.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Deadlock {
+    /// When it was found (the run ends there).
+    pub t_ns: u64,
+    /// Each blocked task: pid, comm, the channel, and whether it waits to send (full) or to
+    /// read (empty).
+    pub blocked: Vec<(crate::trace::Pid, String, String, bool)>,
+}
+
+impl ::core::fmt::Display for Deadlock {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(
+            f,
+            "deadlock at {}.{:03} ms: every task left is blocked on a channel and nothing can wake one (",
+            self.t_ns / 1_000_000,
+            self.t_ns % 1_000_000 / 1_000
+        )?;
+        for (i, (pid, comm, chan, sending)) in self.blocked.iter().take(8).enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            let verb = if *sending {
+                "sends to full"
+            } else {
+                "reads empty"
+            };
+            write!(f, "{comm}:{pid} {verb} {chan}")?;
+        }
+        if self.blocked.len() > 8 {
+            write!(f, ", and {} more", self.blocked.len() - 8)?;
+        }
+        f.write_str("); the run ends there")
+    }
 }
 
 /// One simulation of one variant.
@@ -179,6 +218,9 @@ pub struct Simulator {
     chans: Vec<Chan>,
     trace: Trace,
     processed: u64,
+    /// Events plus zero-time program steps: what [`Simulator::run`]'s budget counts.
+    work: u64,
+    deadlock: Option<Deadlock>,
     done: bool,
     /// Tasks not yet exited; the run ends early when it reaches 0.
     alive: usize,
@@ -256,6 +298,8 @@ impl Simulator {
                 end_ns: cfg.duration_ns,
             },
             processed: 0,
+            work: 0,
+            deadlock: None,
             done: false,
             alive: cfg.tasks.len(),
             llc: if cfg.llc_size == 0 {
@@ -281,9 +325,18 @@ impl Simulator {
         self.processed
     }
 
-    /// Runs at most `budget` events. Returns [`Status::Done`] once the duration is reached.
+    /// Work done so far: events, and the zero-time program steps (send, a satisfied recv, a
+    /// loop jump) they ran, so that a program that spins without advancing time still counts.
+    pub fn work_done(&self) -> u64 {
+        self.work
+    }
+
+    /// Runs until `budget` more work (events and zero-time steps, see
+    /// [`Simulator::work_done`]) is done, or to the end. Returns [`Status::Done`] once the
+    /// duration is reached (or every task exited, or a deadlock ended the run).
     pub fn run(&mut self, budget: u64) -> Status {
-        for _ in 0..budget {
+        let stop = self.work.saturating_add(budget);
+        while self.work < stop {
             if self.step() == Status::Done {
                 return Status::Done;
             }
@@ -309,6 +362,10 @@ impl Simulator {
         let Some(q) = next else {
             let end = if self.alive == 0 {
                 self.now
+            } else if self.heap.is_empty() {
+                // Tasks are left and nothing is pending: they are all blocked on channels.
+                self.deadlock = Some(self.deadlock_report());
+                self.now
             } else {
                 self.cfg.duration_ns
             };
@@ -318,6 +375,7 @@ impl Simulator {
         debug_assert!(q.t >= self.now, "time went backwards");
         self.now = q.t;
         self.processed += 1;
+        self.work += 1;
         match q.ev {
             Ev::Start(id) => self.wake_up_new_task(id),
             Ev::Tick(cpu) => self.sched_tick(cpu),
@@ -393,6 +451,7 @@ impl Simulator {
                 .collect(),
             cpus: self.cpus.iter().map(|c| c.rq.stats).collect(),
             events_processed: self.processed,
+            deadlock: self.deadlock,
         }
     }
 

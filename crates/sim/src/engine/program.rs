@@ -25,6 +25,32 @@ pub(super) struct Chan {
 }
 
 impl Simulator {
+    /// Who is blocked on which channel, for a deadlock's message.
+    pub(super) fn deadlock_report(&self) -> super::Deadlock {
+        let mut blocked = alloc::vec::Vec::new();
+        for (c, chan) in self.chans.iter().enumerate() {
+            let name = &self.cfg.channels[c].name;
+            for (&t, sending) in chan
+                .readers
+                .iter()
+                .map(|t| (t, false))
+                .chain(chan.writers.iter().map(|t| (t, true)))
+            {
+                blocked.push((
+                    t as u32 + 1,
+                    self.cfg.tasks[t].comm.clone(),
+                    name.clone(),
+                    sending,
+                ));
+            }
+        }
+        blocked.sort();
+        super::Deadlock {
+            t_ns: self.now,
+            blocked,
+        }
+    }
+
     /// The program moves to its next op (wrapping at the end).
     pub(super) fn advance_pc(&mut self, id: Tid) {
         let len = self.cfg.tasks[id].program.len();
@@ -41,6 +67,7 @@ impl Simulator {
         let cpu = self.tasks[id].cpu;
         self.with_rq(cpu, |f, c| f.update_curr(c));
         for _ in 0..ZERO_TIME_STEPS {
+            self.work += 1;
             let pc = self.tasks[id].pc;
             let op = self.cfg.tasks[id].program[pc];
             match op {

@@ -77,6 +77,9 @@ pub fn results_view(ctx: &Ctx) -> Html {
                             <tr><td>{ "avg / max delay ms" }</td><td class="n">{ format!("{} / {}", ms(v.summary.delay_avg_ns), ms(v.summary.delay_max_ns)) }</td></tr>
                             <tr><td>{ "events" }</td><td class="n">{ v.events }</td></tr>
                         </table>
+                        if let Some(n) = &v.note {
+                            <p class="run-note" role="status">{ n.clone() }</p>
+                        }
                         if !v.figures.is_empty() {
                             <pre class="figures">{ v.figures.clone() }</pre>
                         }

@@ -1,0 +1,114 @@
+//! Bounded cost: a run's budget counts zero-time program steps, so a program that spins
+//! without advancing time still stops at the caller's budget; and a run whose tasks are all
+//! blocked with nothing pending ends at once and says who waits on what.
+
+mod common;
+use common::*;
+use schedlab_sim::*;
+
+fn channels(names: &[&str]) -> Vec<Channel> {
+    names
+        .iter()
+        .map(|n| Channel {
+            name: n.to_string(),
+            capacity: 0,
+        })
+        .collect()
+}
+
+#[test]
+fn a_spinning_program_still_stops_at_the_budget() {
+    // [{"loop": 1000000, "steps": [{"send": "c"}, {"recv": "c"}]}, {"run_ns": 1}]: two million
+    // zero-time steps per nanosecond of simulated time.
+    let spin = task(
+        "spin",
+        0,
+        SchedPolicy::Normal,
+        vec![
+            Op::Send(0),
+            Op::Recv(0),
+            Op::Loop {
+                start: 0,
+                times: 1_000_000,
+            },
+            Op::Run(Some(Dist::Fixed(1))),
+        ],
+    );
+    let mut c = cfg(1, 1000, 100 * MS, vec![spin]);
+    c.channels = channels(&["c"]);
+    let mut sim = Simulator::new(&c, &Variant::parse("eevdf-6.6").unwrap()).unwrap();
+    assert_eq!(sim.run(100_000), Status::Running);
+    let work = sim.work_done();
+    assert!(
+        (100_000..100_000 + 5_000).contains(&work),
+        "the budget is work, not events: {work} work after a budget of 100000"
+    );
+    assert!(
+        sim.events_processed() < 100,
+        "hardly any events: {}",
+        sim.events_processed()
+    );
+    assert_eq!(
+        sim.now_ns(),
+        DELTA,
+        "and time stands where the task was first switched in (δ after its creation)"
+    );
+}
+
+#[test]
+fn a_deadlock_ends_the_run_and_names_who_waits_on_what() {
+    // Both read first: nobody ever writes.
+    let ping = task(
+        "ping",
+        0,
+        SchedPolicy::Normal,
+        vec![
+            Op::Recv(1),
+            Op::Run(Some(Dist::Fixed(10 * US))),
+            Op::Send(0),
+        ],
+    );
+    let pong = task(
+        "pong",
+        0,
+        SchedPolicy::Normal,
+        vec![
+            Op::Recv(0),
+            Op::Run(Some(Dist::Fixed(10 * US))),
+            Op::Send(1),
+        ],
+    );
+    let mut c = cfg(1, 1000, 1_000 * MS, vec![ping, pong]);
+    c.channels = channels(&["p0", "p1"]);
+    let out = simulate(&c, &Variant::parse("cfs-6.1").unwrap()).unwrap();
+    let d = out.deadlock.as_ref().expect("a deadlock");
+    // Found once nothing is pending: after the last tick that was armed while they ran, not
+    // at the end of the 1 s run.
+    assert!(d.t_ns <= MS, "found at once, not at the end: {}", d.t_ns);
+    assert_eq!(out.trace.end_ns, d.t_ns, "the run ends there");
+    assert_eq!(
+        d.blocked,
+        vec![
+            (1, "ping".to_string(), "p1".to_string(), false),
+            (2, "pong".to_string(), "p0".to_string(), false)
+        ]
+    );
+    let msg = d.to_string();
+    assert!(
+        msg.contains("ping:1 reads empty p1") && msg.contains("pong:2 reads empty p0"),
+        "{msg}"
+    );
+    // A run whose tasks all exit is not a deadlock.
+    let quick = task(
+        "quick",
+        0,
+        SchedPolicy::Normal,
+        vec![Op::Run(Some(Dist::Fixed(MS))), Op::Exit],
+    );
+    let out = simulate(
+        &cfg(1, 1000, 100 * MS, vec![quick]),
+        &Variant::parse("cfs-6.1").unwrap(),
+    )
+    .unwrap();
+    assert_eq!(out.deadlock, None);
+}
