@@ -36,6 +36,9 @@ pub(crate) enum Command {
     /// Report on a real recording (perf script, perf sched timehist, trace-cmd report, or
     /// schedlab's own JSONL/Perfetto exports): the same tables a run prints
     Report(ReportArgs),
+    /// Make a scenario that approximates a real recording (and, with --compare, say how close
+    /// its simulation comes)
+    Import(ImportArgs),
     /// List the bundled experiments (the LKML threads' setups)
     Presets,
     /// Validate a scenario and say what it contains
@@ -177,6 +180,29 @@ pub(crate) struct ReportArgs {
     /// The run to read from a schedlab file holding several variants
     #[arg(long, value_name = "VARIANT")]
     pub(crate) run: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ImportArgs {
+    /// The recording (`-` reads standard input; gzip is recognised)
+    #[arg(value_name = "TRACE")]
+    pub(crate) trace: String,
+    /// Where to write the scenario (`-`: standard output)
+    #[arg(long = "to-scenario", value_name = "OUT.json")]
+    pub(crate) out: String,
+    /// The scenario's name (default: the recording's file name)
+    #[arg(long, value_name = "NAME")]
+    pub(crate) name: Option<String>,
+    /// Kernel variants the scenario compares (repeatable; default eevdf-6.19)
+    #[arg(long = "variant", value_name = "V")]
+    pub(crate) variants: Vec<String>,
+    /// Leave out tasks with less CPU time than this in the whole recording
+    #[arg(long = "min-cpu-ms", value_name = "MS", default_value_t = 1.0)]
+    pub(crate) min_cpu_ms: f64,
+    /// Simulate the scenario and compare each group's CPU share and the wakeup latency
+    /// percentiles with the recording's
+    #[arg(long)]
+    pub(crate) compare: bool,
 }
 
 /// Where a run's options ended up.

@@ -106,6 +106,7 @@ fn dispatch(cmd: Command, out: &mut dyn Write) -> Result<(), Fail> {
         }
         Command::Run(args) => run(&RunOpts::from(args), out),
         Command::Report(args) => report::report(&args, out),
+        Command::Import(args) => report::import(&args, out),
     }
 }
 /// Most bytes of a link read from a file or standard input (a link is a few kB).

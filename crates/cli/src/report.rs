@@ -11,7 +11,7 @@ use schedlab_report::timehist::{format_timehist, timehist_lines};
 use schedlab_sim::{EventKind, Pid, Trace};
 use schedlab_trace::{import_reader, Import, ImportError, Options};
 
-use crate::args::{Format, Layout, ReportArgs};
+use crate::args::{Format, ImportArgs, Layout, ReportArgs};
 use crate::Fail;
 
 /// What a trace says of the scheduler, counted from its events.
@@ -96,6 +96,180 @@ fn ms_to_ns(flag: &str, ms: Option<f64>) -> Result<Option<u64>, Fail> {
     }
 }
 
+/// Reads a recording from a file or standard input.
+fn read_trace(path: &str, opts: Options) -> Result<Import, Fail> {
+    let imported = if path == "-" {
+        import_reader(std::io::stdin().lock(), opts)
+    } else {
+        let f =
+            std::fs::File::open(path).map_err(|e| Fail(2, format!("cannot read {path}: {e}")))?;
+        import_reader(std::io::BufReader::new(f), opts)
+    };
+    imported.map_err(|e| match e {
+        ImportError::Io(_) => Fail(1, format!("{path}: {e}")),
+        e => Fail(2, format!("{path}: {e}")),
+    })
+}
+
+/// `schedlab import TRACE --to-scenario OUT.json`.
+pub(crate) fn import(a: &ImportArgs, out: &mut dyn Write) -> Result<(), Fail> {
+    use schedlab_scenario::Scenario;
+    if !(a.min_cpu_ms.is_finite() && a.min_cpu_ms >= 0.0) {
+        return Err(crate::usage_err(format!(
+            "--min-cpu-ms {}: expected a time in ms, 0 or more",
+            a.min_cpu_ms
+        )));
+    }
+    let imp = read_trace(&a.trace, Options::default())?;
+    let variants = if a.variants.is_empty() {
+        vec!["eevdf-6.19".to_string()]
+    } else {
+        a.variants.clone()
+    };
+    let name = a.name.clone().unwrap_or_else(|| {
+        let base = std::path::Path::new(&a.trace)
+            .file_name()
+            .map_or("recording".into(), |f| f.to_string_lossy().into_owned());
+        format!("recorded: {base}")
+    });
+    let d = schedlab_trace::derive_scenario(
+        &imp,
+        &name,
+        &variants,
+        (a.min_cpu_ms * 1e6).round() as u64,
+    );
+    // The variants are the user's input: their errors are input errors; anything else
+    // would be a bug in the derivation, reported as such.
+    let scenario = Scenario::from_value(d.scenario.clone()).map_err(|es| {
+        let variant_errs: Vec<String> =
+            es.0.iter()
+                .filter(|e| e.path.starts_with("variants"))
+                .map(|e| format!("--variant: {}", e.message))
+                .collect();
+        if variant_errs.is_empty() {
+            Fail(
+                1,
+                format!("the derived scenario does not validate (a bug): {es}"),
+            )
+        } else {
+            crate::usage_err(variant_errs.join("\n"))
+        }
+    })?;
+    let text = scenario.to_json();
+    let mut summary = String::new();
+    let total: u64 = d.groups.iter().map(|g| g.cpu_ns).sum();
+    let _ = writeln!(
+        summary,
+        "# {} from a {} recording: {} CPUs, {} ms, {} groups",
+        name,
+        imp.format.name(),
+        scenario.cpus,
+        scenario.duration_ms,
+        d.groups.len()
+    );
+    let _ = writeln!(
+        summary,
+        "  {:<16} {:>5} {:>10} {:>12} {:>12}",
+        "group", "tasks", "CPU share", "mean burst", "mean sleep"
+    );
+    let ms = |ns: u64| {
+        if ns == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.3} ms", ns as f64 / 1e6)
+        }
+    };
+    for g in &d.groups {
+        let _ = writeln!(
+            summary,
+            "  {:<16} {:>5} {:>9.1}% {:>12} {:>12}",
+            g.comm,
+            g.tasks,
+            100.0 * g.cpu_ns as f64 / total.max(1) as f64,
+            ms(g.burst_ns),
+            ms(g.sleep_ns)
+        );
+    }
+    for n in &d.notes {
+        let _ = writeln!(summary, "# note: {n}");
+    }
+    if a.compare {
+        summary.push_str(&compare(&imp, &d, &scenario)?);
+    }
+    if a.out == "-" {
+        out.write_all(text.as_bytes())
+            .map_err(|e| Fail(1, format!("cannot write output: {e}")))?;
+        let _ = std::io::stderr().write_all(summary.as_bytes());
+    } else {
+        std::fs::write(&a.out, &text)
+            .map_err(|e| Fail(1, format!("cannot write {}: {e}", a.out)))?;
+        let _ = writeln!(summary, "wrote {}", a.out);
+        out.write_all(summary.as_bytes())
+            .map_err(|e| Fail(1, format!("cannot write output: {e}")))?;
+    }
+    Ok(())
+}
+
+/// Each group's CPU share and the wakeup latency percentiles, recorded against simulated.
+fn compare(
+    imp: &Import,
+    d: &schedlab_trace::Derived,
+    scenario: &schedlab_scenario::Scenario,
+) -> Result<String, Fail> {
+    use schedlab_report::histogram::percentile_ns;
+    use schedlab_report::wakeup::wakeup_latencies_ns;
+    let mut s = String::from(
+        "
+# the recording against the derived scenario's simulation
+",
+    );
+    let total: u64 = d.groups.iter().map(|g| g.cpu_ns).sum();
+    let pct = |mut v: Vec<u64>| {
+        v.sort_unstable();
+        (percentile_ns(&v, 50.0), percentile_ns(&v, 99.0))
+    };
+    let (r50, r99) = pct(wakeup_latencies_ns(&imp.trace, None));
+    let cfg = scenario.sim_config();
+    for v in scenario.variants() {
+        let o = schedlab_sim::simulate(&cfg, v).map_err(|e| Fail(1, format!("{}: {e}", v.name)))?;
+        let c = counts(&o.trace);
+        let sim_total: u64 = c.cpu_ns.values().sum();
+        let _ = writeln!(
+            s,
+            "
+{}
+  {:<16} {:>10} {:>10}",
+            v.name, "group", "recorded", "simulated"
+        );
+        for g in &d.groups {
+            let sim_ns: u64 = o
+                .trace
+                .tasks
+                .iter()
+                .filter(|t| t.comm == g.comm)
+                .map(|t| c.cpu_ns.get(&t.pid).copied().unwrap_or(0))
+                .sum();
+            let _ = writeln!(
+                s,
+                "  {:<16} {:>9.1}% {:>9.1}%",
+                g.comm,
+                100.0 * g.cpu_ns as f64 / total.max(1) as f64,
+                100.0 * sim_ns as f64 / sim_total.max(1) as f64
+            );
+        }
+        let (s50, s99) = pct(wakeup_latencies_ns(&o.trace, None));
+        let _ = writeln!(
+            s,
+            "  wakeup latency p50 {:.3} / {:.3} ms, p99 {:.3} / {:.3} ms (recorded / simulated)",
+            r50 as f64 / 1e6,
+            s50 as f64 / 1e6,
+            r99 as f64 / 1e6,
+            s99 as f64 / 1e6
+        );
+    }
+    Ok(s)
+}
+
 pub(crate) fn report(a: &ReportArgs, out: &mut dyn Write) -> Result<(), Fail> {
     let from = ms_to_ns("--from-ms", a.from_ms)?.unwrap_or(0);
     let to = ms_to_ns("--to-ms", a.to_ms)?;
@@ -106,17 +280,7 @@ pub(crate) fn report(a: &ReportArgs, out: &mut dyn Write) -> Result<(), Fail> {
         run: a.run.clone(),
         ..Options::default()
     };
-    let imported = if a.trace == "-" {
-        import_reader(std::io::stdin().lock(), opts)
-    } else {
-        let f = std::fs::File::open(&a.trace)
-            .map_err(|e| Fail(2, format!("cannot read {}: {e}", a.trace)))?;
-        import_reader(std::io::BufReader::new(f), opts)
-    };
-    let imp = imported.map_err(|e| match e {
-        ImportError::Io(_) => Fail(1, format!("{}: {e}", a.trace)),
-        e => Fail(2, format!("{}: {e}", a.trace)),
-    })?;
+    let imp = read_trace(&a.trace, opts)?;
     if let Some(&bad) = a.cpus.iter().find(|&&c| c >= imp.trace.cpus) {
         return Err(crate::usage_err(format!(
             "--cpus {bad}: the recording has CPUs 0..={}",

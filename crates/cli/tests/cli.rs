@@ -341,3 +341,90 @@ fn a_spinning_scenario_stops_at_its_budget_and_a_deadlock_is_reported() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("Task"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn import_derives_a_scenario_that_runs_and_compares_it() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/traces");
+    let tmp = std::env::temp_dir().join(format!("schedlab-cli-import-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    // Three recorded hogs become a group of hogs on the recording's two CPUs.
+    let out = tmp.join("hogs.json");
+    let (code, text, err) = schedlab(&[
+        "import",
+        &format!("{dir}/hogs.perf-script.txt.gz"),
+        "--to-scenario",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("wrote ") && text.contains("# note: "),
+        "{text}"
+    );
+    let sc = schedlab_scenario::Scenario::from_json(&std::fs::read_to_string(&out).unwrap())
+        .expect("the derived scenario validates");
+    assert_eq!(sc.cpus, 2);
+    let hog = sc
+        .tasks
+        .iter()
+        .find(|t| t.name == "hog")
+        .expect("the hogs' group");
+    assert_eq!(hog.count, 2);
+    assert_eq!(
+        hog.program,
+        vec![schedlab_scenario::Step::RunForever],
+        "hogs never block"
+    );
+    // The pipe ping-pong: its tasks run and sleep; the comparison simulates the scenario.
+    // (The summary goes to standard error when the scenario goes to standard output.)
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args([
+            "import",
+            &format!("{dir}/pipe.perf-script.txt.gz"),
+            "--to-scenario",
+            "-",
+            "--compare",
+        ])
+        .output()
+        .unwrap();
+    let (text, err) = (
+        String::from_utf8_lossy(&run.stdout).into_owned(),
+        String::from_utf8_lossy(&run.stderr).into_owned(),
+    );
+    assert_eq!(run.status.code(), Some(0), "{err}");
+    let sc = schedlab_scenario::Scenario::from_json(&text).expect("a scenario on stdout");
+    let pipe = sc
+        .tasks
+        .iter()
+        .find(|t| t.name == "sched-pipe")
+        .expect("sched-pipe");
+    assert!(
+        matches!(
+            pipe.program.as_slice(),
+            [
+                schedlab_scenario::Step::Run(..),
+                schedlab_scenario::Step::Sleep(..)
+            ]
+        ),
+        "{:?}",
+        pipe.program
+    );
+    assert!(
+        err.contains("recorded  simulated") && err.contains("wakeup latency p50"),
+        "{err}"
+    );
+    // A variant that does not exist is the user's error.
+    let (code, _, err) = schedlab(&[
+        "import",
+        &format!("{dir}/pipe.perf-script.txt.gz"),
+        "--to-scenario",
+        "-",
+        "--variant",
+        "eevdf-9.9",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--variant: unknown kernel variant `eevdf-9.9`"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&tmp).ok();
+}

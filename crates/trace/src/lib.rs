@@ -70,6 +70,7 @@
 #![warn(missing_docs)]
 
 mod builder;
+mod derive;
 mod ftrace;
 mod jsonl;
 mod perf_script;
@@ -77,6 +78,8 @@ mod perfetto;
 mod text;
 mod timehist;
 mod tracepoint;
+
+pub use derive::{derive_scenario, Derived, DerivedGroup};
 
 use std::collections::BTreeMap;
 use std::fmt;
