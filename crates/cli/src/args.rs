@@ -114,15 +114,11 @@ impl Source {
     }
 }
 
+/// How `run` and `report` print their tables (the same options for a simulation and a
+/// recording).
 #[derive(Debug, Args)]
-pub(crate) struct RunArgs {
-    #[command(flatten)]
-    pub(crate) source: Source,
-    /// Run this kernel variant instead of the scenario's (repeatable), e.g.
-    /// eevdf-6.12:NO_DELAY_DEQUEUE or cfs-6.1:wakeup_granularity_ns=1000000
-    #[arg(long = "variant", value_name = "V")]
-    pub(crate) variants: Vec<String>,
-    /// Output format
+pub(crate) struct TableArgs {
+    /// Output: table, json or csv
     #[arg(long, value_name = "F", value_enum, default_value_t = Format::Table)]
     pub(crate) format: Format,
     /// Table layout: sum (perf latency with a Sum delay column, as in LKML mails) or perf
@@ -135,6 +131,18 @@ pub(crate) struct RunArgs {
     /// Also print the perf sched timehist view
     #[arg(long)]
     pub(crate) timehist: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RunArgs {
+    #[command(flatten)]
+    pub(crate) source: Source,
+    /// Run this kernel variant instead of the scenario's (repeatable), e.g.
+    /// eevdf-6.12:NO_DELAY_DEQUEUE or cfs-6.1:wakeup_granularity_ns=1000000
+    #[arg(long = "variant", value_name = "V")]
+    pub(crate) variants: Vec<String>,
+    #[command(flatten)]
+    pub(crate) table: TableArgs,
     /// Write every event, one JSON object per line
     #[arg(long, value_name = "FILE.jsonl")]
     pub(crate) trace: Option<String>,
@@ -156,18 +164,8 @@ pub(crate) struct ReportArgs {
     /// The recording (`-` reads standard input; gzip is recognised)
     #[arg(value_name = "TRACE")]
     pub(crate) trace: String,
-    /// Output: table, json or csv
-    #[arg(long, value_name = "F", value_enum, default_value_t = Format::Table)]
-    pub(crate) format: Format,
-    /// Table layout: sum (with a Sum delay column, as in LKML mails) or perf (upstream)
-    #[arg(long, value_name = "L", value_enum, default_value_t = Layout::Sum)]
-    pub(crate) layout: Layout,
-    /// One row per task instead of merging tasks by name (perf -p)
-    #[arg(long)]
-    pub(crate) pids: bool,
-    /// Also print the perf sched timehist view
-    #[arg(long)]
-    pub(crate) timehist: bool,
+    #[command(flatten)]
+    pub(crate) table: TableArgs,
     /// Only events from this time on, in ms from the recording's first event
     #[arg(long = "from-ms", value_name = "MS")]
     pub(crate) from_ms: Option<f64>,
@@ -229,10 +227,10 @@ impl From<RunArgs> for RunOpts {
             file: a.source.file.unwrap_or_default(),
             preset: a.source.preset,
             variants: a.variants,
-            format: a.format,
-            layout_sum: a.layout == Layout::Sum,
-            pids: a.pids,
-            timehist: a.timehist,
+            format: a.table.format,
+            layout_sum: a.table.layout == Layout::Sum,
+            pids: a.table.pids,
+            timehist: a.table.timehist,
             trace: a.trace,
             max_events: a.max_events,
         }

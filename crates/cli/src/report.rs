@@ -288,7 +288,7 @@ pub(crate) fn report(a: &ReportArgs, out: &mut dyn Write) -> Result<(), Fail> {
         )));
     }
     let trace = cut(imp.trace.clone(), from, to, &a.cpus);
-    let text = match a.format {
+    let text = match a.table.format {
         Format::Table => table(&imp, &trace, a),
         Format::Json => json(&imp, &trace),
         Format::Csv => csv(&imp, &trace),
@@ -339,11 +339,11 @@ fn header(imp: &Import, t: &Trace) -> String {
 fn table(imp: &Import, t: &Trace, a: &ReportArgs) -> String {
     let mut s = header(imp, t);
     // perf prints the real thread ids.
-    let mut rows = latency_rows(t, !a.pids);
+    let mut rows = latency_rows(t, !a.table.pids);
     for r in &mut rows {
         r.pid = imp.real_pid(r.pid).unwrap_or(r.pid);
     }
-    let tab = if a.layout == Layout::Sum {
+    let tab = if a.table.layout == Layout::Sum {
         format_sum(&rows)
     } else {
         format_perf(&rows)
@@ -378,7 +378,7 @@ fn table(imp: &Import, t: &Trace, a: &ReportArgs) -> String {
             let _ = writeln!(s, "  … and {} more tasks", shares.len() - 20);
         }
     }
-    if a.timehist {
+    if a.table.timehist {
         if imp.has_wakeups() {
             let _ = writeln!(s, "\n(perf sched timehist)");
         } else {

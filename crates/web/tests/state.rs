@@ -626,3 +626,23 @@ fn a_scenario_keeps_every_variant_it_lists() {
     let (_, sc) = s.run_request().expect("runnable");
     assert_eq!(sc.variants().len(), p.scenario().variants().len());
 }
+
+#[test]
+fn a_variant_string_keeps_the_order_it_was_written_in() {
+    // As the fio-grid preset writes it; the page used to sort the items.
+    let s = "eevdf-6.12:NO_WAKEUP_PREEMPTION,NO_DELAY_DEQUEUE,base_slice_ns=3000000";
+    assert_eq!(VariantChoice::from_string(s).to_variant_string(), s);
+    let p = schedlab_scenario::presets::preset("fio-grid").unwrap();
+    let st = State::initial().reduce(Action::Load {
+        json: p.json.to_string(),
+        source: None,
+    });
+    let names: Vec<String> = st.variants.iter().map(|v| v.to_variant_string()).collect();
+    let want: Vec<String> = p
+        .scenario()
+        .variant_names()
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    assert_eq!(names, want);
+}

@@ -1,7 +1,5 @@
 //! The scenario form: every field as typed, and its round trip with the JSON document.
 
-use std::collections::BTreeMap;
-
 use schedlab_scenario::Scenario;
 use schedlab_sim::Feature;
 use serde_json::{Map, Value};
@@ -106,8 +104,9 @@ pub struct Machine {
 #[derive(Clone, Debug, PartialEq)]
 pub struct VariantChoice {
     pub preset: String,
-    /// Features set against the preset's default (true = on).
-    pub features: BTreeMap<String, bool>,
+    /// Features set against the preset's default (true = on), in the order they were written,
+    /// so the variant string keeps the user's order.
+    pub features: Vec<(String, bool)>,
     pub tunables: String,
 }
 
@@ -115,21 +114,36 @@ impl VariantChoice {
     /// Parses a variant string (`eevdf-6.6:NO_RUN_TO_PARITY,base_slice_ns=3000000`) into a choice.
     pub fn from_string(s: &str) -> VariantChoice {
         let (preset, rest) = s.split_once(':').unwrap_or((s, ""));
-        let mut features = BTreeMap::new();
+        let mut v = VariantChoice {
+            preset: preset.trim().to_string(),
+            features: vec![],
+            tunables: String::new(),
+        };
         let mut tunables = vec![];
         for item in rest.split(',').map(str::trim).filter(|i| !i.is_empty()) {
             if item.contains('=') {
                 tunables.push(item.to_string());
             } else if let Some(f) = item.strip_prefix("NO_") {
-                features.insert(f.to_string(), false);
+                v.set_feature(f.to_string(), Some(false));
             } else {
-                features.insert(item.to_string(), true);
+                v.set_feature(item.to_string(), Some(true));
             }
         }
-        VariantChoice {
-            preset: preset.trim().to_string(),
-            features,
-            tunables: tunables.join(","),
+        v.tunables = tunables.join(",");
+        v
+    }
+
+    /// Sets feature `name` on or off against the preset's default (None: back to the default),
+    /// keeping its place among the others.
+    pub fn set_feature(&mut self, name: String, on: Option<bool>) {
+        let at = self.features.iter().position(|(f, _)| *f == name);
+        match (at, on) {
+            (Some(i), Some(on)) => self.features[i].1 = on,
+            (Some(i), None) => {
+                self.features.remove(i);
+            }
+            (None, Some(on)) => self.features.push((name, on)),
+            (None, None) => {}
         }
     }
 
@@ -156,7 +170,7 @@ impl VariantChoice {
 
     /// Whether feature `f` is on in this choice (the override, else the preset's default).
     pub fn feature_on(&self, f: Feature) -> bool {
-        if let Some(on) = self.features.get(f.name()) {
+        if let Some((_, on)) = self.features.iter().find(|(n, _)| n == f.name()) {
             return *on;
         }
         schedlab_sim::kernel_version(&self.preset).is_some_and(|p| p.defaults.contains(&f))

@@ -8,8 +8,6 @@
 //! `form.rs` holds the form's rows and their round trip with the document, `timeline.rs` the
 //! timeline's shared window and its actions; this file the state, the actions and the reducer.
 
-use std::collections::BTreeMap;
-
 use schedlab_scenario::Scenario;
 use schedlab_sim::{Feature, KERNEL_VERSIONS};
 use serde_json::{Map, Value};
@@ -424,7 +422,7 @@ impl State {
                     // Features of the old preset may not exist in the new one.
                     *v = VariantChoice {
                         preset,
-                        features: BTreeMap::new(),
+                        features: vec![],
                         tunables: v.tunables.clone(),
                     };
                 }
@@ -434,11 +432,7 @@ impl State {
                     let default_on = schedlab_sim::kernel_version(&v.preset)
                         .and_then(|p| Feature::from_name(&feature).map(|f| p.defaults.contains(&f)))
                         .unwrap_or(false);
-                    if on == default_on {
-                        v.features.remove(&feature);
-                    } else {
-                        v.features.insert(feature, on);
-                    }
+                    v.set_feature(feature, (on != default_on).then_some(on));
                 }
             }
             Action::SetTunables { index, value } => {
