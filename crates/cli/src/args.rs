@@ -178,6 +178,10 @@ pub(crate) struct ReportArgs {
     /// The run to read from a schedlab file holding several variants
     #[arg(long, value_name = "VARIANT")]
     pub(crate) run: Option<String>,
+    /// Write the recording's wakeup-latency and scheduling-delay histograms and its timeline
+    /// as SVG (the page's charts)
+    #[arg(long = "export-svg", value_name = "DIR")]
+    pub(crate) svg_dir: Option<String>,
 }
 
 #[derive(Debug, Args)]

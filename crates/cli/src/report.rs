@@ -288,6 +288,9 @@ pub(crate) fn report(a: &ReportArgs, out: &mut dyn Write) -> Result<(), Fail> {
         )));
     }
     let trace = cut(imp.trace.clone(), from, to, &a.cpus);
+    if let Some(dir) = &a.svg_dir {
+        export_svg(dir, &trace)?;
+    }
     let text = match a.table.format {
         Format::Table => table(&imp, &trace, a),
         Format::Json => json(&imp, &trace),
@@ -390,6 +393,47 @@ fn table(imp: &Import, t: &Trace, a: &ReportArgs) -> String {
         s.push_str(&format_timehist(t, &timehist_lines(t)));
     }
     s
+}
+
+/// `DIR/recorded-wakeup.svg`, `recorded-delay.svg` and `recorded-timeline.svg`.
+fn export_svg(dir: &str, t: &Trace) -> Result<(), Fail> {
+    use schedlab_report::plot::{
+        histogram_svg, shared_histograms, timeline_svg, TimelineView, TIMELINE_PLOT_W,
+    };
+    use schedlab_report::timeline::{RunTimeline, Viewport};
+    use schedlab_report::wakeup::{sched_delays_ns, wakeup_latencies_ns};
+    std::fs::create_dir_all(dir).map_err(|e| Fail(1, format!("cannot create {dir}: {e}")))?;
+    let write = |name: &str, svg: Result<String, String>| -> Result<(), Fail> {
+        let path = std::path::Path::new(dir).join(name);
+        std::fs::write(&path, svg.map_err(|e| Fail(1, e))?)
+            .map_err(|e| Fail(1, format!("cannot write {}: {e}", path.display())))
+    };
+    for (kind, title, samples) in [
+        ("wakeup", "wakeup latency", wakeup_latencies_ns(t, None)),
+        ("delay", "scheduling delay", sched_delays_ns(t)),
+    ] {
+        let h = &shared_histograms(&[&samples], 40, false)[0];
+        write(
+            &format!("recorded-{kind}.svg"),
+            histogram_svg(h, &format!("recorded — {title}"), 640, 300),
+        )?;
+    }
+    let tl = RunTimeline::from_trace(t, false);
+    let view = TimelineView {
+        viewport: Viewport {
+            t0_ns: 0,
+            t1_ns: t.end_ns.max(1),
+            width_px: TIMELINE_PLOT_W,
+        },
+        selected: None,
+        overlay: false,
+        hover_ns: None,
+        ruler: &[],
+    };
+    write(
+        "recorded-timeline.svg",
+        timeline_svg(&tl, &tl.lanes(false, None, 48, true), &view),
+    )
 }
 
 /// `comm:realpid` of a model pid.

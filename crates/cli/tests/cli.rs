@@ -284,6 +284,19 @@ fn report_reads_a_real_recording_and_cuts_it() {
     assert!(all["switches"].as_u64().unwrap() > 0);
     assert!(cut["switches"].as_u64().unwrap() < all["switches"].as_u64().unwrap());
     assert_eq!(cut["end_ns"], 300_000_000);
+    // The page's charts, for the recording.
+    let svg = std::env::temp_dir().join(format!("schedlab-report-svg-{}", std::process::id()));
+    let (code, _, err) = schedlab(&["report", &hogs, "--export-svg", svg.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    for f in [
+        "recorded-wakeup.svg",
+        "recorded-delay.svg",
+        "recorded-timeline.svg",
+    ] {
+        let text = std::fs::read_to_string(svg.join(f)).unwrap();
+        assert!(text.starts_with("<svg") && text.contains("<rect"), "{f}");
+    }
+    std::fs::remove_dir_all(&svg).ok();
     // CSV: one row per task with its real pid.
     let (code, csv, _) = schedlab(&["report", &hogs, "--format", "csv"]);
     assert_eq!(code, 0);

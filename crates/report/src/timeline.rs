@@ -113,20 +113,24 @@ pub struct RunTimeline {
 impl RunTimeline {
     /// The timeline of a run of `variant`.
     pub fn from_output(o: &Output, variant: &Variant) -> RunTimeline {
-        let tl = Timeline::from_trace(&o.trace);
+        RunTimeline::from_trace(&o.trace, variant.class() == Class::Eevdf)
+    }
+
+    /// The timeline of any trace (a recording too); `eevdf` says how to read its snapshots.
+    pub fn from_trace(trace: &Trace, eevdf: bool) -> RunTimeline {
+        let tl = Timeline::from_trace(trace);
         RunTimeline {
-            cpus: o.trace.cpus,
-            end_ns: o.trace.end_ns,
-            tasks: o
-                .trace
+            cpus: trace.cpus,
+            end_ns: trace.end_ns,
+            tasks: trace
                 .tasks
                 .iter()
                 .map(|t| (t.pid, t.comm.clone()))
                 .collect(),
             slices: tl.slices,
             waits: tl.waits,
-            snapshots: o.trace.snapshots.clone(),
-            eevdf: variant.class() == Class::Eevdf,
+            snapshots: trace.snapshots.clone(),
+            eevdf,
         }
     }
 
