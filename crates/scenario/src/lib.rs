@@ -37,6 +37,7 @@
 pub mod link;
 mod parse;
 pub mod presets;
+mod strict;
 mod workload;
 
 use core::fmt;
@@ -45,6 +46,7 @@ use schedlab_sim::{Dist, Op, SchedPolicy, SimConfig, TaskSpec, Variant};
 use serde_json::{Map, Number, Value};
 
 pub use parse::MAX_SCENARIO_BYTES;
+pub use strict::parse_json;
 pub use workload::{
     FioLike, Hackbench, MassiveIntr, ParamSpec, Periodic, PipePair, Placement, Role, Schbench,
     Workload, WorkloadInfo, WorkloadKind,

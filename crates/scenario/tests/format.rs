@@ -358,3 +358,17 @@ fn a_declared_channel_no_task_uses_is_an_error() {
         "{errs:#?}"
     );
 }
+
+#[test]
+fn a_key_given_twice_is_an_error_not_the_last_one_silently() {
+    check_err(
+        "\"nice\": -5",
+        "\"nice\": -5, \"nice\": 5",
+        "not valid JSON: the key \"nice\" appears twice in one object at line",
+    );
+    check_err(
+        "\"seed\": 1",
+        "\"seed\": 1, \"seed\": 2",
+        "the key \"seed\" appears twice",
+    );
+}

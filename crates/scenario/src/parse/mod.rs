@@ -182,7 +182,7 @@ pub(crate) fn parse(text: &str) -> Result<Scenario, ScenarioErrors> {
             ),
         );
     }
-    match serde_json::from_str(text) {
+    match crate::strict::parse_json(text) {
         Ok(v) => parse_value(v),
         Err(e) => fail("", format!("not valid JSON: {e}")),
     }

@@ -323,7 +323,7 @@ impl State {
     /// Loads a document into the form. A document that is not a JSON object is refused with a
     /// message and changes nothing.
     pub(super) fn load(&mut self, json: &str) -> Result<(), String> {
-        let v: Value = serde_json::from_str(json).map_err(|e| format!("not valid JSON: {e}"))?;
+        let v = schedlab_scenario::parse_json(json).map_err(|e| format!("not valid JSON: {e}"))?;
         self.load_value(v)
     }
 
