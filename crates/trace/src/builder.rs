@@ -126,6 +126,35 @@ impl Builder {
         })
     }
 
+    /// A `sched_switch` as the tracepoint prints it: (comm, real pid, prio) of the task going
+    /// out and of the task coming in, and `prev_state` as written. An exiting task's pid is
+    /// retired, so a reuse of it is a new task.
+    pub(crate) fn switch(
+        &mut self,
+        t_ns: u64,
+        cpu: u32,
+        prev: (&str, u32, Option<i64>),
+        prev_state: &str,
+        next: (&str, u32, Option<i64>),
+    ) -> Result<(), &'static str> {
+        let prev_state = self.prev_state(prev_state).ok_or("empty prev_state")?;
+        let prev_pid = self.pid(prev.1, Some(prev.0), prev.2);
+        if prev_state == PrevState::Dead {
+            self.exited(prev.1);
+        }
+        let next_pid = self.pid(next.1, Some(next.0), next.2);
+        self.push(
+            t_ns,
+            cpu,
+            EventKind::Switch {
+                prev_pid,
+                prev_state,
+                next_pid,
+            },
+        );
+        Ok(())
+    }
+
     /// The model pid of a real pid seen in an event, updating its comm (and prio) when given.
     pub(crate) fn pid(&mut self, real: u32, comm: Option<&str>, prio: Option<i64>) -> Pid {
         if real == 0 {

@@ -169,21 +169,7 @@ fn plugin_switch(b: &mut Builder, body: &str, t_ns: u64, cpu: u32) -> Result<(),
     let (state, left) = last_token(left);
     let (pc, pp, pprio) = comm_pid_prio(left).ok_or(BAD)?;
     let (nc, np, nprio) = comm_pid_prio(right).ok_or(BAD)?;
-    let prev_state = b.prev_state(state).ok_or("empty prev_state")?;
-    let prev_pid = b.pid(pp, Some(pc), pprio);
-    if prev_state == schedlab_sim::PrevState::Dead {
-        b.exited(pp);
-    }
-    let next_pid = b.pid(np, Some(nc), nprio);
-    b.push(
-        t_ns,
-        cpu,
-        EventKind::Switch {
-            prev_pid,
-            prev_state,
-            next_pid,
-        },
-    );
+    b.switch(t_ns, cpu, (pc, pp, pprio), state, (nc, np, nprio))?;
     b.read("sched_switch");
     Ok(())
 }

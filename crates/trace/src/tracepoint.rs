@@ -48,21 +48,13 @@ pub(crate) fn apply(
             let s = switch(body).ok_or(
                 "sched_switch without prev_comm=…prev_pid=…prev_state=… ==> next_comm=…next_pid=…",
             )?;
-            let prev_state = b.prev_state(s.prev_state).ok_or("empty prev_state")?;
-            let prev_pid = b.pid(s.prev_pid, Some(s.prev_comm), s.prev_prio);
-            if prev_state == schedlab_sim::PrevState::Dead {
-                b.exited(s.prev_pid);
-            }
-            let next_pid = b.pid(s.next_pid, Some(s.next_comm), s.next_prio);
-            b.push(
+            b.switch(
                 t_ns,
                 cpu,
-                EventKind::Switch {
-                    prev_pid,
-                    prev_state,
-                    next_pid,
-                },
-            );
+                (s.prev_comm, s.prev_pid, s.prev_prio),
+                s.prev_state,
+                (s.next_comm, s.next_pid, s.next_prio),
+            )?;
         }
         "sched_waking" | "sched_wakeup" | "sched_wakeup_new" => {
             let (comm, real, rest) = comm_pid(body).ok_or("no comm=… pid=…")?;
