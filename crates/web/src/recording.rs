@@ -170,7 +170,21 @@ pub fn recording(id: u64, file: &str, imp: &Import, variants: &[String]) -> Reco
         ],
         summary,
         missing,
-        notes: imp.notes.clone(),
+        notes: {
+            let mut n = imp.notes.clone();
+            if !imp.skipped.is_empty() {
+                let list: Vec<String> = imp
+                    .skipped
+                    .iter()
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect();
+                n.push(format!(
+                    "events the model does not hold, skipped: {}",
+                    list.join(", ")
+                ));
+            }
+            n
+        },
         warnings: imp.warnings.iter().take(5).map(|w| w.to_string()).collect(),
         warnings_total: imp.warnings_total,
         events: t.events.len() as u64,
@@ -222,8 +236,16 @@ pub fn classify(name: &str, head: &[u8]) -> Dropped {
 
 /// The variant columns' deltas against the recording: the header, then per variant its cells
 /// (the first cell names the variant).
+/// The recording's CPU shares are kept only for the task groups some variant also has (the
+/// derived scenario's run has them all; another scenario's would only add columns of "-").
 pub fn deltas_vs_recording(rec: &Recording, variants: &[VariantSummary]) -> Vec<Vec<String>> {
-    let mut rows = vec![rec.summary.clone()];
+    let mut base = rec.summary.clone();
+    base.shares.retain(|(l, _)| {
+        variants
+            .iter()
+            .any(|v| v.shares.iter().any(|(m, _)| m == l))
+    });
+    let mut rows = vec![base];
     rows.extend(variants.iter().cloned());
     schedlab_report::compare::comparison_cells(&rows).delta
 }

@@ -685,9 +685,13 @@ fn a_recording_is_kept_only_for_the_import_in_progress_and_widens_the_timeline()
         "the hogs recording is about 2 s"
     );
 
-    // "Make a scenario" fills the editor with the derived scenario and its notes.
+    // "Make a scenario" fills the editor with the derived scenario and its notes, under the
+    // variants picked now.
+    let picked: Vec<String> = s.variants.iter().map(|v| v.to_variant_string()).collect();
+    assert_eq!(picked, ["cfs-5.14", "cfs-6.1"]);
     let s = s.reduce(Action::MakeScenario);
     assert_eq!(s.machine.name, "recorded: hogs.txt.gz");
+    assert_eq!(s.scenario.as_ref().unwrap().variant_names(), picked);
     assert!(s.errors.is_empty(), "{:?}", s.errors);
     assert!(!s.derived_notes.is_empty());
     assert!(s.tasks.iter().any(|t| t.name == "hog"));
@@ -760,4 +764,12 @@ fn deltas_against_a_recording_have_a_row_per_variant() {
     // The recording has no wakeup-preemption ratio: that delta is "-".
     let col = d[0].iter().position(|h| h == "wakeup preempt").unwrap();
     assert_eq!(d[1][col], "-");
+    // No variant has the recording's task groups: no share columns.
+    assert!(!d[0].iter().any(|h| h.starts_with("share")), "{:?}", d[0]);
+    // A variant with the "hog" group gets that share's delta against the recording's.
+    let mut with_hog = summary(100, 1000, None, None);
+    with_hog.shares = vec![("hog".into(), 0.5)];
+    let d = schedlab_web::recording::deltas_vs_recording(&rec, &[with_hog]);
+    assert_eq!(d[0].iter().filter(|h| h.starts_with("share")).count(), 1);
+    assert!(d[1].last().unwrap().ends_with("pp"), "{:?}", d[1]);
 }

@@ -617,8 +617,22 @@ impl State {
                 };
                 match &r.derived {
                     Ok(json) => {
+                        // Under the variants picked now (the recording may have been read
+                        // under others).
+                        let mut json = json.clone();
+                        if !s.variants.is_empty() {
+                            if let Ok(Value::Object(mut doc)) = serde_json::from_str(&json) {
+                                let vs = s
+                                    .variants
+                                    .iter()
+                                    .map(|v| Value::String(v.to_variant_string()));
+                                doc.insert("variants".into(), Value::Array(vs.collect()));
+                                json = serde_json::to_string_pretty(&Value::Object(doc))
+                                    .unwrap_or(json);
+                            }
+                        }
                         s.notice = s
-                            .load(json)
+                            .load(&json)
                             .err()
                             .map(|e| format!("Could not open the derived scenario: {e}"));
                         s.link = None;
