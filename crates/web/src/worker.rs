@@ -274,7 +274,17 @@ impl SimWorker {
                 let Some(job) = self.import.take().filter(|j| j.id == id) else {
                     return vec![];
                 };
+                let max = self.max_recording_events;
                 match job.importer.finish() {
+                    // schedlab's Perfetto JSON is rebuilt only now: its cap is checked here.
+                    Ok(imp) if imp.trace.events.len() > max => vec![Reply::ImportFailed {
+                        id,
+                        message: format!(
+                            "{}: {} events: the page keeps at most {max} events of a recording; read it with `schedlab report` on the command line",
+                            job.file,
+                            imp.trace.events.len()
+                        ),
+                    }],
                     Ok(imp) => vec![Reply::Imported(Box::new(recording(
                         id,
                         &job.file,
@@ -370,6 +380,29 @@ mod tests {
                 bytes: Bytes(b"x".to_vec())
             })
             .is_empty());
+
+        // schedlab's Perfetto JSON (the page's own export) is rebuilt at the end: its cap is
+        // checked there.
+        let sc = schedlab_scenario::presets::preset("sched-idle")
+            .unwrap()
+            .scenario();
+        let cfg = sc.sim_config();
+        let outs: Vec<_> = sc
+            .variants()
+            .iter()
+            .map(|v| schedlab_sim::simulate(&cfg, v).unwrap())
+            .collect();
+        let json = crate::model::export::perfetto(&results(1, &sc, &outs));
+        // The SCHED_IDLE pair's first run has a few switches: more than 2.
+        w.max_recording_events = 2;
+        let out = import(&mut w, 3, "run.json", json.as_bytes(), 65536);
+        let Some(Reply::ImportFailed { id: 3, message }) = out.last() else {
+            panic!("not refused: {:?}", out.last());
+        };
+        assert!(
+            message.contains("run.json: 5 events: the page keeps at most 2 events"),
+            "{message}"
+        );
 
         let out = import(&mut w, 2, "notes.txt", b"my notes\nmore notes\n", 64);
         let Some(Reply::ImportFailed { id: 2, message }) = out.last() else {
