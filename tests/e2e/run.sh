@@ -37,4 +37,4 @@ PY
 cd tests/e2e
 SCHEDLAB_URL="http://127.0.0.1:$PORT/" SCHEDLAB_SITE_URL="http://127.0.0.1:$SITE_PORT/schedlab/" \
   SCHEDLAB_NATIVE_HASHES="$hashes" \
-  node --test --test-concurrency=1 page.test.mjs site.test.mjs
+  node --test --test-concurrency=1 page.test.mjs trace.test.mjs site.test.mjs

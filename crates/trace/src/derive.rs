@@ -31,6 +31,8 @@ pub struct DerivedGroup {
     pub burst_ns: u64,
     /// Mean sleep, ns (0: it never slept).
     pub sleep_ns: u64,
+    /// Its tasks' pids in the trace model.
+    pub pids: Vec<Pid>,
 }
 
 /// A scenario document for the recording, the groups it holds, and what it could not derive.
@@ -211,6 +213,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             cpu_ns,
             burst_ns: if sleeps == 0 { 0 } else { burst_ns },
             sleep_ns: mean_sleep_ns,
+            pids: members.iter().map(|(p, _)| *p).collect(),
         });
     }
     let mut notes = vec![

@@ -358,6 +358,12 @@ impl Importer {
         self.bytes_in
     }
 
+    /// Events kept so far (switches, wakeups, …: 32 bytes each), to bound what an import holds.
+    /// schedlab's Perfetto JSON is rebuilt at the end and counts 0 until then.
+    pub fn events(&self) -> usize {
+        self.builder.events.len()
+    }
+
     /// Feeds the next chunk of the file. Fails only when the text is no trace (decided within
     /// the first 1000 lines / 1 MiB) or the gzip stream is corrupt.
     pub fn push(&mut self, chunk: &[u8]) -> Result<(), ImportError> {

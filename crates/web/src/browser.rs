@@ -83,6 +83,37 @@ pub fn open_scenario_file(file: web_sys::File, dispatch: yew::Callback<crate::st
     });
 }
 
+/// Opens a file the user chose or dropped: a scenario goes to the editor, anything else is
+/// read as a recording by `on_trace` (which refuses a file that is no trace, naming the formats
+/// it tried). Which it is, is told from the file's name and first 64 KiB
+/// ([`crate::recording::classify`]).
+pub fn open_file(
+    file: web_sys::File,
+    dispatch: yew::Callback<crate::state::Action>,
+    on_trace: yew::Callback<web_sys::File>,
+) {
+    use crate::recording::{classify, Dropped};
+    let head = match file.slice_with_f64_and_f64(0.0, file.size().min(65536.0)) {
+        Ok(b) => b,
+        Err(_) => return on_trace.emit(file),
+    };
+    yew::platform::spawn_local(async move {
+        let bytes = gloo::file::futures::read_as_bytes(&gloo::file::Blob::from(head))
+            .await
+            .unwrap_or_default();
+        match classify(&file.name(), &bytes) {
+            Dropped::Scenario => open_scenario_file(file, dispatch),
+            Dropped::Trace => on_trace.emit(file),
+        }
+    });
+}
+
+/// A file holding `text` (pasted text, read like a dropped file).
+pub fn text_file(name: &str, text: &str) -> Option<web_sys::File> {
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    web_sys::File::new_with_str_sequence(&parts, name).ok()
+}
+
 /// The page's address without its fragment.
 pub fn base_url() -> String {
     let href = web_sys::window()
@@ -147,4 +178,81 @@ pub fn on_hash_change(on_link: impl Fn(String) + 'static) -> Option<gloo::events
             on_link(now);
         },
     ))
+}
+
+thread_local! {
+    /// A link to the scenario in the editor (kept up to date by the page), for error reports.
+    static SCENARIO_LINK: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// Remembers the link to the scenario in the editor, for an error report.
+pub fn remember_link(link: String) {
+    SCENARIO_LINK.with(|l| *l.borrow_mut() = link);
+}
+
+/// Turns any panic of the page's code into a visible error panel (never a blank or frozen
+/// page): what happened, a report to copy (the scenario's link and the error) and a reload
+/// button. Built with the DOM alone: after a panic the app's own state is gone. (Installed
+/// through Yew, whose renderer would otherwise put its own hook in place.)
+pub fn install_panic_hook() {
+    yew::set_custom_panic_hook(Box::new(|info| {
+        let error = info.to_string();
+        web_sys::console::error_1(&format!("schedlab: {error}").into());
+        let link = SCENARIO_LINK
+            .try_with(|l| l.try_borrow().map(|l| l.clone()).unwrap_or_default())
+            .unwrap_or_default();
+        let link = if link.is_empty() { href() } else { link };
+        show_error_panel(&error, &link);
+    }));
+}
+
+fn show_error_panel(error: &str, link: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Some(body) = doc.body() else { return };
+    if doc.get_element_by_id("error-panel").is_some() {
+        return; // the first error is the one to report
+    }
+    let report = format!(
+        "schedlab error report\nerror: {error}\nscenario: {link}\nbrowser: {}\n",
+        web_sys::window()
+            .and_then(|w| w.navigator().user_agent().ok())
+            .unwrap_or_default()
+    );
+    let el = |tag: &str, text: &str| {
+        let e = doc.create_element(tag).ok()?;
+        e.set_text_content(Some(text));
+        Some(e)
+    };
+    let Some(panel) = el("div", "") else { return };
+    panel.set_id("error-panel");
+    panel.set_class_name("error-panel");
+    let _ = panel.set_attribute("role", "alert");
+    let parts = [
+        el("h2", "schedlab stopped: an error in the page"),
+        el("p", "The page hit a bug and cannot go on. Reload to start again (the scenario is in the link below). Please send the report: it holds the scenario's link and the error, nothing else."),
+        el("pre", &report),
+    ];
+    for p in parts.into_iter().flatten() {
+        let _ = panel.append_child(&p);
+    }
+    if let Some(copy) = el("button", "copy report") {
+        copy.set_id("copy-report");
+        let report = report.clone();
+        let cb = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
+            if let Some(w) = web_sys::window() {
+                let _ = w.navigator().clipboard().write_text(&report);
+            }
+        });
+        let _ = copy.add_event_listener_with_callback("click", cb.as_ref().unchecked_ref());
+        cb.forget();
+        let _ = panel.append_child(&copy);
+    }
+    if let Some(reload) = el("a", "reload") {
+        let _ = reload.set_attribute("href", link);
+        let _ = reload.set_attribute("style", "margin-left: 1em");
+        let _ = panel.append_child(&reload);
+    }
+    let _ = body.append_child(&panel);
 }

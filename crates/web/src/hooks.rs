@@ -1,39 +1,163 @@
-//! Effects: the bridge to the simulation worker.
+//! Effects: the bridge to the workers.
 //!
-//! Each run is tagged with its number, and so is every reply, so a reply of a cancelled or
-//! replaced run is dropped by the reducer. Cancel ends the worker (its memory goes with it) and
-//! the next run starts a fresh one. A worker that stops answering (a trap, running out of
-//! memory) is noticed by a watchdog: the run is marked failed with a message, and the next run
-//! starts a fresh worker.
+//! The page spawns its worker itself (a `web_sys::Worker` running `worker.js`), so that it
+//! hears the worker's `error` event (a wasm trap, running out of memory) and can terminate it
+//! at once. Each run is tagged with its number, and so is every reply, so a reply of a cancelled
+//! or replaced run is dropped by the reducer. Cancel terminates the worker (its memory goes with
+//! it) and the next run starts a fresh one; so does a failure. A worker that stops answering
+//! without an error is noticed by a watchdog, and a run that takes longer than the page's
+//! wall-clock budget is stopped: either way the run is marked failed with a message.
+//!
+//! Recordings are read by a second worker of the same kind: the file is sliced into chunks
+//! (`File.slice`), each read and handed over only once the worker has taken the one before, so
+//! neither side ever holds the whole text.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use gloo::timers::callback::Interval;
-use gloo::worker::{Spawnable, WorkerBridge};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use schedlab_scenario::Scenario;
 
-use crate::codec::Cbor;
+use crate::codec::Bytes;
+use crate::recording::CHUNK_BYTES;
 use crate::state::Action;
-use crate::worker::{Reply, Request, SimWorker};
+use crate::worker::{Reply, Request};
 
 /// How long a running worker may stay silent before the page gives up on it. It reports after
 /// every chunk of events, normally many times a second.
 const WATCHDOG_MS: f64 = 60_000.0;
 
+/// The longest a run may take in the page, wall-clock.
+pub const RUN_BUDGET_MS: f64 = 180_000.0;
+
+/// The run budget in force: [`RUN_BUDGET_MS`], or a shorter one the page's own script set in
+/// `globalThis.schedlabRunBudgetMs` (the browser tests do; a link cannot).
+fn run_budget_ms() -> f64 {
+    js_sys::Reflect::get(&js_sys::global(), &"schedlabRunBudgetMs".into())
+        .ok()
+        .and_then(|v| v.as_f64())
+        .filter(|v| v.is_finite() && *v >= 100.0)
+        .map_or(RUN_BUDGET_MS, |v| v.min(RUN_BUDGET_MS))
+}
+
+/// One worker: its `Worker` object, the messages waiting for it to load, and its handlers
+/// (which live as long as it does). Dropping it terminates the worker.
+struct Bridge {
+    worker: web_sys::Worker,
+    queue: Rc<RefCell<Option<Vec<JsValue>>>>,
+    _on_message: Closure<dyn Fn(web_sys::MessageEvent)>,
+    _on_error: Closure<dyn Fn(web_sys::ErrorEvent)>,
+}
+
+impl Bridge {
+    /// Starts a worker; its replies go to `on_reply`, its failure (a trap, an uncaught error,
+    /// a script that does not load) to `on_error`.
+    fn spawn(
+        on_reply: impl Fn(Reply) + 'static,
+        on_error: impl Fn(String) + 'static,
+    ) -> Result<Bridge, String> {
+        let js = crate::browser::asset_url("worker.js");
+        let wasm = js.replace(".js", "_bg.wasm");
+        let loader =
+            js_sys::Array::of1(&format!("importScripts({js:?});wasm_bindgen({wasm:?});").into());
+        let opts = web_sys::BlobPropertyBag::new();
+        opts.set_type("application/javascript");
+        let blob = web_sys::Blob::new_with_str_sequence_and_options(&loader, &opts)
+            .map_err(|e| format!("{e:?}"))?;
+        let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))?;
+        let worker = web_sys::Worker::new(&url).map_err(|e| format!("{e:?}"))?;
+        let queue: Rc<RefCell<Option<Vec<JsValue>>>> = Rc::new(RefCell::new(Some(vec![])));
+        // The message of a panic in the worker, which its error event does not carry.
+        let panic: Rc<RefCell<Option<String>>> = Rc::default();
+        let on_message = {
+            let queue = queue.clone();
+            let panic = panic.clone();
+            let worker = worker.clone();
+            Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+                match crate::codec::decode::<Reply>(e.data()) {
+                    Reply::Loaded => {
+                        for m in queue.borrow_mut().take().unwrap_or_default() {
+                            let _ = worker.post_message(&m);
+                        }
+                    }
+                    Reply::Panicked(m) => *panic.borrow_mut() = Some(m),
+                    r => on_reply(r),
+                }
+            })
+        };
+        let on_error =
+            Closure::<dyn Fn(web_sys::ErrorEvent)>::new(move |e: web_sys::ErrorEvent| {
+                e.prevent_default();
+                let m = e.message();
+                let m = if m.is_empty() {
+                    "the worker's script could not be loaded".into()
+                } else {
+                    m
+                };
+                on_error(match panic.borrow_mut().take() {
+                    Some(p) => format!("{m}: {p}"),
+                    None => m,
+                });
+            });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        Ok(Bridge {
+            worker,
+            queue,
+            _on_message: on_message,
+            _on_error: on_error,
+        })
+    }
+
+    fn send(&self, r: &Request) {
+        let m = crate::codec::encode(r);
+        match self.queue.borrow_mut().as_mut() {
+            Some(q) => q.push(m),
+            None => {
+                let _ = self.worker.post_message(&m);
+            }
+        }
+    }
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        self.worker.set_onmessage(None);
+        self.worker.set_onerror(None);
+        self.worker.terminate();
+    }
+}
+
 /// What the page knows of the worker of the current run.
 #[derive(Default)]
 struct Slot {
-    bridge: Option<WorkerBridge<SimWorker>>,
-    /// The run in progress and when the worker last answered for it (ms since the epoch).
+    bridge: Option<Bridge>,
+    /// The run in progress, when it started and when the worker last answered for it (ms
+    /// since the epoch), and the budget it runs under.
     run: Option<u64>,
+    started_ms: f64,
+    budget_ms: f64,
     last_reply_ms: Rc<Cell<f64>>,
     watchdog: Option<Interval>,
+    /// The import in progress: its worker and the file being read.
+    import: Option<Import>,
+    /// Imports started so far.
+    imports: u64,
 }
 
-/// A handle on the simulation worker; replies become actions on `dispatch`.
+struct Import {
+    id: u64,
+    bridge: Bridge,
+    file: web_sys::File,
+    /// The next byte to read.
+    offset: f64,
+}
+
+/// A handle on the workers; replies become actions on `dispatch`.
 #[derive(Clone)]
 pub struct SimHandle {
     slot: Rc<RefCell<Slot>>,
@@ -53,60 +177,102 @@ impl SimHandle {
         if slot.bridge.is_none() {
             let dispatch = self.dispatch.clone();
             let last = slot.last_reply_ms.clone();
-            let bridge = SimWorker::spawner()
-                .encoding::<Cbor>()
-                .callback(move |reply: Reply| {
-                    last.set(js_sys::Date::now());
-                    dispatch.emit(match reply {
-                        Reply::Progress(p) => Action::Progress(p),
-                        Reply::Done(r) => Action::Finished(r),
-                        Reply::Failed { run, message } => Action::Failed { run, message },
-                    })
-                })
-                .spawn(&crate::browser::asset_url("worker.js"));
-            slot.bridge = Some(bridge);
+            let on_reply = move |reply: Reply| {
+                last.set(js_sys::Date::now());
+                match reply {
+                    Reply::Progress(p) => dispatch.emit(Action::Progress(p)),
+                    Reply::Done(r) => dispatch.emit(Action::Finished(r)),
+                    Reply::Failed { run, message } => {
+                        dispatch.emit(Action::Failed { run, message })
+                    }
+                    _ => {}
+                }
+            };
+            let handle = self.clone();
+            let on_error = move |message: String| handle.worker_failed(&message);
+            match Bridge::spawn(on_reply, on_error) {
+                Ok(b) => slot.bridge = Some(b),
+                Err(e) => {
+                    drop(slot);
+                    self.dispatch.emit(Action::Failed {
+                        run,
+                        message: format!("the simulation worker could not be started: {e}"),
+                    });
+                    return;
+                }
+            }
         }
         slot.run = Some(run);
-        slot.last_reply_ms.set(js_sys::Date::now());
+        let now = js_sys::Date::now();
+        slot.started_ms = now;
+        slot.budget_ms = run_budget_ms();
+        slot.last_reply_ms.set(now);
         if let Some(b) = slot.bridge.as_ref() {
-            b.send(Request::Run {
+            b.send(&Request::Run {
                 run,
                 scenario: Box::new(scenario),
             });
         }
         let handle = self.clone();
-        slot.watchdog = Some(Interval::new(5_000, move || handle.check(run)));
+        slot.watchdog = Some(Interval::new(1_000, move || handle.check(run)));
     }
 
-    /// Stops the run in progress: the worker is ended, and the next run starts a new one.
+    /// Stops the run in progress: the worker is terminated, and the next run starts a new one.
     pub fn cancel(&self) {
         let mut slot = self.slot.borrow_mut();
-        if let Some(b) = slot.bridge.take() {
-            b.send(Request::Cancel);
-        }
+        slot.bridge = None;
         slot.run = None;
         slot.watchdog = None;
     }
 
-    /// Marks the run failed if its worker has been silent too long, and drops that worker.
+    /// The worker of the run failed (its `error` event): the run is marked failed, the worker
+    /// is dropped, and the next run starts a new one.
+    fn worker_failed(&self, error: &str) {
+        let run = self.slot.borrow().run;
+        // Not here: dropping the worker inside its own event handler is fine, but the Bridge
+        // holds the closure that is running; end it once the handler has returned.
+        let handle = self.clone();
+        gloo::timers::callback::Timeout::new(0, move || handle.cancel()).forget();
+        if let Some(run) = run {
+            self.dispatch.emit(Action::Failed {
+                run,
+                message: format!(
+                    "the simulation worker failed ({error}); this run is marked failed, and the next run starts a new worker"
+                ),
+            });
+        }
+    }
+
+    /// Marks the run failed if its worker has been silent too long or the run is over the
+    /// wall-clock budget, and drops that worker.
     fn check(&self, run: u64) {
-        let silent_ms = {
+        let (silent_ms, took_ms, budget_ms) = {
             let slot = self.slot.borrow();
             if slot.run != Some(run) {
                 return;
             }
-            js_sys::Date::now() - slot.last_reply_ms.get()
+            let now = js_sys::Date::now();
+            (
+                now - slot.last_reply_ms.get(),
+                now - slot.started_ms,
+                slot.budget_ms,
+            )
         };
-        if silent_ms > WATCHDOG_MS {
-            self.cancel();
-            self.dispatch.emit(Action::Failed {
-                run,
-                message: format!(
-                    "the simulation worker stopped answering ({} s without a word; it may have run out of memory): this run is marked failed, and the next run starts a new worker",
-                    (silent_ms / 1000.0).round()
-                ),
-            });
-        }
+        let message = if took_ms > budget_ms {
+            format!(
+                "stopped: a run in the page may take at most {} s of wall-clock time (the page's limit); shorten duration_ms, use fewer variants, or run it with the command line",
+                (budget_ms / 1000.0).round()
+            )
+        } else if silent_ms > WATCHDOG_MS {
+            format!(
+                "the simulation worker stopped answering ({} s without a word; it may have run out of memory): this run is marked failed, and the next run starts a new worker",
+                (silent_ms / 1000.0).round()
+            )
+        } else {
+            return;
+        };
+        self.cancel();
+        self.dispatch.emit(Action::Failed { run, message });
     }
 
     /// The run ended (done or failed): no more watching.
@@ -117,9 +283,150 @@ impl SimHandle {
             slot.watchdog = None;
         }
     }
+
+    /// Reads `file` as the next recording in a worker of its own (ending any import in
+    /// progress); its derived scenario runs under `variants`.
+    pub fn import(&self, file: web_sys::File, variants: Vec<String>) {
+        let id = {
+            let mut slot = self.slot.borrow_mut();
+            slot.import = None;
+            slot.imports += 1;
+            slot.imports
+        };
+        self.dispatch.emit(Action::ImportStarted {
+            id,
+            file: file.name(),
+            total: file.size() as u64,
+        });
+        let dispatch = self.dispatch.clone();
+        let handle = self.clone();
+        let on_reply = move |reply: Reply| match reply {
+            Reply::ImportRead { id, bytes } => {
+                dispatch.emit(Action::ImportProgress { id, bytes });
+                handle.next_chunk(id);
+            }
+            Reply::Imported(r) => {
+                let id = r.id;
+                dispatch.emit(Action::Imported(r));
+                handle.import_over(id);
+            }
+            Reply::ImportFailed { id, message } => {
+                dispatch.emit(Action::ImportFailed { id, message });
+                handle.import_over(id);
+            }
+            _ => {}
+        };
+        let on_error = {
+            let dispatch = self.dispatch.clone();
+            let handle = self.clone();
+            move |error: String| {
+                dispatch.emit(Action::ImportFailed {
+                    id,
+                    message: format!("the worker reading the recording failed ({error})"),
+                });
+                handle.import_over(id);
+            }
+        };
+        let bridge = match Bridge::spawn(on_reply, on_error) {
+            Ok(b) => b,
+            Err(e) => {
+                self.dispatch.emit(Action::ImportFailed {
+                    id,
+                    message: format!("the worker could not be started: {e}"),
+                });
+                return;
+            }
+        };
+        bridge.send(&Request::ImportStart {
+            id,
+            file: file.name(),
+            variants,
+        });
+        self.slot.borrow_mut().import = Some(Import {
+            id,
+            bridge,
+            file,
+            offset: 0.0,
+        });
+        self.next_chunk(id);
+    }
+
+    /// Reads the next chunk of import `id` and hands it to its worker (or says the file is
+    /// over).
+    fn next_chunk(&self, id: u64) {
+        let (blob, end) = {
+            let mut slot = self.slot.borrow_mut();
+            let Some(imp) = slot.import.as_mut().filter(|i| i.id == id) else {
+                return;
+            };
+            let size = imp.file.size();
+            if imp.offset >= size {
+                imp.bridge.send(&Request::ImportEnd { id });
+                return;
+            }
+            let end = (imp.offset + CHUNK_BYTES).min(size);
+            match imp.file.slice_with_f64_and_f64(imp.offset, end) {
+                Ok(b) => (b, end),
+                Err(e) => {
+                    drop(slot);
+                    self.dispatch.emit(Action::ImportFailed {
+                        id,
+                        message: format!("the file could not be read: {e:?}"),
+                    });
+                    self.import_over(id);
+                    return;
+                }
+            }
+        };
+        let handle = self.clone();
+        yew::platform::spawn_local(async move {
+            let read = gloo::file::futures::read_as_bytes(&gloo::file::Blob::from(blob)).await;
+            let mut slot = handle.slot.borrow_mut();
+            let Some(imp) = slot.import.as_mut().filter(|i| i.id == id) else {
+                return; // cancelled meanwhile
+            };
+            match read {
+                Ok(bytes) => {
+                    imp.offset = end;
+                    imp.bridge.send(&Request::ImportChunk {
+                        id,
+                        bytes: Bytes(bytes),
+                    });
+                }
+                Err(e) => {
+                    let name = imp.file.name();
+                    drop(slot);
+                    handle.dispatch.emit(Action::ImportFailed {
+                        id,
+                        message: format!("{name} could not be read: {e}"),
+                    });
+                    handle.import_over(id);
+                }
+            }
+        });
+    }
+
+    /// Import `id` is over (read, failed or cancelled): its worker is terminated.
+    fn import_over(&self, id: u64) {
+        let handle = self.clone();
+        // After the handler that may be running in that worker's closure has returned.
+        gloo::timers::callback::Timeout::new(0, move || {
+            let mut slot = handle.slot.borrow_mut();
+            if slot.import.as_ref().is_some_and(|i| i.id == id) {
+                slot.import = None;
+            }
+        })
+        .forget();
+    }
+
+    /// Stops reading the recording: its worker is terminated.
+    pub fn cancel_import(&self) {
+        self.slot.borrow_mut().import = None;
+    }
 }
 
-/// The page's simulation worker, spawned on the first run and after a cancel.
+/// The page's workers: the simulation worker is spawned on the first run and after a cancel
+/// or a failure; a recording's worker for each recording.
 #[hook]
 pub fn use_sim_worker(dispatch: Callback<Action>) -> SimHandle {
     let slot = use_mut_ref(Slot::default);

@@ -14,5 +14,6 @@ pub mod components;
 pub mod examples;
 pub mod hooks;
 pub mod model;
+pub mod recording;
 pub mod state;
 pub mod worker;

@@ -97,7 +97,7 @@ pub struct Results {
     pub report: RunReport,
 }
 
-fn subsample(mut v: Vec<u64>) -> Vec<u64> {
+pub(crate) fn subsample(mut v: Vec<u64>) -> Vec<u64> {
     if v.len() > MAX_SAMPLES {
         let step = v.len().div_ceil(MAX_SAMPLES);
         v = v.into_iter().step_by(step).collect();

@@ -1,13 +1,22 @@
 //! The simulation worker: runs in a Web Worker, never on the page's thread. It simulates the
 //! variants one after the other in chunks of events, yielding to its event loop between chunks
-//! so that a Cancel is seen at once, and reports progress after every chunk.
+//! so that a Cancel is seen at once, and reports progress after every chunk. It also reads
+//! recordings: the page hands it a file in chunks, the streaming importer keeps only the trace
+//! model, and the recording's views cross back.
+//!
+//! The page talks to it with plain `postMessage` (CBOR in a `Uint8Array`, see [`crate::codec`])
+//! and holds the `Worker` object itself ([`crate::hooks`]), so that it hears the worker's
+//! `error` event (a trap, running out of memory) and can terminate it at once.
 
-use gloo::worker::{HandlerId, Worker, WorkerScope};
+use std::cell::RefCell;
+
 use schedlab_scenario::Scenario;
 use schedlab_sim::{Output, SimConfig, Simulator, Status};
 use serde::{Deserialize, Serialize};
 
+use crate::codec::Bytes;
 use crate::model::{results, Progress, Results};
+use crate::recording::{recording, Recording, MAX_RECORDING_EVENTS};
 
 /// Events simulated between two progress reports.
 pub const CHUNK_EVENTS: u64 = 200_000;
@@ -24,18 +33,51 @@ pub enum Request {
         scenario: Box<Scenario>,
     },
     Cancel,
+    /// Start reading a recording named `file`; `variants` are the ones its derived scenario
+    /// will run under.
+    ImportStart {
+        id: u64,
+        file: String,
+        variants: Vec<String>,
+    },
+    /// The next chunk of the file.
+    ImportChunk {
+        id: u64,
+        bytes: Bytes,
+    },
+    /// The whole file was sent.
+    ImportEnd {
+        id: u64,
+    },
 }
 
 /// What the worker answers.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Reply {
+    /// The worker is ready for requests (sent once, when its wasm has started).
+    Loaded,
     Progress(Progress),
     Done(Box<Results>),
-    Failed { run: u64, message: String },
+    Failed {
+        run: u64,
+        message: String,
+    },
+    /// A chunk of import `id` was read: `bytes` in so far; send the next.
+    ImportRead {
+        id: u64,
+        bytes: u64,
+    },
+    Imported(Box<Recording>),
+    ImportFailed {
+        id: u64,
+        message: String,
+    },
+    /// The worker panicked (its wasm traps right after this): the panic's message, for the
+    /// page's report of the `error` event that follows.
+    Panicked(String),
 }
 
 struct Job {
-    id: HandlerId,
     run: u64,
     scenario: Scenario,
     cfg: SimConfig,
@@ -43,115 +85,332 @@ struct Job {
     outs: Vec<Output>,
 }
 
-/// The worker.
+struct ImportJob {
+    id: u64,
+    file: String,
+    variants: Vec<String>,
+    importer: schedlab_trace::Importer,
+}
+
+/// The worker's state: the run in progress and the import in progress (the page uses one
+/// worker for runs and another for imports, but either may do both).
 pub struct SimWorker {
     job: Option<Job>,
+    import: Option<ImportJob>,
+    /// Most events kept of a recording ([`MAX_RECORDING_EVENTS`]).
+    pub max_recording_events: usize,
 }
 
-/// Internal: time to simulate the next chunk of run `.0` (a step of a run that was replaced or
-/// cancelled since is dropped, so one job is never driven by two step chains).
-pub struct Step(u64);
-
-fn schedule(scope: &WorkerScope<SimWorker>, run: u64) {
-    scope.send_future(async move {
-        gloo::timers::future::TimeoutFuture::new(0).await;
-        Step(run)
-    });
-}
-
-impl Worker for SimWorker {
-    type Message = Step;
-    type Input = Request;
-    type Output = Reply;
-
-    fn create(_scope: &WorkerScope<Self>) -> Self {
-        SimWorker { job: None }
+impl Default for SimWorker {
+    fn default() -> SimWorker {
+        SimWorker {
+            job: None,
+            import: None,
+            max_recording_events: MAX_RECORDING_EVENTS,
+        }
     }
+}
 
-    fn update(&mut self, scope: &WorkerScope<Self>, step: Step) {
-        let Some(job) = self.job.as_mut().filter(|j| j.run == step.0) else {
-            return;
+thread_local! {
+    static WORKER: RefCell<SimWorker> = RefCell::new(SimWorker::default());
+}
+
+/// Sends a reply to the page.
+fn respond(reply: Reply) {
+    use wasm_bindgen::JsCast;
+    let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    // Posting a Uint8Array to the page cannot fail.
+    let _ = scope.post_message(&crate::codec::encode(&reply));
+}
+
+/// Simulates the next chunk of run `run` once the worker's event loop has seen its messages
+/// (a step of a run that was replaced or cancelled since is dropped, so one job is never driven
+/// by two step chains).
+fn schedule(run: u64) {
+    gloo::timers::callback::Timeout::new(0, move || {
+        let replies = WORKER.with(|w| w.borrow_mut().step(run));
+        for r in replies {
+            respond(r);
+        }
+    })
+    .forget();
+}
+
+/// The worker's entry point: answers the page's messages.
+pub fn register() {
+    use wasm_bindgen::prelude::*;
+    use wasm_bindgen::JsCast;
+    // A panic is a bug: say what it was before the trap ends the worker.
+    std::panic::set_hook(Box::new(|info| respond(Reply::Panicked(info.to_string()))));
+    let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let on_message = Closure::<dyn Fn(web_sys::MessageEvent)>::new(|e: web_sys::MessageEvent| {
+        let req: Request = crate::codec::decode(e.data());
+        let replies = WORKER.with(|w| w.borrow_mut().received(req));
+        for r in replies {
+            respond(r);
+        }
+    });
+    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget();
+    respond(Reply::Loaded);
+}
+
+impl SimWorker {
+    /// One chunk of run `run`: its replies.
+    fn step(&mut self, run: u64) -> Vec<Reply> {
+        let Some(job) = self.job.as_mut().filter(|j| j.run == run) else {
+            return vec![];
         };
-        let run = job.run;
         let index = job.outs.len();
         let variant = &job.scenario.variants()[index];
         if job.sim.is_none() {
             match Simulator::new(&job.cfg, variant) {
                 Ok(s) => job.sim = Some(s),
                 Err(e) => {
-                    scope.respond(
-                        job.id,
-                        Reply::Failed {
-                            run,
-                            message: format!("{}: {e}", variant.name),
-                        },
-                    );
+                    let message = format!("{}: {e}", variant.name);
                     self.job = None;
-                    return;
+                    return vec![Reply::Failed { run, message }];
                 }
             }
         }
         let sim = job.sim.as_mut().expect("set above");
         let status = sim.run(CHUNK_EVENTS);
-        scope.respond(
-            job.id,
-            Reply::Progress(Progress {
-                run,
-                index,
-                of: job.scenario.variants().len(),
-                variant: variant.name.clone(),
-                sim_ns: sim.now_ns(),
-                duration_ns: job.cfg.duration_ns,
-                events: sim.events_processed(),
-            }),
-        );
+        let mut out = vec![Reply::Progress(Progress {
+            run,
+            index,
+            of: job.scenario.variants().len(),
+            variant: variant.name.clone(),
+            sim_ns: sim.now_ns(),
+            duration_ns: job.cfg.duration_ns,
+            events: sim.events_processed(),
+        })];
         if status == Status::Running && sim.work_done() >= MAX_EVENTS {
-            let msg = format!(
+            let message = format!(
                 "{}: stopped after {} events and zero-time program steps at {:.3} s of {:.3} s simulated (the page's limit); shorten duration_ms or use the command line",
                 variant.name,
                 sim.work_done(),
                 sim.now_ns() as f64 / 1e9,
                 job.cfg.duration_ns as f64 / 1e9
             );
-            scope.respond(job.id, Reply::Failed { run, message: msg });
+            out.push(Reply::Failed { run, message });
             self.job = None;
-            return;
+            return out;
         }
         if status == Status::Done {
             let done = job.sim.take().expect("set above").finish();
             job.outs.push(done);
             if job.outs.len() == job.scenario.variants().len() {
                 let r = results(run, &job.scenario, &job.outs);
-                scope.respond(job.id, Reply::Done(Box::new(r)));
+                out.push(Reply::Done(Box::new(r)));
                 self.job = None;
-                return;
+                return out;
             }
         }
-        schedule(scope, run);
+        schedule(run);
+        out
     }
 
-    fn received(&mut self, scope: &WorkerScope<Self>, msg: Request, id: HandlerId) {
+    /// A message of the page: the replies it gets at once.
+    pub fn received(&mut self, msg: Request) -> Vec<Reply> {
         match msg {
-            Request::Cancel => self.job = None,
+            Request::Cancel => {
+                self.job = None;
+                self.import = None;
+                vec![]
+            }
             Request::Run { run, scenario } => {
                 if scenario.variants().is_empty() {
                     let message = "no variants to run".into();
-                    scope.respond(id, Reply::Failed { run, message });
-                    return;
+                    return vec![Reply::Failed { run, message }];
                 }
                 let mut cfg = scenario.sim_config();
                 // The timeline's overlays need the scheduler state at switches and ticks.
                 cfg.record_snapshots = true;
                 self.job = Some(Job {
-                    id,
                     run,
                     cfg,
                     scenario: *scenario,
                     sim: None,
                     outs: vec![],
                 });
-                schedule(scope, run);
+                schedule(run);
+                vec![]
+            }
+            Request::ImportStart { id, file, variants } => {
+                self.import = Some(ImportJob {
+                    id,
+                    file,
+                    variants,
+                    importer: schedlab_trace::Importer::new(Default::default()),
+                });
+                vec![]
+            }
+            Request::ImportChunk { id, bytes } => {
+                let Some(job) = self.import.as_mut().filter(|j| j.id == id) else {
+                    return vec![];
+                };
+                let max = self.max_recording_events;
+                let failed = match job.importer.push(&bytes.0) {
+                    Err(e) => Some(format!("{}: {e}", job.file)),
+                    Ok(()) if job.importer.events() > max => Some(format!(
+                        "{}: more than {max} events after {:.1} MB read: the page keeps at most {max} events of a recording; cut it (perf script --time A,B) or read it with `schedlab report` on the command line",
+                        job.file,
+                        job.importer.bytes_in() as f64 / 1e6
+                    )),
+                    Ok(()) => None,
+                };
+                match failed {
+                    Some(message) => {
+                        self.import = None;
+                        vec![Reply::ImportFailed { id, message }]
+                    }
+                    None => vec![Reply::ImportRead {
+                        id,
+                        bytes: job.importer.bytes_in(),
+                    }],
+                }
+            }
+            Request::ImportEnd { id } => {
+                let Some(job) = self.import.take().filter(|j| j.id == id) else {
+                    return vec![];
+                };
+                let max = self.max_recording_events;
+                match job.importer.finish() {
+                    // schedlab's Perfetto JSON is rebuilt only now: its cap is checked here.
+                    Ok(imp) if imp.trace.events.len() > max => vec![Reply::ImportFailed {
+                        id,
+                        message: format!(
+                            "{}: {} events: the page keeps at most {max} events of a recording; read it with `schedlab report` on the command line",
+                            job.file,
+                            imp.trace.events.len()
+                        ),
+                    }],
+                    Ok(imp) => vec![Reply::Imported(Box::new(recording(
+                        id,
+                        &job.file,
+                        &imp,
+                        &job.variants,
+                    )))],
+                    Err(e) => vec![Reply::ImportFailed {
+                        id,
+                        message: format!("{}: {e}", job.file),
+                    }],
+                }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn import(w: &mut SimWorker, id: u64, file: &str, bytes: &[u8], chunk: usize) -> Vec<Reply> {
+        let mut out = w.received(Request::ImportStart {
+            id,
+            file: file.into(),
+            variants: vec![],
+        });
+        for c in bytes.chunks(chunk) {
+            out.extend(w.received(Request::ImportChunk {
+                id,
+                bytes: Bytes(c.to_vec()),
+            }));
+            if matches!(out.last(), Some(Reply::ImportFailed { .. })) {
+                return out;
+            }
+        }
+        out.extend(w.received(Request::ImportEnd { id }));
+        out
+    }
+
+    fn fixture() -> Vec<u8> {
+        let p = format!(
+            "{}/../../tests/fixtures/traces/hogs.perf-script.txt.gz",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::read(p).unwrap()
+    }
+
+    #[test]
+    fn a_recording_pushed_in_chunks_is_the_same_as_read_whole() {
+        let bytes = fixture();
+        let mut w = SimWorker::default();
+        let out = import(&mut w, 7, "hogs.gz", &bytes, 4096);
+        // Every chunk acknowledged with the bytes in so far, then the recording.
+        let acks: Vec<u64> = out
+            .iter()
+            .filter_map(|r| match r {
+                Reply::ImportRead { id: 7, bytes } => Some(*bytes),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(acks.len(), bytes.len().div_ceil(4096));
+        assert_eq!(acks.last(), Some(&(bytes.len() as u64)));
+        let Some(Reply::Imported(r)) = out.last() else {
+            panic!("no recording: {:?}", out.last());
+        };
+        let whole = schedlab_trace::import_bytes(&bytes, Default::default()).unwrap();
+        assert_eq!(r.id, 7);
+        assert_eq!(r.events, whole.trace.events.len() as u64);
+        assert_eq!(
+            r.merged,
+            schedlab_report::latency::latency_rows(&whole.trace, true)
+        );
+    }
+
+    #[test]
+    fn a_recording_over_the_cap_and_a_text_that_is_no_trace_are_refused() {
+        let mut w = SimWorker {
+            max_recording_events: 1000,
+            ..SimWorker::default()
+        };
+        let out = import(&mut w, 1, "hogs.gz", &fixture(), 8192);
+        let Some(Reply::ImportFailed { id: 1, message }) = out.last() else {
+            panic!("not refused: {:?}", out.last());
+        };
+        assert!(
+            message.starts_with("hogs.gz: more than 1000 events after "),
+            "{message}"
+        );
+        // The import is gone: a late chunk is ignored.
+        assert!(w
+            .received(Request::ImportChunk {
+                id: 1,
+                bytes: Bytes(b"x".to_vec())
+            })
+            .is_empty());
+
+        // schedlab's Perfetto JSON (the page's own export) is rebuilt at the end: its cap is
+        // checked there.
+        let sc = schedlab_scenario::presets::preset("sched-idle")
+            .unwrap()
+            .scenario();
+        let cfg = sc.sim_config();
+        let outs: Vec<_> = sc
+            .variants()
+            .iter()
+            .map(|v| schedlab_sim::simulate(&cfg, v).unwrap())
+            .collect();
+        let json = crate::model::export::perfetto(&results(1, &sc, &outs));
+        // The SCHED_IDLE pair's first run has a few switches: more than 2.
+        w.max_recording_events = 2;
+        let out = import(&mut w, 3, "run.json", json.as_bytes(), 65536);
+        let Some(Reply::ImportFailed { id: 3, message }) = out.last() else {
+            panic!("not refused: {:?}", out.last());
+        };
+        assert!(
+            message.contains("run.json: 5 events: the page keeps at most 2 events"),
+            "{message}"
+        );
+
+        let out = import(&mut w, 2, "notes.txt", b"my notes\nmore notes\n", 64);
+        let Some(Reply::ImportFailed { id: 2, message }) = out.last() else {
+            panic!("not refused: {:?}", out.last());
+        };
+        assert!(
+            message.starts_with("notes.txt: not a scheduler trace: tried schedlab Perfetto JSON, schedlab JSONL trace, perf script, ftrace / trace-cmd report, perf sched timehist"),
+            "{message}"
+        );
     }
 }

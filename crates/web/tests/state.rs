@@ -646,3 +646,130 @@ fn a_variant_string_keeps_the_order_it_was_written_in() {
         .collect();
     assert_eq!(names, want);
 }
+
+fn hogs_recording(id: u64) -> schedlab_web::recording::Recording {
+    let p = format!(
+        "{}/../../tests/fixtures/traces/hogs.perf-script.txt.gz",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let bytes = std::fs::read(p).unwrap();
+    let imp = schedlab_trace::import_bytes(&bytes, Default::default()).unwrap();
+    schedlab_web::recording::recording(id, "hogs.txt.gz", &imp, &["eevdf-6.19".into()])
+}
+
+#[test]
+fn a_recording_is_kept_only_for_the_import_in_progress_and_widens_the_timeline() {
+    let s = State::initial();
+    let s = s.reduce(Action::ImportStarted {
+        id: 1,
+        file: "hogs.txt.gz".into(),
+        total: 1000,
+    });
+    let s = s.reduce(Action::ImportProgress { id: 1, bytes: 400 });
+    assert_eq!(s.importing.as_ref().map(|p| p.bytes), Some(400));
+    // A second file replaces the first: the first one's answer is dropped.
+    let s = s.reduce(Action::ImportStarted {
+        id: 2,
+        file: "other.txt".into(),
+        total: 10,
+    });
+    let stale = s.reduce(Action::Imported(Box::new(hogs_recording(1))));
+    assert!(stale.recording.is_none());
+    let s = s.reduce(Action::Imported(Box::new(hogs_recording(2))));
+    assert!(s.importing.is_none());
+    let rec = s.recording.clone().expect("kept");
+    // No run yet: the timeline spans the recording.
+    assert_eq!(s.run_end_ns(), Some(rec.end_ns));
+    assert!(
+        rec.end_ns > 1_500_000_000,
+        "the hogs recording is about 2 s"
+    );
+
+    // "Make a scenario" fills the editor with the derived scenario and its notes, under the
+    // variants picked now.
+    let picked: Vec<String> = s.variants.iter().map(|v| v.to_variant_string()).collect();
+    assert_eq!(picked, ["cfs-5.14", "cfs-6.1"]);
+    let s = s.reduce(Action::MakeScenario);
+    assert_eq!(s.machine.name, "recorded: hogs.txt.gz");
+    assert_eq!(s.scenario.as_ref().unwrap().variant_names(), picked);
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    assert!(!s.derived_notes.is_empty());
+    assert!(s.tasks.iter().any(|t| t.name == "hog"));
+    // Loading another scenario clears those notes.
+    let json = s.scenario.as_ref().unwrap().to_json();
+    let s2 = s.reduce(Action::Load { json, source: None });
+    assert!(s2.derived_notes.is_empty());
+
+    let s = s.reduce(Action::RemoveRecording);
+    assert!(s.recording.is_none());
+    assert_eq!(s.run_end_ns(), None);
+}
+
+#[test]
+fn a_failed_or_cancelled_import_says_why_and_keeps_the_last_recording() {
+    let s = State::initial()
+        .reduce(Action::ImportStarted {
+            id: 1,
+            file: "a".into(),
+            total: 1,
+        })
+        .reduce(Action::Imported(Box::new(hogs_recording(1))));
+    let s = s
+        .reduce(Action::ImportStarted {
+            id: 2,
+            file: "notes.txt".into(),
+            total: 1,
+        })
+        .reduce(Action::ImportFailed {
+            id: 2,
+            message: "notes.txt: not a scheduler trace".into(),
+        });
+    assert_eq!(
+        s.import_error.as_deref(),
+        Some("notes.txt: not a scheduler trace")
+    );
+    assert!(s.recording.is_some());
+    let s = s
+        .reduce(Action::ImportStarted {
+            id: 3,
+            file: "big.txt".into(),
+            total: 1,
+        })
+        .reduce(Action::ImportCancel);
+    assert!(s.importing.is_none());
+    assert_eq!(
+        s.import_error.as_deref(),
+        Some("big.txt: reading cancelled")
+    );
+    // A late answer of the cancelled import is dropped.
+    let s = s.reduce(Action::ImportFailed {
+        id: 3,
+        message: "late".into(),
+    });
+    assert_eq!(
+        s.import_error.as_deref(),
+        Some("big.txt: reading cancelled")
+    );
+}
+
+#[test]
+fn deltas_against_a_recording_have_a_row_per_variant() {
+    let rec = hogs_recording(1);
+    let v = vec![
+        summary(100, 1000, Some(0.5), None),
+        summary(120, 2000, Some(0.4), None),
+    ];
+    let d = schedlab_web::recording::deltas_vs_recording(&rec, &v);
+    assert_eq!(d.len(), 3, "the header and one row per variant");
+    // The recording has no wakeup-preemption ratio: that delta is "-".
+    let col = d[0].iter().position(|h| h == "wakeup preempt").unwrap();
+    assert_eq!(d[1][col], "-");
+    // No variant has the recording's task groups: no share columns.
+    assert!(!d[0].iter().any(|h| h.starts_with("share")), "{:?}", d[0]);
+    // A variant with the "hog" group gets that share's delta against the recording's.
+    let mut with_hog = summary(100, 1000, None, None);
+    with_hog.shares = vec![("hog".into(), 0.5)];
+    let d = schedlab_web::recording::deltas_vs_recording(&rec, &[with_hog]);
+    assert_eq!(d[0].iter().filter(|h| h.starts_with("share")).count(), 1);
+    assert!(d[1].last().unwrap().ends_with("pp"), "{:?}", d[1]);
+}

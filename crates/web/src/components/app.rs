@@ -6,9 +6,9 @@ use yew::prelude::*;
 
 use crate::components::ctx::{Ctx, Store};
 use crate::components::{
-    json_view::JsonView, machine::MachineForm, presets_menu::PresetsMenu, results::ResultsView,
-    run_bar::RunBar, share_bar::ShareBar, tasks::TaskTable, timeline::TimelinePanel,
-    variants::VariantPicker, workloads::WorkloadTable,
+    json_view::JsonView, machine::MachineForm, presets_menu::PresetsMenu, recording::RecordingBar,
+    results::ResultsView, run_bar::RunBar, share_bar::ShareBar, tasks::TaskTable,
+    timeline::TimelinePanel, variants::VariantPicker, workloads::WorkloadTable,
 };
 use crate::hooks::use_sim_worker;
 use crate::state::{Action, State, TimelineAction};
@@ -148,11 +148,51 @@ pub fn app() -> Html {
     };
     let on_cancel = {
         let store = store.clone();
+        let sim = sim.clone();
         Callback::from(move |_| {
             sim.cancel();
             store.dispatch(Action::Cancel);
         })
     };
+    // A recording is read by its own worker; its derived scenario runs under the variants
+    // picked now.
+    let on_trace = {
+        let store = store.clone();
+        let sim = sim.clone();
+        Callback::from(move |file: web_sys::File| {
+            let variants = store
+                .0
+                .variants
+                .iter()
+                .map(|v| v.to_variant_string())
+                .collect();
+            sim.import(file, variants);
+        })
+    };
+    let on_file = {
+        let d = dispatch.clone();
+        let on_trace = on_trace.clone();
+        Callback::from(move |file: web_sys::File| {
+            crate::browser::open_file(file, d.clone(), on_trace.clone())
+        })
+    };
+    let on_cancel_import = {
+        let store = store.clone();
+        Callback::from(move |_| {
+            sim.cancel_import();
+            store.dispatch(Action::ImportCancel);
+        })
+    };
+    // The error panel's report names the scenario in the editor (its link is made again only
+    // when the document changes).
+    {
+        let state = state.clone();
+        use_effect_with(store.0.json_text.clone(), move |_| {
+            if let Some(p) = state.0.link_payload() {
+                crate::browser::remember_link(format!("{}#{p}", crate::browser::base_url()));
+            }
+        });
+    }
     let ctx = Ctx { state, dispatch };
     if let Some(view) = ctx.state.0.embed.clone() {
         // Embed mode: one view, sized by the iframe, and a way out to the full page.
@@ -193,7 +233,8 @@ pub fn app() -> Html {
         let editor_open = editor_open.clone();
         Callback::from(move |_: MouseEvent| editor_open.set(!*editor_open))
     };
-    // A scenario file dropped anywhere on the page opens like "Open file…".
+    // A file dropped anywhere on the page: a scenario opens like "Open file…", anything else is
+    // read as a recording.
     let dropping = use_state(|| false);
     let on_dragover = {
         let dropping = dropping.clone();
@@ -211,6 +252,7 @@ pub fn app() -> Html {
     let on_drop = {
         let dropping = dropping.clone();
         let d = ctx.dispatch.clone();
+        let on_file = on_file.clone();
         Callback::from(move |e: DragEvent| {
             e.prevent_default();
             dropping.set(false);
@@ -220,11 +262,11 @@ pub fn app() -> Html {
                 .and_then(|f| f.get(0))
             else {
                 d.emit(Action::Notice(Some(
-                    "Nothing to open: drop a scenario .json file.".into(),
+                    "Nothing to open: drop a scenario .json file or a recording.".into(),
                 )));
                 return;
             };
-            crate::browser::open_scenario_file(file, d.clone());
+            on_file.emit(file);
         })
     };
     html! {
@@ -251,10 +293,18 @@ pub fn app() -> Html {
                     <WorkloadTable ..ctx.clone() />
                     <VariantPicker ..ctx.clone() />
                     <RunBar state={ctx.state.clone()} on_run={on_run} on_cancel={on_cancel} />
+                    if !ctx.state.0.derived_notes.is_empty() {
+                        <div class="derived-notes" id="derived-notes">
+                            <strong>{ "Derived from the recording; what it could not take from it:" }</strong>
+                            <ul>{ for ctx.state.0.derived_notes.iter().map(|n| html! { <li>{ n.clone() }</li> }) }</ul>
+                        </div>
+                    }
                     <ShareBar ..ctx.clone() />
                     <JsonView ..ctx.clone() />
                 </section>
                 <section class="results" aria-label="results">
+                    <RecordingBar state={ctx.state.clone()} dispatch={ctx.dispatch.clone()}
+                        on_file={on_file} on_trace={on_trace} on_cancel={on_cancel_import} />
                     <ResultsView ..ctx.clone() />
                     <TimelinePanel ..ctx.clone() />
                 </section>

@@ -9,6 +9,7 @@ pub mod json_view;
 pub mod latency_table;
 pub mod machine;
 pub mod presets_menu;
+pub mod recording;
 pub mod results;
 pub mod run_bar;
 pub mod share_bar;

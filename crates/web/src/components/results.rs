@@ -1,37 +1,70 @@
 //! Results: one column per variant (same seed), with the latency table, histograms on shared
-//! axes, counters, the workload's figures, and a delta row against the first variant.
+//! axes, counters, the workload's figures, and a delta row against the first variant; a
+//! recording's "recorded" column first, when there is one, and the deltas against it.
 
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use crate::components::{ctx::Ctx, histogram::Histogram, latency_table::LatencyTable};
 use crate::model::{deltas, ms, shared_histograms};
+use crate::recording::deltas_vs_recording;
 use crate::state::{Action, RunState};
 use schedlab_report::plot::prefers_log_axis;
 
 #[function_component(ResultsView)]
 pub fn results_view(ctx: &Ctx) -> Html {
     let s = &ctx.state.0;
-    let RunState::Done(r) = &s.run else {
-        return html! { <p class="hint">{ "Results appear here after a run." }</p> };
+    let results = match &s.run {
+        RunState::Done(r) => Some(r.clone()),
+        _ => None,
     };
+    let rec = s.recording.clone();
+    if results.is_none() && rec.is_none() {
+        return html! { <p class="hint">{ "Results appear here after a run." }</p> };
+    }
+    let variants: &[crate::model::VariantResult] =
+        results.as_ref().map_or(&[], |r| r.variants.as_slice());
 
     let bins = 40;
-    let wake: Vec<&[u64]> = r.variants.iter().map(|v| v.wakeup_ns.as_slice()).collect();
-    let delay: Vec<&[u64]> = r.variants.iter().map(|v| v.delay_ns.as_slice()).collect();
+    // The recording's samples first: every histogram shares its axes with the others.
+    let mut wake: Vec<&[u64]> = rec.iter().map(|r| r.wakeup_ns.as_slice()).collect();
+    wake.extend(variants.iter().map(|v| v.wakeup_ns.as_slice()));
+    let mut delay: Vec<&[u64]> = rec.iter().map(|r| r.delay_ns.as_slice()).collect();
+    delay.extend(variants.iter().map(|v| v.delay_ns.as_slice()));
+    let off = rec.is_some() as usize;
     // The user's choice, else the axis the data reads best on.
     let auto = s.view.log_axis.is_none();
     let log = s
         .view
         .log_axis
         .unwrap_or_else(|| prefers_log_axis(&wake, bins) || prefers_log_axis(&delay, bins));
-    let deltas = deltas(r);
+    // Deltas against the recording when there is one (how close each kernel comes to the
+    // machine), else against the first variant. Row k of `deltas` is variant k - 1's (recording)
+    // or variant k's.
+    let (deltas, base) = match (&results, &rec) {
+        (Some(r), Some(rec)) => (
+            deltas_vs_recording(rec, &r.report.summary),
+            crate::recording::RECORDED.to_string(),
+        ),
+        (Some(r), None) => (
+            deltas(r),
+            r.variants
+                .first()
+                .map(|v| v.variant.clone())
+                .unwrap_or_default(),
+        ),
+        _ => (vec![], String::new()),
+    };
     let wake_h = shared_histograms(&wake, bins, log);
     let delay_h = shared_histograms(&delay, bins, log);
     let export =
         |name: &'static str, mime: &'static str, f: fn(&crate::model::Results) -> String| {
-            let r = r.clone();
-            Callback::from(move |_| crate::browser::download(name, mime, &f(&r)))
+            let r = results.clone();
+            Callback::from(move |_| {
+                if let Some(r) = &r {
+                    crate::browser::download(name, mime, &f(r))
+                }
+            })
         };
     let on_log = {
         let d = ctx.dispatch.clone();
@@ -47,28 +80,58 @@ pub fn results_view(ctx: &Ctx) -> Html {
             d.emit(Action::SetMerged(i.checked()));
         })
     };
+    let recorded = rec.as_ref().map(|r| {
+        let rows = if s.view.merged { r.merged.clone() } else { r.per_task.clone() };
+        html! {
+            <div class="recorded-result" data-variant={crate::recording::RECORDED} data-file={r.file.clone()}>
+                <h2>{ crate::recording::RECORDED }<span class="rec-file">{ format!(" {}", r.file) }</span></h2>
+                <LatencyTable rows={rows} sort={s.view.sort} dispatch={ctx.dispatch.clone()} />
+                if r.has_wakeups {
+                    <Histogram view={wake_h[0].clone()} title={"wakeup latency".to_string()} kind={"wakeup".to_string()} log={log} />
+                } else {
+                    <p class="hint missing-wakeups">{ format!("wakeup latency: a {} recording has no wakeup events", r.format) }</p>
+                }
+                <Histogram view={delay_h[0].clone()} title={"scheduling delay".to_string()} kind={"delay".to_string()} log={log} />
+                <table class="counters">
+                    { for r.counters.iter().map(|(k, n)| html! {
+                        <tr><td>{ k.clone() }</td><td class="n" title={if n.is_none() { "not in a recording" } else { "" }}>{ n.map_or("—".to_string(), |n| n.to_string()) }</td></tr>
+                    }) }
+                    <tr><td>{ "wakeup preempt ratio" }</td><td class="n" title="not in a recording">{ "—" }</td></tr>
+                    <tr><td>{ "avg / max delay ms" }</td><td class="n">{ format!("{} / {}", ms(r.summary.delay_avg_ns), ms(r.summary.delay_max_ns)) }</td></tr>
+                    <tr><td>{ "events" }</td><td class="n">{ r.events }</td></tr>
+                </table>
+                <p class="hint">{ "— : not in a recording (the scheduler's own counters)" }</p>
+            </div>
+        }
+    });
     html! {
         <div class="results-body">
             <div class="view-opts">
                 <label><input type="checkbox" checked={s.view.merged} onchange={on_merge} />{ " merge tasks by name (perf's default)" }</label>
                 <label><input id="log-axis" type="checkbox" checked={log} onchange={on_log} />{ if auto { " log time axis (chosen from the data)" } else { " log time axis" } }</label>
+                if results.is_some() {
                 <span class="exports">{ "Export: " }
                     <button id="export-csv" onclick={export("schedlab-tasks.csv", "text/csv", crate::model::export::csv)}>{ "CSV" }</button>
                     <button id="export-json" onclick={export("schedlab-results.json", "application/json", crate::model::export::json)}>{ "JSON" }</button>
                     <button id="export-perf" onclick={export("schedlab-perf-sched-latency.txt", "text/plain", crate::model::export::perf_text)} title="the tables as perf prints them, for a mail">{ "perf text" }</button>
                     <button id="export-perfetto" onclick={export("schedlab-trace.json", "application/json", crate::model::export::perfetto)} title="opens in ui.perfetto.dev">{ "Perfetto" }</button>
                 </span>
+                }
             </div>
             <div class="columns">
-            { for r.variants.iter().enumerate().map(|(i, v)| {
+            { for recorded }
+            { for variants.iter().enumerate().map(|(i, v)| {
                 let rows = if s.view.merged { v.merged.clone() } else { v.per_task.clone() };
+                let trace_hash = results.as_ref().and_then(|r| r.report.variants.get(i)).map(|x| format!("{:016x}", x.trace_hash)).unwrap_or_default();
+                // This variant's row of deltas: against the recording every variant has one,
+                // against the first variant every later one.
+                let drow = if off == 1 { deltas.get(i + 1) } else { deltas.get(i).filter(|_| i > 0) };
                 html! {
-                    <div class="variant-result" data-variant={v.variant.clone()}
-                        data-trace-hash={r.report.variants.get(i).map(|x| format!("{:016x}", x.trace_hash)).unwrap_or_default()}>
+                    <div class="variant-result" data-variant={v.variant.clone()} data-trace-hash={trace_hash}>
                         <h2>{ v.variant.clone() }</h2>
                         <LatencyTable rows={rows} sort={s.view.sort} dispatch={ctx.dispatch.clone()} />
-                        <Histogram view={wake_h[i].clone()} title={"wakeup latency".to_string()} kind={"wakeup".to_string()} log={log} />
-                        <Histogram view={delay_h[i].clone()} title={"scheduling delay".to_string()} kind={"delay".to_string()} log={log} />
+                        <Histogram view={wake_h[i + off].clone()} title={"wakeup latency".to_string()} kind={"wakeup".to_string()} log={log} />
+                        <Histogram view={delay_h[i + off].clone()} title={"scheduling delay".to_string()} kind={"delay".to_string()} log={log} />
                         <table class="counters">
                             { for v.counters.iter().map(|(k, n)| html! { <tr><td>{ k.clone() }</td><td class="n">{ *n }</td></tr> }) }
                             if let Some(pr) = v.summary.preempt_ratio {
@@ -83,9 +146,9 @@ pub fn results_view(ctx: &Ctx) -> Html {
                         if !v.figures.is_empty() {
                             <pre class="figures">{ v.figures.clone() }</pre>
                         }
-                        if let (Some(head), Some(cells)) = (deltas.first(), deltas.get(i).filter(|_| i > 0)) {
-                            <table class="delta">
-                                <caption>{ format!("vs {}", r.variants[0].variant) }</caption>
+                        if let (Some(head), Some(cells)) = (deltas.first(), drow) {
+                            <table class="delta" data-base={base.clone()}>
+                                <caption>{ format!("vs {base}") }</caption>
                                 { for head.iter().zip(cells).skip(1).map(|(k, d)| html! { <tr><td>{ k.clone() }</td><td class="n">{ d.clone() }</td></tr> }) }
                             </table>
                         }
@@ -93,6 +156,9 @@ pub fn results_view(ctx: &Ctx) -> Html {
                 }
             }) }
             </div>
+            if rec.is_some() && results.is_some() {
+                <p class="hint">{ "Deltas are against the recording; \"-\" where the recording cannot give the figure (the wakeup-preemption ratio is the scheduler's own count)." }</p>
+            }
         </div>
     }
 }

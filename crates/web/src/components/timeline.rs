@@ -296,18 +296,31 @@ pub fn timeline_panel(ctx: &Ctx) -> Html {
         RunState::Done(r) => Some(r.clone()),
         _ => None,
     };
-    // One shared copy of each variant's timeline per run.
-    let tls = use_memo(results.clone(), |r| {
-        r.as_ref()
-            .map(|r| {
-                r.variants
-                    .iter()
-                    .map(|v| Shared(std::rc::Rc::new(v.timeline.clone())))
-                    .collect::<Vec<_>>()
+    // One shared copy of each variant's timeline per run, the recording's first.
+    let rec = s.recording.clone();
+    let tls = use_memo((results.clone(), rec.clone()), |(r, rec)| {
+        let mut v: Vec<(String, Shared<RunTimeline>)> = rec
+            .iter()
+            .map(|rec| {
+                (
+                    crate::recording::RECORDED.to_string(),
+                    Shared(std::rc::Rc::new(rec.timeline.clone())),
+                )
             })
-            .unwrap_or_default()
+            .collect();
+        if let Some(r) = r {
+            v.extend(r.variants.iter().map(|v| {
+                (
+                    v.variant.clone(),
+                    Shared(std::rc::Rc::new(v.timeline.clone())),
+                )
+            }));
+        }
+        v
     });
-    let Some(r) = results else { return html! {} };
+    if tls.is_empty() {
+        return html! {};
+    }
     let Some(window) = s.timeline_window() else {
         return html! {};
     };
@@ -380,8 +393,8 @@ pub fn timeline_panel(ctx: &Ctx) -> Html {
                 </div>
             }
             <div class="tl-tooltip" role="status">{ hover.as_ref().map(|h| h.1.clone()).unwrap_or_default() }</div>
-            { for r.variants.iter().zip(tls.iter()).map(|(v, data)| html! {
-                <Lanes data={data.clone()} variant={v.variant.clone()} window={window}
+            { for tls.iter().map(|(name, data)| html! {
+                <Lanes data={data.clone()} variant={name.clone()} window={window}
                     per_task={tl.per_task} show_idle_cpus={tl.show_idle_cpus} selected={tl.selected.clone()} overlay={tl.overlay} ruler={tl.ruler.clone()}
                     hover_ns={hover.as_ref().map(|h| h.0)} on_hover={on_hover.clone()} dispatch={ctx.dispatch.clone()} />
             }) }

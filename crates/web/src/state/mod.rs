@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 pub use crate::model::SortKey;
 use crate::model::{Progress, Results, Shared};
+use crate::recording::Recording;
 
 mod form;
 mod timeline;
@@ -80,6 +81,26 @@ pub struct State {
     pub link: Option<String>,
     /// The timeline window came from a link: keep it for the first run's results.
     pub keep_window: bool,
+    /// The recording shown beside the variants (its "recorded" column and timeline).
+    pub recording: Option<Shared<Recording>>,
+    /// Recordings opened so far (each import is tagged with its number).
+    pub imports: u64,
+    /// The recording being read, if one is.
+    pub importing: Option<ImportProgress>,
+    /// Why the last recording could not be read, and its line warnings.
+    pub import_error: Option<String>,
+    /// What the scenario in the editor could not take from the recording it was derived from.
+    pub derived_notes: Vec<String>,
+}
+
+/// A recording being read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImportProgress {
+    pub id: u64,
+    pub file: String,
+    /// Bytes of the file read and handed to the worker, of `total`.
+    pub bytes: u64,
+    pub total: u64,
 }
 
 /// Everything that changes the state.
@@ -149,6 +170,25 @@ pub enum Action {
     Linked(String),
     /// Show a message about the page (or clear it with None).
     Notice(Option<String>),
+    /// Recording number `id` (`imports + 1`) is being read from `file` of `total` bytes.
+    ImportStarted {
+        id: u64,
+        file: String,
+        total: u64,
+    },
+    ImportProgress {
+        id: u64,
+        bytes: u64,
+    },
+    Imported(Box<Recording>),
+    ImportFailed {
+        id: u64,
+        message: String,
+    },
+    ImportCancel,
+    RemoveRecording,
+    /// Fill the editor with the scenario derived from the recording.
+    MakeScenario,
 }
 
 impl State {
@@ -176,6 +216,11 @@ impl State {
             embed: None,
             link: None,
             keep_window: false,
+            recording: None,
+            imports: 0,
+            importing: None,
+            import_error: None,
+            derived_notes: vec![],
         };
         let loaded = s.load(crate::examples::DEFAULT.1);
         debug_assert_eq!(loaded, Ok(()), "the bundled default scenario loads");
@@ -323,6 +368,7 @@ impl State {
                 });
                 if s.notice.is_none() {
                     s.link = None;
+                    s.derived_notes.clear();
                 }
                 return s;
             }
@@ -512,6 +558,88 @@ impl State {
             }
             Action::Notice(n) => {
                 s.notice = n;
+                return s;
+            }
+            Action::ImportStarted { id, file, total } => {
+                s.imports = s.imports.max(id);
+                s.import_error = None;
+                s.importing = Some(ImportProgress {
+                    id,
+                    file,
+                    bytes: 0,
+                    total,
+                });
+                return s;
+            }
+            Action::ImportProgress { id, bytes } => {
+                if let Some(p) = s.importing.as_mut().filter(|p| p.id == id) {
+                    p.bytes = bytes;
+                }
+                return s;
+            }
+            Action::Imported(r) => {
+                if s.importing.as_ref().is_some_and(|p| p.id == r.id) {
+                    s.importing = None;
+                    s.recording = Some(Shared(std::rc::Rc::new(*r)));
+                    s.view.timeline.t0_ns = 0;
+                    s.view.timeline.t1_ns = 0;
+                    s.view.timeline.ruler.clear();
+                }
+                return s;
+            }
+            Action::ImportFailed { id, message } => {
+                if s.importing.as_ref().is_some_and(|p| p.id == id) {
+                    s.importing = None;
+                    s.import_error = Some(message);
+                }
+                return s;
+            }
+            Action::ImportCancel => {
+                if let Some(p) = s.importing.take() {
+                    s.import_error = Some(format!("{}: reading cancelled", p.file));
+                }
+                return s;
+            }
+            Action::RemoveRecording => {
+                s.recording = None;
+                s.import_error = None;
+                let end = s.run_end_ns().unwrap_or(0);
+                let tl = &mut s.view.timeline;
+                if tl.t1_ns > end {
+                    tl.t0_ns = 0;
+                    tl.t1_ns = 0;
+                }
+                return s;
+            }
+            Action::MakeScenario => {
+                let Some(r) = s.recording.clone() else {
+                    return s;
+                };
+                match &r.derived {
+                    Ok(json) => {
+                        // Under the variants picked now (the recording may have been read
+                        // under others).
+                        let mut json = json.clone();
+                        if !s.variants.is_empty() {
+                            if let Ok(Value::Object(mut doc)) = serde_json::from_str(&json) {
+                                let vs = s
+                                    .variants
+                                    .iter()
+                                    .map(|v| Value::String(v.to_variant_string()));
+                                doc.insert("variants".into(), Value::Array(vs.collect()));
+                                json = serde_json::to_string_pretty(&Value::Object(doc))
+                                    .unwrap_or(json);
+                            }
+                        }
+                        s.notice = s
+                            .load(&json)
+                            .err()
+                            .map(|e| format!("Could not open the derived scenario: {e}"));
+                        s.link = None;
+                        s.derived_notes = r.derived_notes.clone();
+                    }
+                    Err(e) => s.notice = Some(format!("No scenario from this recording: {e}")),
+                }
                 return s;
             }
         }

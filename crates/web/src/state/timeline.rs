@@ -50,12 +50,15 @@ pub enum TimelineAction {
 }
 
 impl State {
-    /// The end of the longest run shown (the timeline's full range), if there are results.
+    /// The end of the longest run or recording shown (the timeline's full range), if there are
+    /// results or a recording.
     pub fn run_end_ns(&self) -> Option<u64> {
-        match &self.run {
-            RunState::Done(r) => r.variants.iter().map(|v| v.end_ns).max().filter(|&e| e > 0),
+        let runs = match &self.run {
+            RunState::Done(r) => r.variants.iter().map(|v| v.end_ns).max(),
             _ => None,
-        }
+        };
+        let rec = self.recording.as_ref().map(|r| r.end_ns);
+        runs.max(rec).filter(|&e| e > 0)
     }
 
     /// The timeline's visible window, resolved (`t1 == 0` is the whole run).
