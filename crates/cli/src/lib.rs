@@ -20,6 +20,7 @@ use schedlab_sim::{Simulator, Status, Variant};
 mod args;
 mod output;
 mod report;
+mod sweep;
 
 pub use args::command;
 use args::{clap_error, Cli, Command, Format, RunOpts};
@@ -64,6 +65,7 @@ fn dispatch(cmd: Command, out: &mut dyn Write) -> Result<(), Fail> {
             out.write_all(s.expanded().to_json().as_bytes()).map_err(io)
         }
         Command::Bench { preset } => bench(&preset, out),
+        Command::Sweep(args) => sweep::sweep(&args, out),
         Command::Link {
             source,
             base,

@@ -30,6 +30,7 @@ fn every_command_has_help_with_its_own_usage() {
         "decode",
         "variants",
         "completions",
+        "sweep",
     ] {
         assert!(names.iter().any(|n| n == want), "no `{want}` in {names:?}");
     }
