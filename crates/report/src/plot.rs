@@ -467,33 +467,6 @@ pub fn timeline_svg(
     Ok(s)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn axis_labels_are_short_with_their_unit() {
-        assert_eq!(axis_duration(0), "0");
-        assert_eq!(axis_duration(850), "850 ns");
-        assert_eq!(axis_duration(12_500), "12.5 µs");
-        assert_eq!(axis_duration(3_210_000), "3.21 ms");
-        assert_eq!(axis_duration(74_490_000), "74.5 ms");
-        assert_eq!(axis_duration(1_500_000_000), "1.50 s");
-    }
-
-    #[test]
-    fn a_long_tail_chooses_the_log_axis() {
-        // 99 samples of 10 µs and one of 100 ms: linearly, all but one share the first bin.
-        let mut tail = vec![10_000u64; 99];
-        tail.push(100_000_000);
-        assert!(prefers_log_axis(&[&tail], 40));
-        // Evenly spread samples read well on a linear axis.
-        let even: Vec<u64> = (1..=100).map(|i| i * 1_000).collect();
-        assert!(!prefers_log_axis(&[&even], 40));
-        assert!(!prefers_log_axis(&[&[]], 40));
-    }
-}
-
 /// One line of a sweep plot: its label and its (x, y) points in sweep order.
 pub type SweepSeries = (String, Vec<(f64, f64)>);
 
@@ -570,4 +543,31 @@ pub fn sweep_svg(
         root.present().map_err(|e| err(&e))?;
     }
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axis_labels_are_short_with_their_unit() {
+        assert_eq!(axis_duration(0), "0");
+        assert_eq!(axis_duration(850), "850 ns");
+        assert_eq!(axis_duration(12_500), "12.5 µs");
+        assert_eq!(axis_duration(3_210_000), "3.21 ms");
+        assert_eq!(axis_duration(74_490_000), "74.5 ms");
+        assert_eq!(axis_duration(1_500_000_000), "1.50 s");
+    }
+
+    #[test]
+    fn a_long_tail_chooses_the_log_axis() {
+        // 99 samples of 10 µs and one of 100 ms: linearly, all but one share the first bin.
+        let mut tail = vec![10_000u64; 99];
+        tail.push(100_000_000);
+        assert!(prefers_log_axis(&[&tail], 40));
+        // Evenly spread samples read well on a linear axis.
+        let even: Vec<u64> = (1..=100).map(|i| i * 1_000).collect();
+        assert!(!prefers_log_axis(&[&even], 40));
+        assert!(!prefers_log_axis(&[&[]], 40));
+    }
 }
