@@ -47,11 +47,14 @@ fn sweep_json(args: &[&str]) -> Value {
     serde_json::from_str(&out).unwrap()
 }
 
+/// A hand edit of the preset's document.
+type Edit = Box<dyn Fn(&mut Value)>;
+
 #[test]
 fn each_point_equals_a_single_run_of_that_scenario() {
     // A tunable, a feature and a value of the document.
     // (variant, parameter, per point: its label and the edit that makes it by hand)
-    let cases: Vec<(&str, &str, Vec<(&str, Box<dyn Fn(&mut Value)>)>)> = vec![
+    let cases: Vec<(&str, &str, Vec<(&str, Edit)>)> = vec![
         (
             "eevdf-6.6",
             "base_slice_ns=500000,4000000",
