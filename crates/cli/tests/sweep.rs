@@ -49,12 +49,14 @@ fn sweep_json(args: &[&str]) -> Value {
 
 /// A hand edit of the preset's document.
 type Edit = Box<dyn Fn(&mut Value)>;
+/// A variant, a parameter, and per point its label and the edit that makes it.
+type Case = (&'static str, &'static str, Vec<(&'static str, Edit)>);
 
 #[test]
 fn each_point_equals_a_single_run_of_that_scenario() {
     // A tunable, a feature and a value of the document.
     // (variant, parameter, per point: its label and the edit that makes it by hand)
-    let cases: Vec<(&str, &str, Vec<(&str, Edit)>)> = vec![
+    let cases: Vec<Case> = vec![
         (
             "eevdf-6.6",
             "base_slice_ns=500000,4000000",
