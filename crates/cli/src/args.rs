@@ -58,6 +58,14 @@ Each point is an ordinary scenario: `schedlab run` of it gives the same trace (t
 column). Figures for --plot: switches, delay_avg, delay_max, preempt_ratio, wakeup_p50,
 wakeup_p99, throughput, share:NAME.")]
     Sweep(SweepArgs),
+    /// Where two variants of a scenario first make a different scheduling decision
+    #[command(after_help = "\
+Both variants run the same scenario and seed, so their traces agree up to the first decision
+they make differently. diff prints the shared events just before it, the two events that
+differ, and what the fair class saw of the tasks involved on each side (vruntime, deadline,
+V, lag, eligibility) at their last switch or tick. With no --variant, the scenario's first two
+variants are compared.")]
+    Diff(DiffArgs),
     /// Run every variant of the presets and print events per second
     Bench {
         /// Only this preset (repeatable; default: all of them)
@@ -166,6 +174,25 @@ pub(crate) struct RunArgs {
     /// charts, on the same axes across variants)
     #[arg(long = "export-svg", value_name = "DIR")]
     pub(crate) svg_dir: Option<String>,
+    /// Stop a run that needs more work than this (events, and the zero-time program steps
+    /// between them)
+    #[arg(long, value_name = "N", default_value_t = 500_000_000, value_parser = positive)]
+    pub(crate) max_events: u64,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DiffArgs {
+    #[command(flatten)]
+    pub(crate) source: Source,
+    /// The two variants to compare (give it twice; default: the scenario's first two)
+    #[arg(long = "variant", value_name = "V")]
+    pub(crate) variants: Vec<String>,
+    /// Compare sched_stat_runtime events too (where update_curr ran), not only decisions
+    #[arg(long)]
+    pub(crate) runtime: bool,
+    /// How many shared events before the divergence to print
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub(crate) context: usize,
     /// Stop a run that needs more work than this (events, and the zero-time program steps
     /// between them)
     #[arg(long, value_name = "N", default_value_t = 500_000_000, value_parser = positive)]

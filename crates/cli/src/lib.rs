@@ -18,6 +18,7 @@ use schedlab_scenario::Scenario;
 use schedlab_sim::{Simulator, Status, Variant};
 
 mod args;
+mod diff;
 mod output;
 mod report;
 mod sweep;
@@ -66,6 +67,7 @@ fn dispatch(cmd: Command, out: &mut dyn Write) -> Result<(), Fail> {
         }
         Command::Bench { preset } => bench(&preset, out),
         Command::Sweep(args) => sweep::sweep(&args, out),
+        Command::Diff(args) => diff::diff(&args, out),
         Command::Link {
             source,
             base,

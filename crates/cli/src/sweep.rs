@@ -104,9 +104,16 @@ fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
     Some(sorted[rank.clamp(1, sorted.len()) - 1])
 }
 
-/// Runs one variant of one scenario as `schedlab run` does, within `max_events` of work.
-pub(crate) fn run_one(sc: &Scenario, v: &Variant, max_events: u64) -> Result<Output, String> {
-    let cfg = sc.sim_config();
+/// Runs one variant of one scenario as `schedlab run` does, within `max_events` of work
+/// (with `snapshots`, recording the fair-class state at switches and ticks as well).
+pub(crate) fn run_one(
+    sc: &Scenario,
+    v: &Variant,
+    max_events: u64,
+    snapshots: bool,
+) -> Result<Output, String> {
+    let mut cfg = sc.sim_config();
+    cfg.record_snapshots = snapshots;
     let mut sim = Simulator::new(&cfg, v).map_err(|e| format!("{}: {e}", v.name))?;
     loop {
         let budget = 2_000_000u64.min(max_events.saturating_sub(sim.work_done()));
@@ -226,7 +233,8 @@ pub(crate) fn sweep(a: &SweepArgs, out: &mut dyn Write) -> Result<(), Fail> {
                 let Some(&(i, j)) = jobs.get(k) else { break };
                 let sc = &scenarios[i];
                 let v = &sc.variants[j];
-                let r = run_one(sc, v, a.max_events).map(|o| measure(sc, &pts[i], &labels[j], &o));
+                let r = run_one(sc, v, a.max_events, false)
+                    .map(|o| measure(sc, &pts[i], &labels[j], &o));
                 let failed = r.is_err();
                 if let Ok(mut g) = slots.lock() {
                     g[k] = Some(r);
