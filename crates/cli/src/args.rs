@@ -45,6 +45,27 @@ pub(crate) enum Command {
     Check(Source),
     /// Print the scenario with its workloads turned into plain task groups
     Expand(Source),
+    /// Run a scenario across a range of a tunable, a feature or a value of the scenario, one
+    /// row per point and variant (and plot a figure against it)
+    #[command(after_help = "\
+Parameters (--param, up to three make a grid):
+    base_slice_ns=500000..4000000:8   a tunable: eight evenly spaced values, both ends included
+    migration_cost_ns=0,500000,5000000   a list of values
+    RUN_TO_PARITY                     a feature of features.h, on and off (or =on / =off)
+    hz=100,250,1000   cpus=2..16:8   workloads.0.groups=1..8:8   tasks.1.nice=-5..5:11
+                                      a value of the scenario document, by its path
+Each point is an ordinary scenario: `schedlab run` of it gives the same trace (the trace_hash
+column). Figures for --plot: switches, delay_avg, delay_max, preempt_ratio, wakeup_p50,
+wakeup_p99, throughput, share:NAME.")]
+    Sweep(SweepArgs),
+    /// Where two variants of a scenario first make a different scheduling decision
+    #[command(after_help = "\
+Both variants run the same scenario and seed, so their traces agree up to the first decision
+they make differently. diff prints the shared events just before it, the two events that
+differ, and what the fair class saw of the tasks involved on each side (vruntime, deadline,
+V, lag, eligibility) at their last switch or tick. With no --variant, the scenario's first two
+variants are compared.")]
+    Diff(DiffArgs),
     /// Run every variant of the presets and print events per second
     Bench {
         /// Only this preset (repeatable; default: all of them)
@@ -153,6 +174,54 @@ pub(crate) struct RunArgs {
     /// charts, on the same axes across variants)
     #[arg(long = "export-svg", value_name = "DIR")]
     pub(crate) svg_dir: Option<String>,
+    /// Stop a run that needs more work than this (events, and the zero-time program steps
+    /// between them)
+    #[arg(long, value_name = "N", default_value_t = 500_000_000, value_parser = positive)]
+    pub(crate) max_events: u64,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DiffArgs {
+    #[command(flatten)]
+    pub(crate) source: Source,
+    /// The two variants to compare (give it twice; default: the scenario's first two)
+    #[arg(long = "variant", value_name = "V")]
+    pub(crate) variants: Vec<String>,
+    /// Compare sched_stat_runtime events too (where update_curr ran), not only decisions
+    #[arg(long)]
+    pub(crate) runtime: bool,
+    /// How many shared events before the divergence to print
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub(crate) context: usize,
+    /// Stop a run that needs more work than this (events, and the zero-time program steps
+    /// between them)
+    #[arg(long, value_name = "N", default_value_t = 500_000_000, value_parser = positive)]
+    pub(crate) max_events: u64,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SweepArgs {
+    #[command(flatten)]
+    pub(crate) source: Source,
+    /// Run these kernel variants instead of the scenario's (repeatable)
+    #[arg(long = "variant", value_name = "V")]
+    pub(crate) variants: Vec<String>,
+    /// What to sweep and over which values, e.g. base_slice_ns=500000..4000000:8 (repeatable:
+    /// several make a grid)
+    #[arg(long = "param", value_name = "NAME=VALUES", required = true)]
+    pub(crate) params: Vec<String>,
+    /// Output: table, json or csv
+    #[arg(long, value_name = "F", value_enum, default_value_t = Format::Table)]
+    pub(crate) format: Format,
+    /// Runs at a time (default: one per CPU)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
+    pub(crate) jobs: Option<usize>,
+    /// Draw this figure against the parameter, one line per variant (needs --export-svg)
+    #[arg(long, value_name = "FIGURE")]
+    pub(crate) plot: Option<String>,
+    /// Where --plot writes its SVG chart
+    #[arg(long = "export-svg", value_name = "FILE.svg")]
+    pub(crate) svg: Option<String>,
     /// Stop a run that needs more work than this (events, and the zero-time program steps
     /// between them)
     #[arg(long, value_name = "N", default_value_t = 500_000_000, value_parser = positive)]

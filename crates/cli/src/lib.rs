@@ -18,8 +18,10 @@ use schedlab_scenario::Scenario;
 use schedlab_sim::{Simulator, Status, Variant};
 
 mod args;
+mod diff;
 mod output;
 mod report;
+mod sweep;
 
 pub use args::command;
 use args::{clap_error, Cli, Command, Format, RunOpts};
@@ -64,6 +66,8 @@ fn dispatch(cmd: Command, out: &mut dyn Write) -> Result<(), Fail> {
             out.write_all(s.expanded().to_json().as_bytes()).map_err(io)
         }
         Command::Bench { preset } => bench(&preset, out),
+        Command::Sweep(args) => sweep::sweep(&args, out),
+        Command::Diff(args) => diff::diff(&args, out),
         Command::Link {
             source,
             base,

@@ -15,6 +15,7 @@
 
 mod cfmt;
 pub mod compare;
+pub mod diff;
 pub mod export;
 pub mod figures;
 pub mod histogram;

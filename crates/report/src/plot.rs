@@ -467,6 +467,84 @@ pub fn timeline_svg(
     Ok(s)
 }
 
+/// One line of a sweep plot: its label and its (x, y) points in sweep order.
+pub type SweepSeries = (String, Vec<(f64, f64)>);
+
+/// A sweep's figure against its parameter, one line (with markers) per variant, as an SVG
+/// document of `width` × `height` pixels.
+pub fn sweep_svg(
+    series: &[SweepSeries],
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    width: u32,
+    height: u32,
+) -> Result<String, String> {
+    let err = |e: &dyn std::fmt::Display| format!("cannot draw the sweep: {e}");
+    let pts = || series.iter().flat_map(|(_, p)| p.iter());
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, 0f64, f64::MIN);
+    for &(x, y) in pts() {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+    }
+    if x0 > x1 {
+        return Err("cannot draw the sweep: no points".into());
+    }
+    if x0 == x1 {
+        (x0, x1) = (x0 - 1.0, x1 + 1.0);
+    }
+    if y1 <= y0 {
+        y1 = y0 + 1.0;
+    }
+    let y1 = y1 + (y1 - y0) * 0.05;
+    let mut s = String::new();
+    {
+        let root = SVGBackend::with_string(&mut s, (width, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 16))
+            .margin(10)
+            .margin_right(48)
+            .x_label_area_size(36)
+            .y_label_area_size(64)
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc(x_label)
+            .y_desc(y_label)
+            .x_labels(8)
+            .y_labels(6)
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y}"))
+            .draw()
+            .map_err(|e| err(&e))?;
+        for (i, (label, p)) in series.iter().enumerate() {
+            let colour = Palette99::pick(i).to_rgba();
+            chart
+                .draw_series(LineSeries::new(p.iter().copied(), colour.stroke_width(2)))
+                .map_err(|e| err(&e))?
+                .label(label.as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(2))
+                });
+            chart
+                .draw_series(p.iter().map(|&xy| Circle::new(xy, 3, colour.filled())))
+                .map_err(|e| err(&e))?;
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| err(&e))?;
+        root.present().map_err(|e| err(&e))?;
+    }
+    Ok(s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -38,6 +38,7 @@ pub mod link;
 mod parse;
 pub mod presets;
 mod strict;
+pub mod sweep;
 mod workload;
 
 use core::fmt;

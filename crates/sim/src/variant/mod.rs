@@ -303,7 +303,8 @@ impl Tunable {
         }
     }
 
-    fn all() -> [Tunable; 7] {
+    /// Every tunable the model knows, in debugfs order.
+    pub fn all() -> [Tunable; 7] {
         [
             Tunable::TunableScaling,
             Tunable::LatencyNs,

@@ -1,0 +1,509 @@
+//! `schedlab sweep`: one scenario across a range of a tunable, a feature, or a value of the
+//! scenario (a grid when several are given), one row per point and variant.
+//!
+//! Every point is an ordinary scenario (`schedlab_scenario::sweep::apply`), run exactly as
+//! `schedlab run` runs it, so a row's trace hash equals that of a single run of the same
+//! scenario. Points run on worker threads (`--jobs`); rows are printed in grid order whatever
+//! the order they finish in, so the output does not depend on the number of jobs.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use schedlab_report::export::trace_hash;
+use schedlab_report::figures::summaries;
+use schedlab_report::wakeup::wakeup_latencies_ns;
+use schedlab_scenario::sweep::{apply, points, Param, Point, MAX_PARAMS, MAX_RUNS};
+use schedlab_scenario::Scenario;
+use schedlab_sim::{Output, Simulator, Status, Variant};
+
+use crate::args::{Format, SweepArgs};
+
+/// `x` with `prec` decimals.
+fn c_fixed(x: f64, prec: usize) -> String {
+    format!("{x:.prec$}")
+}
+use crate::{progress_bar, usage_err, Fail};
+
+/// One run of the sweep: a point and a variant, and what it measured.
+#[derive(Clone, Debug)]
+pub(crate) struct Row {
+    point: Point,
+    /// The variant as the user named it.
+    variant: String,
+    /// The variant string the point ran (with the swept tunables and features appended).
+    run: String,
+    switches: u64,
+    delay_avg_ns: u64,
+    delay_max_ns: u64,
+    preempt_ratio: Option<f64>,
+    wakeup_p50_ns: Option<u64>,
+    wakeup_p99_ns: Option<u64>,
+    shares: Vec<(String, f64)>,
+    throughput: Option<(String, f64)>,
+    trace_hash: u64,
+}
+
+/// The figures `--plot` can draw.
+const FIGURES: &[&str] = &[
+    "switches",
+    "delay_avg",
+    "delay_max",
+    "preempt_ratio",
+    "wakeup_p50",
+    "wakeup_p99",
+    "throughput",
+    "share:NAME",
+];
+
+impl Row {
+    fn figure(&self, name: &str) -> Option<f64> {
+        let ms = |ns: u64| ns as f64 / 1e6;
+        match name {
+            "switches" => Some(self.switches as f64),
+            "delay_avg" => Some(ms(self.delay_avg_ns)),
+            "delay_max" => Some(ms(self.delay_max_ns)),
+            "preempt_ratio" => self.preempt_ratio.map(|r| r * 100.0),
+            "wakeup_p50" => self.wakeup_p50_ns.map(|n| n as f64 / 1e3),
+            "wakeup_p99" => self.wakeup_p99_ns.map(|n| n as f64 / 1e3),
+            "throughput" => self.throughput.as_ref().map(|t| t.1),
+            _ => {
+                let want = name.strip_prefix("share:")?;
+                self.shares
+                    .iter()
+                    .find(|(l, _)| l == want)
+                    .map(|(_, s)| s * 100.0)
+            }
+        }
+    }
+}
+
+fn figure_unit(name: &str, rows: &[Row]) -> String {
+    match name {
+        "switches" => "switches".into(),
+        "delay_avg" => "average delay (ms)".into(),
+        "delay_max" => "maximum delay (ms)".into(),
+        "preempt_ratio" => "wakeup preemption (%)".into(),
+        "wakeup_p50" => "wakeup latency p50 (µs)".into(),
+        "wakeup_p99" => "wakeup latency p99 (µs)".into(),
+        "throughput" => rows
+            .iter()
+            .find_map(|r| r.throughput.as_ref().map(|t| t.0.clone()))
+            .unwrap_or_else(|| "throughput".into()),
+        s => format!("CPU share of {} (%)", s.trim_start_matches("share:")),
+    }
+}
+
+/// The p-th percentile (nearest rank) of sorted samples.
+fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    Some(sorted[rank.clamp(1, sorted.len()) - 1])
+}
+
+/// Runs one variant of one scenario as `schedlab run` does, within `max_events` of work
+/// (with `snapshots`, recording the fair-class state at switches and ticks as well).
+pub(crate) fn run_one(
+    sc: &Scenario,
+    v: &Variant,
+    max_events: u64,
+    snapshots: bool,
+) -> Result<Output, String> {
+    let mut cfg = sc.sim_config();
+    cfg.record_snapshots = snapshots;
+    let mut sim = Simulator::new(&cfg, v).map_err(|e| format!("{}: {e}", v.name))?;
+    loop {
+        let budget = 2_000_000u64.min(max_events.saturating_sub(sim.work_done()));
+        if budget > 0 && sim.run(budget) == Status::Done {
+            return Ok(sim.finish());
+        }
+        if sim.work_done() >= max_events {
+            return Err(format!(
+                "{}: stopped after {} events and zero-time program steps at {:.3} s of {:.3} s simulated; raise --max-events or shorten duration_ms",
+                v.name,
+                sim.work_done(),
+                sim.now_ns() as f64 / 1e9,
+                cfg.duration_ns as f64 / 1e9
+            ));
+        }
+    }
+}
+
+fn measure(sc: &Scenario, point: &Point, variant: &str, out: &Output) -> Row {
+    let s = summaries(sc, std::slice::from_ref(out)).remove(0);
+    let mut lat = wakeup_latencies_ns(&out.trace, None);
+    lat.sort_unstable();
+    Row {
+        point: point.clone(),
+        variant: variant.to_string(),
+        run: out.variant.clone(),
+        switches: s.switches,
+        delay_avg_ns: s.delay_avg_ns,
+        delay_max_ns: s.delay_max_ns,
+        preempt_ratio: s.preempt_ratio,
+        wakeup_p50_ns: percentile(&lat, 50.0),
+        wakeup_p99_ns: percentile(&lat, 99.0),
+        shares: s.shares,
+        throughput: s.throughput,
+        trace_hash: trace_hash(&out.trace),
+    }
+}
+
+pub(crate) fn sweep(a: &SweepArgs, out: &mut dyn Write) -> Result<(), Fail> {
+    let (_, base) = a.source.load()?;
+    if a.params.len() > MAX_PARAMS {
+        return Err(usage_err(format!(
+            "{} --param options; a sweep takes at most {MAX_PARAMS}",
+            a.params.len()
+        )));
+    }
+    let mut params = vec![];
+    for p in &a.params {
+        params.push(Param::parse(p).map_err(|e| usage_err(format!("--param: {e}")))?);
+    }
+    let mut variants = vec![];
+    for n in &a.variants {
+        variants.push(Variant::parse(n).map_err(|e| usage_err(format!("--variant: {e}")))?);
+    }
+    let labels: Vec<String> = if variants.is_empty() {
+        base.variants.iter().map(|v| v.name.clone()).collect()
+    } else {
+        variants.iter().map(|v| v.name.clone()).collect()
+    };
+    let pts = points(&params);
+    if pts.len() * labels.len().max(1) > MAX_RUNS {
+        return Err(usage_err(format!(
+            "{} points × {} variants = {} runs; a sweep runs at most {MAX_RUNS}",
+            pts.len(),
+            labels.len(),
+            pts.len() * labels.len()
+        )));
+    }
+    if let Some(f) = &a.plot {
+        if params.len() != 1
+            || !matches!(
+                params[0].values[0],
+                schedlab_scenario::sweep::Value1::Int(_)
+            )
+        {
+            return Err(usage_err(
+                "--plot draws a figure against one numeric --param (a tunable or a value of the scenario)",
+            ));
+        }
+        if !FIGURES.contains(&f.as_str()) && !f.starts_with("share:") {
+            return Err(usage_err(format!(
+                "--plot: unknown figure `{f}`; one of {}",
+                FIGURES.join(", ")
+            )));
+        }
+        if a.svg.is_none() {
+            return Err(usage_err(
+                "--plot needs --export-svg FILE.svg to write the chart to",
+            ));
+        }
+    }
+    // Every point is checked before anything runs: a bad point is named, with its values.
+    let mut scenarios = vec![];
+    for p in &pts {
+        let sc = apply(&base, &variants, &params, p).map_err(|e| {
+            Fail(
+                2,
+                format!("{}: at {}: {e}", a.source.name(), point_text(&params, p)),
+            )
+        })?;
+        scenarios.push(sc);
+    }
+    let jobs: Vec<(usize, usize)> = (0..scenarios.len())
+        .flat_map(|i| (0..labels.len()).map(move |j| (i, j)))
+        .collect();
+    let threads = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, jobs.len().max(1));
+    let bar = progress_bar(jobs.len() as u64, "sweep [{bar:30}] {pos}/{len} runs");
+    let next = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<Result<Row, String>>>> = Mutex::new(vec![None; jobs.len()]);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(i, j)) = jobs.get(k) else { break };
+                let sc = &scenarios[i];
+                let v = &sc.variants[j];
+                let r = run_one(sc, v, a.max_events, false)
+                    .map(|o| measure(sc, &pts[i], &labels[j], &o));
+                let failed = r.is_err();
+                if let Ok(mut g) = slots.lock() {
+                    g[k] = Some(r);
+                }
+                bar.inc(1);
+                if failed {
+                    // Later jobs are skipped: the sweep reports the first failure.
+                    next.store(jobs.len(), Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    bar.finish_and_clear();
+    let slots = slots.into_inner().unwrap_or_default();
+    let mut rows = vec![];
+    for (k, r) in slots.into_iter().enumerate() {
+        match r {
+            Some(Ok(row)) => rows.push(row),
+            Some(Err(e)) => {
+                let (i, _) = jobs[k];
+                return Err(Fail(1, format!("at {}: {e}", point_text(&params, &pts[i]))));
+            }
+            None => {}
+        }
+    }
+    let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+    if let (Some(fig), Some(path)) = (&a.plot, &a.svg) {
+        let svg = plot_svg(&rows, &labels, names[0], fig, &base.name)?;
+        std::fs::write(path, svg).map_err(|e| Fail(1, format!("cannot write {path}: {e}")))?;
+    }
+    let text = match a.format {
+        Format::Table => table(&names, &rows),
+        Format::Csv => csv(&names, &rows),
+        Format::Json => json(&names, &rows),
+    };
+    out.write_all(text.as_bytes())
+        .map_err(|e: io::Error| Fail(1, format!("cannot write output: {e}")))
+}
+
+fn point_text(params: &[Param], p: &Point) -> String {
+    params
+        .iter()
+        .zip(p)
+        .map(|(q, v)| format!("{}={v}", q.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn plot_svg(
+    rows: &[Row],
+    labels: &[String],
+    x: &str,
+    fig: &str,
+    title: &str,
+) -> Result<String, Fail> {
+    let series: Vec<(String, Vec<(f64, f64)>)> = labels
+        .iter()
+        .map(|l| {
+            let pts = rows
+                .iter()
+                .filter(|r| &r.variant == l)
+                .filter_map(|r| {
+                    let schedlab_scenario::sweep::Value1::Int(xv) = r.point[0] else {
+                        return None;
+                    };
+                    Some((xv as f64, r.figure(fig)?))
+                })
+                .collect();
+            (l.clone(), pts)
+        })
+        .collect();
+    if series.iter().all(|(_, p)| p.is_empty()) {
+        return Err(Fail(
+            1,
+            format!("--plot: no run has the figure `{fig}` (a share names a task group or workload; throughput needs a workload)"),
+        ));
+    }
+    schedlab_report::plot::sweep_svg(&series, title, x, &figure_unit(fig, rows), 800, 500)
+        .map_err(|e| Fail(1, e))
+}
+
+/// Share labels in the order they first appear.
+fn share_labels(rows: &[Row]) -> Vec<String> {
+    let mut out: Vec<String> = vec![];
+    for r in rows {
+        for (l, _) in &r.shares {
+            if !out.contains(l) {
+                out.push(l.clone());
+            }
+        }
+    }
+    out
+}
+
+fn cells(names: &[&str], rows: &[Row]) -> (Vec<String>, Vec<Vec<String>>) {
+    let shares = share_labels(rows);
+    let mut head: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+    head.extend(
+        [
+            "variant",
+            "switches",
+            "avg delay ms",
+            "max delay ms",
+            "wakeup preempt",
+            "wakeup p50 us",
+            "wakeup p99 us",
+        ]
+        .map(String::from),
+    );
+    head.extend(shares.iter().map(|l| format!("share {l}")));
+    let unit = rows
+        .iter()
+        .find_map(|r| r.throughput.as_ref().map(|t| t.0.clone()));
+    if let Some(u) = &unit {
+        head.push(u.clone());
+    }
+    let dash = || "-".to_string();
+    let body = rows
+        .iter()
+        .map(|r| {
+            let mut c: Vec<String> = r.point.iter().map(|v| v.to_string()).collect();
+            c.push(r.variant.clone());
+            c.push(r.switches.to_string());
+            c.push(c_fixed(r.delay_avg_ns as f64 / 1e6, 3));
+            c.push(c_fixed(r.delay_max_ns as f64 / 1e6, 3));
+            c.push(
+                r.preempt_ratio
+                    .map_or_else(dash, |p| format!("{}%", c_fixed(p * 100.0, 1))),
+            );
+            c.push(
+                r.wakeup_p50_ns
+                    .map_or_else(dash, |n| c_fixed(n as f64 / 1e3, 1)),
+            );
+            c.push(
+                r.wakeup_p99_ns
+                    .map_or_else(dash, |n| c_fixed(n as f64 / 1e3, 1)),
+            );
+            for l in &shares {
+                c.push(
+                    r.shares
+                        .iter()
+                        .find(|(k, _)| k == l)
+                        .map_or_else(dash, |(_, s)| format!("{}%", c_fixed(s * 100.0, 1))),
+                );
+            }
+            if unit.is_some() {
+                c.push(r.throughput.as_ref().map_or_else(dash, |t| c_fixed(t.1, 2)));
+            }
+            c
+        })
+        .collect();
+    (head, body)
+}
+
+fn table(names: &[&str], rows: &[Row]) -> String {
+    let (head, body) = cells(names, rows);
+    let mut w: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
+    for r in &body {
+        for (i, c) in r.iter().enumerate() {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let line = |cells: &[String]| {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if i > 0 {
+                s.push_str("  ");
+            }
+            let pad = w[i] - c.chars().count();
+            // Parameters and the variant left-aligned, figures right-aligned.
+            if i <= names.len() {
+                s.push_str(c);
+                s.push_str(&" ".repeat(pad));
+            } else {
+                s.push_str(&" ".repeat(pad));
+                s.push_str(c);
+            }
+        }
+        let mut s = s.trim_end().to_string();
+        s.push('\n');
+        s
+    };
+    let mut s = line(&head);
+    for r in &body {
+        s.push_str(&line(r));
+    }
+    s
+}
+
+fn csv(names: &[&str], rows: &[Row]) -> String {
+    let shares = share_labels(rows);
+    let f = schedlab_report::csv_field;
+    let mut s = String::new();
+    let mut head: Vec<String> = names.iter().map(|n| f(n)).collect();
+    head.extend(
+        [
+            "variant",
+            "run",
+            "switches",
+            "delay_avg_ns",
+            "delay_max_ns",
+            "wakeup_preempt_ratio",
+            "wakeup_p50_ns",
+            "wakeup_p99_ns",
+            "throughput",
+            "throughput_unit",
+            "trace_hash",
+        ]
+        .map(String::from),
+    );
+    head.extend(shares.iter().map(|l| f(&format!("share:{l}"))));
+    let _ = writeln!(s, "{}", head.join(","));
+    let opt = |o: Option<String>| o.unwrap_or_default();
+    for r in rows {
+        let mut c: Vec<String> = r.point.iter().map(|v| v.to_string()).collect();
+        c.push(f(&r.variant));
+        c.push(f(&r.run));
+        c.push(r.switches.to_string());
+        c.push(r.delay_avg_ns.to_string());
+        c.push(r.delay_max_ns.to_string());
+        c.push(opt(r.preempt_ratio.map(|p| p.to_string())));
+        c.push(opt(r.wakeup_p50_ns.map(|p| p.to_string())));
+        c.push(opt(r.wakeup_p99_ns.map(|p| p.to_string())));
+        c.push(opt(r.throughput.as_ref().map(|t| t.1.to_string())));
+        c.push(opt(r.throughput.as_ref().map(|t| f(&t.0))));
+        c.push(format!("{:016x}", r.trace_hash));
+        for l in &shares {
+            c.push(opt(r
+                .shares
+                .iter()
+                .find(|(k, _)| k == l)
+                .map(|(_, v)| v.to_string())));
+        }
+        let _ = writeln!(s, "{}", c.join(","));
+    }
+    s
+}
+
+fn json(names: &[&str], rows: &[Row]) -> String {
+    use serde_json::{json, Map, Value};
+    let rows: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            let mut point = Map::new();
+            for (n, v) in names.iter().zip(&r.point) {
+                let v = match v {
+                    schedlab_scenario::sweep::Value1::Int(i) => json!(i),
+                    schedlab_scenario::sweep::Value1::Switch(b) => json!(b),
+                };
+                point.insert(n.to_string(), v);
+            }
+            json!({
+                "point": point,
+                "variant": r.variant,
+                "run": r.run,
+                "switches": r.switches,
+                "delay_avg_ns": r.delay_avg_ns,
+                "delay_max_ns": r.delay_max_ns,
+                "wakeup_preempt_ratio": r.preempt_ratio,
+                "wakeup_p50_ns": r.wakeup_p50_ns,
+                "wakeup_p99_ns": r.wakeup_p99_ns,
+                "cpu_shares": r.shares.iter().map(|(l, s)| json!({"tasks": l, "share": s})).collect::<Vec<_>>(),
+                "throughput": r.throughput.as_ref().map(|(u, v)| json!({"unit": u, "value": v})),
+                "trace_hash": format!("{:016x}", r.trace_hash),
+            })
+        })
+        .collect();
+    let mut s =
+        serde_json::to_string_pretty(&json!({ "params": names, "rows": rows })).unwrap_or_default();
+    s.push('\n');
+    s
+}

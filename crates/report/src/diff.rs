@@ -1,0 +1,319 @@
+//! Where two runs of one scenario first part ways.
+//!
+//! Two variants of the same scenario and seed start from the same state, so their traces are
+//! the same up to the first scheduling decision the variants make differently. That decision
+//! is the first event where the traces differ. [`first_divergence`] finds it, comparing the
+//! decisions (`sched_waking`, `sched_wakeup`, `sched_wakeup_new`, `sched_switch`,
+//! `sched_migrate_task`) and, unless asked to, not `sched_stat_runtime`: that one records where
+//! `update_curr` ran, which variants may do at different points without deciding anything
+//! differently.
+//!
+//! [`format_divergence`] prints it with the common events before it and what the fair class
+//! saw of the tasks involved on each side (vruntime, deadline, lag against V, eligibility) at
+//! their last snapshot, when the runs recorded snapshots.
+
+use std::fmt::Write as _;
+
+use schedlab_sim::{Event, EventKind, Pid, Snapshot, Trace};
+
+/// The first place two traces differ.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Divergence {
+    /// How many compared events the traces share before it.
+    pub common: usize,
+    /// The index of the first differing event in each trace's event list.
+    pub index: (usize, usize),
+    /// The events at the divergence (`None`: that trace ended there).
+    pub a: Option<Event>,
+    /// See `a`.
+    pub b: Option<Event>,
+}
+
+fn compared(e: &Event, runtime: bool) -> bool {
+    runtime || !matches!(e.kind, EventKind::StatRuntime { .. })
+}
+
+/// The first compared event where `a` and `b` differ, or `None` if they agree to the end of
+/// both. With `runtime`, `sched_stat_runtime` events are compared too.
+pub fn first_divergence(a: &Trace, b: &Trace, runtime: bool) -> Option<Divergence> {
+    let mut ia = a
+        .events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| compared(e, runtime));
+    let mut ib = b
+        .events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| compared(e, runtime));
+    let mut common = 0;
+    loop {
+        match (ia.next(), ib.next()) {
+            (None, None) => return None,
+            (Some((_, x)), Some((_, y))) if x == y => common += 1,
+            (x, y) => {
+                return Some(Divergence {
+                    common,
+                    index: (
+                        x.map_or(a.events.len(), |(i, _)| i),
+                        y.map_or(b.events.len(), |(j, _)| j),
+                    ),
+                    a: x.map(|(_, e)| *e),
+                    b: y.map(|(_, e)| *e),
+                })
+            }
+        }
+    }
+}
+
+fn task(t: &Trace, pid: Pid) -> String {
+    if pid == 0 {
+        "swapper".into()
+    } else {
+        format!("{}:{pid}", t.comm(pid))
+    }
+}
+
+/// One event as a line: time, CPU, tracepoint and its fields (perf script's spirit).
+pub fn event_text(t: &Trace, e: &Event) -> String {
+    let what = match e.kind {
+        EventKind::Waking { pid, target_cpu } => {
+            format!(
+                "sched_waking       {} target_cpu={target_cpu}",
+                task(t, pid)
+            )
+        }
+        EventKind::Wakeup { pid, target_cpu } => {
+            format!(
+                "sched_wakeup       {} target_cpu={target_cpu}",
+                task(t, pid)
+            )
+        }
+        EventKind::WakeupNew { pid, target_cpu } => {
+            format!(
+                "sched_wakeup_new   {} target_cpu={target_cpu}",
+                task(t, pid)
+            )
+        }
+        EventKind::Switch {
+            prev_pid,
+            prev_state,
+            next_pid,
+        } => format!(
+            "sched_switch       {} [{}] ==> {}",
+            task(t, prev_pid),
+            prev_state.letter(),
+            task(t, next_pid)
+        ),
+        EventKind::MigrateTask {
+            pid,
+            orig_cpu,
+            dest_cpu,
+        } => format!(
+            "sched_migrate_task {} orig_cpu={orig_cpu} dest_cpu={dest_cpu}",
+            task(t, pid)
+        ),
+        EventKind::StatRuntime { pid, runtime_ns } => {
+            format!(
+                "sched_stat_runtime {} runtime={runtime_ns} [ns]",
+                task(t, pid)
+            )
+        }
+    };
+    format!("{:>14.6} [{:03}] {what}", e.t_ns as f64 / 1e9, e.cpu)
+}
+
+fn pids(e: &Event) -> Vec<Pid> {
+    let v = match e.kind {
+        EventKind::Waking { pid, .. }
+        | EventKind::Wakeup { pid, .. }
+        | EventKind::WakeupNew { pid, .. }
+        | EventKind::MigrateTask { pid, .. }
+        | EventKind::StatRuntime { pid, .. } => vec![pid],
+        EventKind::Switch {
+            prev_pid, next_pid, ..
+        } => vec![prev_pid, next_pid],
+    };
+    v.into_iter().filter(|&p| p != 0).collect()
+}
+
+/// The last snapshot of `pid` at or before `t_ns`.
+fn last_snapshot(t: &Trace, pid: Pid, t_ns: u64) -> Option<&Snapshot> {
+    t.snapshots
+        .iter()
+        .take_while(|s| s.t_ns <= t_ns)
+        .filter(|s| s.pid == pid)
+        .last()
+}
+
+/// The divergence as text: the shared events just before it, the two differing events, and
+/// the fair-class state of the tasks involved on each side. `names` are the two runs' names;
+/// `context` is how many shared events to show.
+pub fn format_divergence(
+    names: (&str, &str),
+    a: &Trace,
+    b: &Trace,
+    d: Option<&Divergence>,
+    context: usize,
+) -> String {
+    let mut s = String::new();
+    let Some(d) = d else {
+        let n = a.events.len();
+        let _ = writeln!(
+            s,
+            "no divergence: {} and {} make the same scheduling decisions ({n} events, to {:.6} s)",
+            names.0,
+            names.1,
+            a.end_ns as f64 / 1e9
+        );
+        return s;
+    };
+    // The earlier of the two events: one side did something the other did not (yet).
+    let at =
+        d.a.iter()
+            .chain(d.b.iter())
+            .map(|e| e.t_ns)
+            .min()
+            .unwrap_or(0);
+    let _ = writeln!(
+        s,
+        "first divergence at {:.6} s, after {} shared events",
+        at as f64 / 1e9,
+        d.common
+    );
+    let shared: Vec<&Event> = a.events[..d.index.0]
+        .iter()
+        .filter(|e| !matches!(e.kind, EventKind::StatRuntime { .. }))
+        .collect();
+    if !shared.is_empty() {
+        let _ = writeln!(s, "\nshared, just before:");
+        for e in &shared[shared.len().saturating_sub(context)..] {
+            let _ = writeln!(s, "  {}", event_text(a, e));
+        }
+    }
+    let w = names.0.len().max(names.1.len());
+    let _ = writeln!(s, "\nthen:");
+    for (name, t, e) in [(names.0, a, d.a), (names.1, b, d.b)] {
+        match e {
+            Some(e) => {
+                let _ = writeln!(s, "  {name:<w$}  {}", event_text(t, &e));
+            }
+            None => {
+                let _ = writeln!(s, "  {name:<w$}  (the run ends here)");
+            }
+        }
+    }
+    let mut involved: Vec<Pid> = d.a.iter().chain(d.b.iter()).flat_map(pids).collect();
+    involved.sort_unstable();
+    involved.dedup();
+    if !a.snapshots.is_empty() || !b.snapshots.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nwhat the fair class saw (each task's last snapshot, at a switch or tick):"
+        );
+        for (name, t) in [(names.0, a), (names.1, b)] {
+            for &p in &involved {
+                match last_snapshot(t, p, at) {
+                    Some(sn) => {
+                        let _ = writeln!(
+                            s,
+                            "  {name:<w$}  {:<20} at {:.6} s cpu {}: vruntime {} deadline {} V {} lag {} {}",
+                            task(t, p),
+                            sn.t_ns as f64 / 1e9,
+                            sn.cpu,
+                            sn.vruntime,
+                            sn.deadline,
+                            sn.v,
+                            sn.lag,
+                            if sn.eligible { "eligible" } else { "ineligible" }
+                        );
+                    }
+                    None => {
+                        let _ = writeln!(s, "  {name:<w$}  {:<20} no snapshot yet", task(t, p));
+                    }
+                }
+            }
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schedlab_sim::{PrevState, TaskInfo};
+
+    fn ev(t_ns: u64, kind: EventKind) -> Event {
+        Event { t_ns, cpu: 0, kind }
+    }
+
+    fn trace(events: Vec<Event>) -> Trace {
+        Trace {
+            cpus: 1,
+            tasks: vec![
+                TaskInfo {
+                    pid: 1,
+                    comm: "a".into(),
+                    group: None,
+                },
+                TaskInfo {
+                    pid: 2,
+                    comm: "b".into(),
+                    group: None,
+                },
+            ],
+            events,
+            snapshots: vec![],
+            end_ns: 100,
+        }
+    }
+
+    fn sw(t: u64, prev: Pid, next: Pid) -> Event {
+        ev(
+            t,
+            EventKind::Switch {
+                prev_pid: prev,
+                prev_state: PrevState::Running,
+                next_pid: next,
+            },
+        )
+    }
+
+    #[test]
+    fn finds_the_first_differing_decision() {
+        let base = vec![sw(1, 0, 1), sw(5, 1, 2)];
+        let a = trace(base.clone());
+        assert_eq!(first_divergence(&a, &a, true), None);
+        let mut other = base.clone();
+        other[1] = sw(6, 1, 2);
+        let d = first_divergence(&a, &trace(other), false).unwrap();
+        assert_eq!(d.common, 1);
+        assert_eq!(d.index, (1, 1));
+        assert_eq!(d.a.unwrap().t_ns, 5);
+        assert_eq!(d.b.unwrap().t_ns, 6);
+        // One trace a prefix of the other: the divergence is where the shorter ends.
+        let d = first_divergence(&a, &trace(base[..1].to_vec()), false).unwrap();
+        assert_eq!((d.common, d.b), (1, None));
+    }
+
+    #[test]
+    fn runtime_accounting_alone_is_not_a_divergence() {
+        let a = trace(vec![
+            sw(1, 0, 1),
+            ev(
+                3,
+                EventKind::StatRuntime {
+                    pid: 1,
+                    runtime_ns: 2,
+                },
+            ),
+            sw(5, 1, 2),
+        ]);
+        let b = trace(vec![sw(1, 0, 1), sw(5, 1, 2)]);
+        assert_eq!(first_divergence(&a, &b, false), None);
+        let d = first_divergence(&a, &b, true).unwrap();
+        assert_eq!(d.index, (1, 1));
+        let text = format_divergence(("x", "y"), &a, &b, None, 3);
+        assert!(text.starts_with("no divergence"), "{text}");
+    }
+}
