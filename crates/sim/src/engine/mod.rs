@@ -287,13 +287,17 @@ impl Simulator {
             chans: cfg
                 .channels
                 .iter()
-                .map(|c| Chan {
-                    capacity: if c.capacity == 0 {
+                .map(|c| {
+                    let capacity = if c.capacity == 0 {
                         u64::MAX
                     } else {
                         c.capacity
-                    },
-                    ..Chan::default()
+                    };
+                    Chan {
+                        capacity,
+                        wake_writer_at: c.wake_writer_at.unwrap_or(capacity - 1),
+                        ..Chan::default()
+                    }
                 })
                 .collect(),
             trace: Trace {
