@@ -443,3 +443,18 @@ fn import_derives_a_scenario_that_runs_and_compares_it() {
     );
     std::fs::remove_dir_all(&tmp).ok();
 }
+
+/// Every preset's run prints what its thread observed above the model's tables.
+#[test]
+fn every_preset_prints_its_threads_figures() {
+    for p in schedlab_scenario::presets::presets() {
+        let (code, out, err) = schedlab(&["run", "--preset", p.name, "--variant", "eevdf-6.6"]);
+        assert_eq!(code, 0, "{}: {err}", p.name);
+        let observed = format!("# observed: {}\n", p.observed);
+        assert!(
+            out.contains(&observed) && out.find(&observed) < out.find("eevdf-6.6"),
+            "{}: no observed line before the tables:\n{out}",
+            p.name
+        );
+    }
+}

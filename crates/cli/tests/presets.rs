@@ -127,8 +127,11 @@ fn sched_idle_runs_and_waits() {
 }
 
 /// Seed 000: the wakeup-preemption success ratio under hackbench is far above CFS's on EEVDF
-/// without RUN_TO_PARITY (80% vs 20%), RUN_TO_PARITY brings it down (23%), and hackbench is
-/// faster with it (101 s vs 117 s).
+/// without RUN_TO_PARITY (80% vs 20%), and RUN_TO_PARITY brings it down (23%). The thread's
+/// hackbench is also faster with it (101 s vs 117 s): the cost of the extra switches, which
+/// the model does not charge (ARCHITECTURE.md, deviation 12), so here the test pins what the
+/// arithmetic implies instead: every CPU stays busy with the same CPU work in both variants,
+/// so they finish within 2% of each other.
 #[test]
 fn hackbench_wakeup_preemption_ratio() {
     let (s, outs) = run("hackbench");
@@ -156,8 +159,8 @@ fn hackbench_wakeup_preemption_ratio() {
     };
     let (t_no, t_rtp) = (time("eevdf-6.6:NO_RUN_TO_PARITY"), time("eevdf-6.6"));
     assert!(
-        t_rtp < t_no,
-        "hackbench should be faster with RUN_TO_PARITY: {t_rtp} vs {t_no} ns"
+        t_rtp.abs_diff(t_no) * 50 <= t_no,
+        "with no cost per switch both should take the same CPU time: {t_rtp} vs {t_no} ns"
     );
 }
 

@@ -225,6 +225,9 @@ pub struct ChannelSpec {
     pub name: String,
     /// Messages it holds (1..=1000000).
     pub capacity: u64,
+    /// A read wakes a writer blocked on the full channel once at most this many messages are
+    /// left (`None`: as soon as there is room, as a pipe; a unix socket wakes it at a quarter).
+    pub wake_writer_at: Option<u64>,
 }
 
 impl ChannelSpec {
@@ -441,6 +444,9 @@ impl Scenario {
                     let mut o = Map::new();
                     o.insert("name".into(), c.name.clone().into());
                     o.insert("capacity".into(), c.capacity.into());
+                    if let Some(n) = c.wake_writer_at {
+                        o.insert("wake_writer_at".into(), n.into());
+                    }
                     Value::Object(o)
                 })
                 .collect();
@@ -507,13 +513,17 @@ impl Scenario {
             if let Some(&i) = index.get(&name) {
                 return i;
             }
-            let capacity = specs
+            let (capacity, wake_writer_at) = specs
                 .iter()
                 .find(|s| s.matches(&name))
-                .map_or(0, |s| s.capacity);
+                .map_or((0, None), |s| (s.capacity, s.wake_writer_at));
             let i = channels.len() as u32;
             index.insert(name.clone(), i);
-            channels.push(schedlab_sim::Channel { name, capacity });
+            channels.push(schedlab_sim::Channel {
+                name,
+                capacity,
+                wake_writer_at,
+            });
             i
         };
         let generated = self.expand_workloads().0;

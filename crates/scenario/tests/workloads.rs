@@ -137,10 +137,46 @@ fn two_workloads_of_a_kind_do_not_share_channels() {
             .collect::<Vec<_>>(),
         ["hb0.r0", "pp.req0", "pp.rsp0", "w2.hb0.r0"]
     );
-    // hackbench pipes hold 16 pages of datasize-byte messages (16 × ⌊4096/100⌋ = 640); the
-    // pipe pair's are unbounded.
+    // hackbench's socketpairs hold 278 messages of 100 bytes (212992-byte sk_sndbuf / 768-byte
+    // truesize, rounded up: measured on Linux 6.18); the pipe pair's are unbounded.
     let caps: Vec<u64> = c.channels.iter().map(|c| c.capacity).collect();
-    assert_eq!(caps, [640, 0, 0, 640]);
+    assert_eq!(caps, [278, 0, 0, 278]);
+}
+
+/// hackbench's fds: unix socketpairs by default, whose blocked writer wakes only when the
+/// reader has drained the socket to a quarter of sk_sndbuf (`unix_writable`; measured: after
+/// 209 of 278 reads), and pipes with `-p`: 16 pages of ⌊4096 / datasize⌋ messages, a writer
+/// woken as soon as there is room.
+#[test]
+fn hackbench_sockets_by_default_and_pipes_with_p() {
+    let chans = |w: &str| {
+        let (_, c) = config(2, w);
+        c.channels
+            .iter()
+            .map(|c| (c.capacity, c.wake_writer_at))
+            .collect::<Vec<_>>()
+    };
+    let one = r#"{"groups": 1, "fds": 1, "loops": 1"#;
+    assert_eq!(
+        chans(&format!("[{{\"hackbench\": {one}}}}}]")),
+        [(278, Some(69))]
+    );
+    assert_eq!(
+        chans(&format!("[{{\"hackbench\": {one}, \"pipe\": true}}}}]")),
+        [(640, None)]
+    );
+    // A 1000-byte message: a 2048-byte head (1024 + 320 rounded up) + 256 = 2304 bytes of
+    // truesize, 93 messages, the writer woken at 23; a pipe holds 16 × 4 = 64.
+    assert_eq!(
+        chans(&format!("[{{\"hackbench\": {one}, \"datasize\": 1000}}}}]")),
+        [(93, Some(23))]
+    );
+    assert_eq!(
+        chans(&format!(
+            "[{{\"hackbench\": {one}, \"datasize\": 1000, \"pipe\": true}}}}]"
+        )),
+        [(64, None)]
+    );
 }
 
 #[test]

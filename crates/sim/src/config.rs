@@ -93,6 +93,11 @@ pub struct Channel {
     /// How many messages it holds before a writer blocks; 0 = unbounded. A pipe holds 16
     /// pages, and small writes share a page: 16 × ⌊4096 / message size⌋ messages.
     pub capacity: u64,
+    /// When a read wakes a writer blocked on the full channel: `None`, as soon as there is
+    /// room (`pipe_read`); `Some(n)`, once at most `n` messages are left (a unix socket's
+    /// `unix_write_space` wakes the writer only when `unix_writable`, i.e. at a quarter of
+    /// the send buffer).
+    pub wake_writer_at: Option<u64>,
 }
 
 impl Channel {
@@ -101,6 +106,7 @@ impl Channel {
         Channel {
             name: name.into(),
             capacity: 0,
+            wake_writer_at: None,
         }
     }
 }

@@ -2,11 +2,9 @@
 //! tracking sums and averages in the kernel's fixed point, 1024-µs periods (1024 × 1024 ns)
 //! and y^32 = 1/2.
 //!
-//! Issue 11, part 1, first step: the arithmetic only, tested against the kernel's numbers. It
-//! is not yet wired into the engine: the balancer and `wake_affine_weight` still read
-//! instantaneous loads (DEVIATION(kernel), ARCHITECTURE.md deviation 2). Wiring it means
-//! calling [`SchedAvg::update`] at the kernel's points (enqueue, dequeue, tick, attach/detach
-//! on migration, `update_blocked_averages` for idle CPUs) for every entity and cfs_rq.
+//! The engine keeps one [`SchedAvg`] per task and per CPU's root cfs_rq and updates them at
+//! the kernel's points (`engine/load.rs`: enqueue, dequeue, tick, pick, attach/detach on
+//! migration, `update_blocked_averages` when a CPU balances).
 //!
 //! The maths, as pelt.c states it: a contribution of `u` in the period `i` periods ago counts
 //! `u·y^i`; the sums are Σ over periods, the averages the sums divided by their maximum

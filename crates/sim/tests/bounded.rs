@@ -12,6 +12,7 @@ fn channels(names: &[&str]) -> Vec<Channel> {
         .map(|n| Channel {
             name: n.to_string(),
             capacity: 0,
+            wake_writer_at: None,
         })
         .collect()
 }
@@ -111,4 +112,75 @@ fn a_deadlock_ends_the_run_and_names_who_waits_on_what() {
     )
     .unwrap();
     assert_eq!(out.deadlock, None);
+}
+
+/// A writer blocked on a full channel: a pipe's read wakes it at once (`pipe_read`), a unix
+/// socket's only once the reader has drained it to its `wake_writer_at` (`unix_write_space`
+/// waits for `unix_writable`).
+#[test]
+fn a_socket_wakes_its_blocked_writer_only_at_the_low_watermark() {
+    let woken_after_reads = |wake_writer_at: Option<u64>| {
+        // The writer fills the 8-message channel and blocks on the 9th; the reader starts
+        // 1 ms later and reads one message per 100 µs.
+        let writer = task(
+            "w",
+            0,
+            SchedPolicy::Normal,
+            vec![
+                Op::Send(0),
+                Op::Loop {
+                    start: 0,
+                    times: 12,
+                },
+                Op::Exit,
+            ],
+        );
+        let reader = task(
+            "r",
+            0,
+            SchedPolicy::Normal,
+            vec![
+                Op::Sleep(Dist::Fixed(MS)),
+                Op::Recv(0),
+                Op::Run(Some(Dist::Fixed(100 * US))),
+                Op::Loop {
+                    start: 1,
+                    times: 12,
+                },
+                Op::Exit,
+            ],
+        );
+        let mut c = cfg(1, 1000, 10 * MS, vec![writer, reader]);
+        c.channels = vec![Channel {
+            name: "c".into(),
+            capacity: 8,
+            wake_writer_at,
+        }];
+        let out = run(&c, "eevdf-6.6");
+        let wakeups: Vec<u64> = out
+            .trace
+            .events
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::Wakeup { pid: 1, .. } => Some(e.t_ns),
+                _ => None,
+            })
+            .collect();
+        let first_read = out
+            .trace
+            .events
+            .iter()
+            .find(|e| matches!(e.kind, EventKind::Switch { next_pid: 2, .. }) && e.t_ns >= MS)
+            .expect("the reader runs after its sleep")
+            .t_ns;
+        assert_eq!(wakeups.len(), 1, "one wakeup of the writer: {wakeups:?}");
+        (wakeups[0] - first_read + 50 * US) / (100 * US)
+    };
+    // Reads at 0, 100, 200 … µs after the reader's first switch-in.
+    assert_eq!(woken_after_reads(None), 0, "a pipe: the first read");
+    assert_eq!(
+        woken_after_reads(Some(2)),
+        5,
+        "a socket at 2: the sixth read leaves 2 of 8"
+    );
 }

@@ -16,6 +16,7 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
         .map(|i| Channel {
             name: format!("c{i}"),
             capacity: r.below(3),
+            wake_writer_at: None,
         })
         .collect();
     let ntasks = 1 + r.below(7) as usize;

@@ -428,7 +428,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                     );
                     continue;
                 };
-                p.unknown_keys(&path, co, &["name", "capacity"]);
+                p.unknown_keys(&path, co, &["name", "capacity", "wake_writer_at"]);
                 let name = match co.get("name") {
                     Some(v) => p.string(&join(&path, "name"), v, 64),
                     None => {
@@ -443,10 +443,20 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                         None
                     }
                 };
-                if let (Some(name), Some(capacity)) = (name, capacity) {
+                let wake_writer_at = match (co.get("wake_writer_at"), capacity) {
+                    (None, _) => Some(None),
+                    (Some(v), Some(cap)) => p
+                        .uint(&join(&path, "wake_writer_at"), v, 0, cap - 1)
+                        .map(Some),
+                    (Some(_), None) => None,
+                };
+                if let (Some(name), Some(capacity), Some(wake_writer_at)) =
+                    (name, capacity, wake_writer_at)
+                {
                     let spec = crate::ChannelSpec {
                         name: name.clone(),
                         capacity,
+                        wake_writer_at,
                     };
                     let unused = used_channels
                         .as_ref()
@@ -464,7 +474,11 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                     } else if name.is_empty() {
                         p.err(&join(&path, "name"), "must not be empty");
                     } else {
-                        out.push(crate::ChannelSpec { name, capacity });
+                        out.push(crate::ChannelSpec {
+                            name,
+                            capacity,
+                            wake_writer_at,
+                        });
                     }
                 }
             }

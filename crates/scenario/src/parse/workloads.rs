@@ -109,17 +109,19 @@ pub(super) fn hackbench(p: &mut P, w: &W, cpus: Option<u64>) -> Option<Hackbench
     let fds = w.uint(p, "fds", d.fds, 1, 500);
     let loops = w.uint(p, "loops", d.loops, 1, max_loop);
     let datasize = w.uint(p, "datasize", d.datasize, 1, 65536);
-    let threads = match w.o.get("threads") {
-        None => Some(d.threads),
+    let mut flag = |key: &str, default: bool| match w.o.get(key) {
+        None => Some(default),
         Some(Value::Bool(b)) => Some(*b),
         Some(v) => {
             p.err(
-                &w.path("threads"),
+                &w.path(key),
                 format!("expected true or false, got {}", show(v)),
             );
             None
         }
     };
+    let threads = flag("threads", d.threads);
+    let pipe = flag("pipe", d.pipe);
     let send_us = w.time(p, "send_us", d.send_us, Unit::Us, MAX_COST_NS);
     let recv_us = w.time(p, "recv_us", d.recv_us, Unit::Us, MAX_COST_NS);
     let affinity = w.affinity(p, cpus);
@@ -141,6 +143,7 @@ pub(super) fn hackbench(p: &mut P, w: &W, cpus: Option<u64>) -> Option<Hackbench
         loops,
         datasize: datasize?,
         threads: threads?,
+        pipe: pipe?,
         send_us: send_us?,
         recv_us: recv_us?,
         affinity: affinity?,

@@ -47,19 +47,33 @@ fn prefix_of(workloads: &[Workload], k: usize) -> String {
     }
 }
 
-/// Channel capacities the workloads need: hackbench's pipes hold 16 pages, and its small
-/// writes share a page, so a pipe holds 16 × ⌊4096 / datasize⌋ messages (at least one) before
-/// a sender blocks (`pipe_write`). Other workloads keep at most one message in flight.
+/// Channel capacities the workloads need: hackbench's fds (see [`crate::workload::Hackbench`]
+/// for the arithmetic): a pipe holds 16 × ⌊4096 / datasize⌋ messages (at least one) before a
+/// sender blocks (`pipe_write`) and wakes it on any room; a unix socket holds
+/// ⌈212992 / truesize⌉ and wakes it at a quarter. Other workloads keep at most one message in
+/// flight.
+/// `net.core.wmem_default`, a unix socket's `sk_sndbuf`.
+const SK_SNDBUF: u64 = 212_992;
+
 pub(crate) fn channel_specs(workloads: &[Workload]) -> Vec<crate::ChannelSpec> {
     let mut out = vec![];
     for (k, w) in workloads.iter().enumerate() {
         if let Workload::Hackbench(h) = w {
             let prefix = prefix_of(workloads, k);
-            let capacity = (16 * (4096 / h.datasize.max(1))).max(1);
+            let (capacity, wake_writer_at) = if h.pipe {
+                ((16 * (4096 / h.datasize.max(1))).max(1), None)
+            } else {
+                // sock_alloc_send_pskb blocks once sk_wmem_alloc ≥ sk_sndbuf; unix_write_space
+                // wakes the writer when (sk_wmem_alloc << 2) ≤ sk_sndbuf.
+                let head = (h.datasize.div_ceil(64) * 64 + 320).next_power_of_two();
+                let truesize = head + 256;
+                (SK_SNDBUF.div_ceil(truesize), Some(SK_SNDBUF / 4 / truesize))
+            };
             for g in 0..h.groups {
                 out.push(crate::ChannelSpec {
                     name: format!("{prefix}{g}.r{{i}}"),
                     capacity,
+                    wake_writer_at,
                 });
             }
         }

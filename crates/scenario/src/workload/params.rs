@@ -81,6 +81,13 @@ const HACKBENCH: &[ParamSpec] = &[
         "1",
     ),
     p(
+        "pipe",
+        "false",
+        "true or false",
+        "pipes (-p) instead of socketpairs: how many messages fit and when a blocked writer wakes",
+        "0",
+    ),
+    p(
         "send_us",
         "2",
         "µs, > 0, ≤ 1 s",

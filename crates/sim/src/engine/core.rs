@@ -68,6 +68,7 @@ impl Simulator {
         self.tasks[id].cpu = cpu;
         self.tasks[id].recent_used_cpu = cpu;
         self.tasks[id].state = TState::Runnable;
+        self.pelt_new(id, cpu);
         self.with_rq(cpu, |f, c| f.enqueue_new(c, id));
         self.sched_info_enqueue(id);
         self.emit(
@@ -119,6 +120,7 @@ impl Simulator {
         let mut idle_target = false;
         if self.ents[id].sched_delayed {
             // ttwu_runnable: still queued (delayed dequeue); no CPU selection.
+            self.pelt_update(id);
             self.with_rq(cpu, |f, c| f.requeue_delayed(c, id));
             self.sched_info_enqueue(id);
             if self.cpus[cpu as usize].rq.curr != Some(id) {
@@ -127,7 +129,12 @@ impl Simulator {
         } else {
             let new_cpu = self.select_task_rq_fair(id, waker_cpu, waker, sync);
             let migrated = new_cpu != cpu;
+            // The wakee's averages catch up with its sleep; migrate_task_rq_fair takes them
+            // off the old CPU (remove_entity_load_avg, applied at once) and the enqueue
+            // attaches them to the new one; else update_load_avg before the enqueue.
+            self.pelt_update(id);
             if migrated {
+                self.pelt_detach(id, cpu);
                 self.with_rq(cpu, |f, c| f.migrate_waking(c, id));
                 self.emit(
                     waker_cpu,
@@ -139,6 +146,7 @@ impl Simulator {
                 );
                 self.tasks[id].cpu = new_cpu;
                 self.tasks[id].stats.migrations += 1;
+                self.pelt_attach(id, new_cpu);
             }
             idle_target = self.idle_cpu(new_cpu);
             self.with_rq(new_cpu, |f, c| f.enqueue_wakeup(c, id, migrated));
@@ -185,6 +193,8 @@ impl Simulator {
             return;
         };
         let hr = c.hrtick_expires.is_some_and(|t| t > self.now);
+        // entity_tick → update_load_avg(cfs_rq, curr).
+        self.pelt_update(curr);
         self.with_rq(cpu, |f, c| f.task_tick(c, false, hr));
         self.irq_exit(cpu);
         if self.cfg.cpus > 1 {
@@ -211,6 +221,11 @@ impl Simulator {
             c.hrtick_expires = None;
         }
         let prev = self.cpus[cpu as usize].rq.curr;
+        // put_prev_entity → update_load_avg (or the idle CPU's own averages).
+        match prev {
+            Some(p) => self.pelt_update(p),
+            None => self.pelt_cfs(cpu),
+        }
         let mut next = self.with_rq(cpu, |f, c| f.pick_next(c));
         if next.is_none() && self.newidle_balance(cpu) {
             next = self.with_rq(cpu, |f, c| f.pick_next(c));
@@ -229,6 +244,8 @@ impl Simulator {
                 self.with_rq(cpu, |f, c| f.put_prev(c, p));
             }
             if let Some(n) = next {
+                // set_next_entity → update_load_avg.
+                self.pelt_update(n);
                 self.with_rq(cpu, |f, c| f.set_next(c, n));
             }
             let prev_state = match prev {
@@ -344,6 +361,8 @@ impl Simulator {
         if special {
             self.alive -= 1;
         }
+        // dequeue_entity → update_load_avg while it still runs.
+        self.pelt_update(id);
         self.with_rq(cpu, |f, c| {
             f.dequeue_sleep(c, id, special);
         });

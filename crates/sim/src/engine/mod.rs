@@ -33,6 +33,7 @@ use crate::weight::LoadWeight;
 pub mod balance;
 mod check;
 mod core;
+mod load;
 mod program;
 mod select;
 mod topology;
@@ -117,6 +118,8 @@ struct TaskCtl {
     last_wakee: Option<Tid>,
     /// `recent_used_cpu`.
     recent_used_cpu: u32,
+    /// `se->avg` (PELT, see load.rs).
+    avg: crate::pelt::SchedAvg,
 }
 
 #[derive(Default)]
@@ -137,6 +140,8 @@ struct Cpu {
     lb: [LbState; 3],
     /// `rq->next_balance`, in jiffies: the tick raises SCHED_SOFTIRQ from then on.
     next_balance: u64,
+    /// The root `cfs_rq->avg` (PELT, see load.rs).
+    avg: crate::pelt::SchedAvg,
     /// Since when this CPU has been idle while another CPU had a waiting task that may run
     /// here (for the balancing invariant).
     starved_since: Option<u64>,
@@ -263,6 +268,7 @@ impl Simulator {
                 wakee_flip_decay_ns: 0,
                 last_wakee: None,
                 recent_used_cpu: t.affinity[0],
+                avg: crate::pelt::SchedAvg::default(),
             });
             infos.push(TaskInfo {
                 pid: i as u32 + 1,
@@ -281,13 +287,17 @@ impl Simulator {
             chans: cfg
                 .channels
                 .iter()
-                .map(|c| Chan {
-                    capacity: if c.capacity == 0 {
+                .map(|c| {
+                    let capacity = if c.capacity == 0 {
                         u64::MAX
                     } else {
                         c.capacity
-                    },
-                    ..Chan::default()
+                    };
+                    Chan {
+                        capacity,
+                        wake_writer_at: c.wake_writer_at.unwrap_or(capacity - 1),
+                        ..Chan::default()
+                    }
                 })
                 .collect(),
             trace: Trace {

@@ -19,6 +19,8 @@ pub(super) struct Chan {
     pub(super) count: u64,
     /// Messages it holds before writers block (u64::MAX: unbounded).
     pub(super) capacity: u64,
+    /// A read wakes a blocked writer once at most this many messages are left.
+    pub(super) wake_writer_at: u64,
     /// Readers blocked on an empty channel, then writers blocked on a full one, FIFO.
     pub(super) readers: VecDeque<Tid>,
     pub(super) writers: VecDeque<Tid>,
@@ -113,10 +115,15 @@ impl Simulator {
                     let chan = &mut self.chans[ch as usize];
                     if chan.count > 0 {
                         chan.count -= 1;
-                        let writer = chan.writers.pop_front();
+                        let writer = if chan.count <= chan.wake_writer_at {
+                            chan.writers.pop_front()
+                        } else {
+                            None
+                        };
                         self.advance_pc(id);
                         if let Some(w) = writer {
-                            // pipe_read wakes a writer waiting for room (WF_SYNC).
+                            // pipe_read (or unix_write_space) wakes a writer waiting for
+                            // room (WF_SYNC).
                             self.try_to_wake_up(w, cpu, Some(id), true);
                         }
                     } else {

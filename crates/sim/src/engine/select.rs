@@ -3,10 +3,11 @@
 //!   `wake_affine_weight` with WA_BIAS) and `select_idle_sibling` (target, prev,
 //!   `recent_used_cpu`, an idle core, an idle SMT sibling, a scan of the LLC);
 //! - the fork slow path `find_idlest_cpu` (`sched_balance_find_dst_cpu` since 6.10);
-//! - `available_idle_cpu`, `sched_idle_cpu`, and `cpu_load`/`task_h_load` stand-ins.
+//! - `available_idle_cpu`, `sched_idle_cpu`.
 //!
-//! To the scope of reference §6.5. Loads are instantaneous runnable weights, not PELT averages
-//! (DEVIATION(kernel), listed in ARCHITECTURE.md).
+//! To the scope of reference §6.5. Loads are PELT averages (`cpu_load`, `task_h_load` in
+//! load.rs), read as the kernel reads them: as last updated, so a sleeping wakee's load is
+//! the one it had when it blocked.
 
 use alloc::vec::Vec;
 
@@ -31,16 +32,6 @@ impl Simulator {
 
     pub(super) fn idle_or_sched_idle(&self, cpu: u32) -> bool {
         self.idle_cpu(cpu) || self.sched_idle_cpu(cpu)
-    }
-
-    /// Σ user weights queued on `cpu` (stands in for PELT's `cpu_load`).
-    pub(super) fn cpu_load(&self, cpu: u32) -> i64 {
-        (self.cpus[cpu as usize].rq.load >> crate::weight::SCHED_FIXEDPOINT_SHIFT) as i64
-    }
-
-    /// The task's user weight (stands in for `task_h_load`).
-    pub(super) fn task_load(&self, id: Tid) -> i64 {
-        self.ents[id].load_user() as i64
     }
 
     /// `record_wakee`: the waker counts how often it switches wakee; flips halve every second.
@@ -137,7 +128,7 @@ impl Simulator {
         None
     }
 
-    /// `wake_affine_weight`, with runnable weights for loads and equal CPU capacities.
+    /// `wake_affine_weight`, with PELT loads and equal CPU capacities.
     pub(super) fn wake_affine_weight(
         &self,
         sd_pct: u64,

@@ -33,9 +33,12 @@
 //! fits), `shr_bound` with `nr_balance_failed`, `task_hot`, and the per-domain intervals, which
 //! drift apart as each CPU's outcomes double or reset them.
 //!
-//! DEVIATION(kernel): loads are instantaneous (Σ queued weights for `cpu_load`, 1024 per
-//! queued task for `runnable_avg`, 1024 for a CPU with a running task for `util_avg`, 1024
-//! for a task's util), not PELT averages; capacities are 1024 per CPU (no RT/IRQ pressure);
+//! Loads are PELT's (`cpu_load` for a group's load and the busiest queue, `task_h_load` for
+//! what `detach_tasks` moves; load.rs). DEVIATION(kernel): util and runnable are still
+//! instantaneous (1024 per queued task for `runnable_avg`, 1024 for a CPU with a running task
+//! for `util_avg`, 1024 for a task's util): with PELT util a donor CPU stays has_spare while
+//! its util recovers, and in the noiseless model the tick parity then locks on moving the same
+//! hog (ARCHITECTURE.md, "Compared with the machine"); capacities are 1024 per CPU (no RT/IRQ pressure);
 //! no misfit, asym packing, group_imbalanced (LBF_SOME_PINNED/LBF_DST_PINNED's retarget),
 //! CACHE_HOT_BUDDY, NUMA or SD_SERIALIZE; newidle balancing is not gated by `avg_idle`
 //! against `max_newidle_lb_cost`; no active balance (since v5.11, e9b9734b7465, the kernel
@@ -100,6 +103,8 @@ impl Simulator {
         if self.cfg.cpus == 1 {
             return;
         }
+        // sched_balance_update_blocked_averages(this CPU).
+        self.pelt_cfs(cpu);
         if self.jiffies() >= self.cpus[cpu as usize].next_balance {
             let idle = if self.idle_cpu(cpu) {
                 IdleType::Idle
@@ -114,6 +119,7 @@ impl Simulator {
                     && self.idle_cpu(i)
                     && self.jiffies() >= self.cpus[i as usize].next_balance
                 {
+                    self.pelt_cfs(i);
                     self.rebalance_domains(i, IdleType::Idle);
                 }
             }
@@ -168,6 +174,8 @@ impl Simulator {
         if self.cfg.cpus == 1 {
             return false;
         }
+        // sched_balance_update_blocked_averages before the newidle pull.
+        self.pelt_cfs(cpu);
         let (doms, n) = self.domains(cpu);
         let (hz, ncpus) = (self.cfg.hz, self.cfg.cpus);
         // update_next_balance: the idle CPU's rq->next_balance moves forward to the domains'
@@ -500,6 +508,8 @@ impl Simulator {
 
     /// `detach_task` + `attach_task`: move a queued, not running task between CPUs.
     pub(super) fn migrate_queued(&mut self, id: Tid, from: u32, to: u32) {
+        self.pelt_update(id);
+        self.pelt_detach(id, from);
         self.with_rq(from, |f, c| f.dequeue_detach(c, id));
         self.emit(
             to,
@@ -512,6 +522,7 @@ impl Simulator {
         // sched_info: the wait continues on the new CPU.
         self.tasks[id].cpu = to;
         self.tasks[id].stats.migrations += 1;
+        self.pelt_attach(id, to);
         self.with_rq(to, |f, c| f.enqueue_attach(c, id));
         self.check_preempt_curr(to, id, false, false);
         self.kick(to);
