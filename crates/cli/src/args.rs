@@ -45,9 +45,12 @@ pub(crate) enum Command {
     Check(Source),
     /// Print the scenario with its workloads turned into plain task groups
     Expand(Source),
-    /// Run every variant of the presets and print events per second
+    /// Run every variant of the presets (or of scenario files) and print events per second
     Bench {
-        /// Only this preset (repeatable; default: all of them)
+        /// Scenario files to run instead of the presets (e.g. scenarios/bench/mixed-8cpu.json)
+        #[arg(value_name = "FILE.json")]
+        files: Vec<String>,
+        /// Only this preset (repeatable; default: all of them, unless files are given)
         #[arg(long, value_name = "NAME", value_parser = preset_names())]
         preset: Vec<String>,
     },

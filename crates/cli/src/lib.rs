@@ -63,7 +63,7 @@ fn dispatch(cmd: Command, out: &mut dyn Write) -> Result<(), Fail> {
             let (_, s) = source.load()?;
             out.write_all(s.expanded().to_json().as_bytes()).map_err(io)
         }
-        Command::Bench { preset } => bench(&preset, out),
+        Command::Bench { files, preset } => bench(&files, &preset, out),
         Command::Link {
             source,
             base,
@@ -279,11 +279,12 @@ fn progress_bar(len: u64, template: &str) -> ProgressBar {
     bar
 }
 
-/// `schedlab bench`: runs every variant of the named presets (all by default) and reports
-/// events, simulated time, wall time and events per second.
-fn bench(names: &[String], out: &mut dyn Write) -> Result<(), Fail> {
+/// `schedlab bench`: runs every variant of the given scenario files and named presets (all
+/// presets when neither is given) and reports events, simulated time, wall time and events per
+/// second.
+fn bench(files: &[String], names: &[String], out: &mut dyn Write) -> Result<(), Fail> {
     let mut names = names.to_vec();
-    if names.is_empty() {
+    if names.is_empty() && files.is_empty() {
         names = presets().iter().map(|p| p.name.to_string()).collect();
     }
     let io = |e: io::Error| Fail(1, format!("cannot write output: {e}"));
@@ -294,6 +295,12 @@ fn bench(names: &[String], out: &mut dyn Write) -> Result<(), Fail> {
     )
     .map_err(io)?;
     let mut runs = vec![];
+    for file in files {
+        let label = std::path::Path::new(file)
+            .file_stem()
+            .map_or(file.clone(), |s| s.to_string_lossy().into_owned());
+        runs.push((label, load(file)?));
+    }
     for name in names {
         let (_, sc) = load_preset(&name)?;
         runs.push((name, sc));
