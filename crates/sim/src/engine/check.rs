@@ -59,7 +59,7 @@ impl Simulator {
                     ));
                 }
             }
-            for &t in &rq.tree {
+            for t in rq.tree.iter() {
                 if self.tasks[t].cpu != cpu as u32 {
                     return Err(alloc::format!(
                         "task {} queued on cpu {} but belongs to {}",
@@ -99,7 +99,7 @@ impl Simulator {
                 && self.cpus.iter().any(|c| {
                     c.rq.tree
                         .iter()
-                        .any(|&t| !self.ents[t].sched_delayed && self.allowed(t, i))
+                        .any(|t| !self.ents[t].sched_delayed && self.allowed(t, i))
                 });
             let now = self.now;
             let cp = &mut self.cpus[i as usize];

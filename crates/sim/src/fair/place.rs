@@ -97,12 +97,13 @@ impl Fair {
             if let Some(cu) = self.curr_on_rq(c) {
                 load += c.ents[cu].w();
             }
-            let mut l = c.ents[id].vlag as i128 * (load + c.ents[id].w());
+            // s64 as in the kernel (wrapping where it would).
+            let mut l = c.ents[id].vlag.wrapping_mul(load + c.ents[id].w());
             if load == 0 {
                 load = 1;
             }
-            l /= load; // div_s64 truncates toward zero
-            lag = l as i64;
+            l = l.wrapping_div(load); // div_s64 truncates toward zero
+            lag = l;
         }
         let e = &mut c.ents[id];
         e.vruntime = v_avg.wrapping_sub(lag);
