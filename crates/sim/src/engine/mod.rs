@@ -17,8 +17,6 @@
 //!
 //! This file holds the event loop and the state every seam shares.
 
-use ::core::cmp::{Ordering, Reverse};
-use alloc::collections::BinaryHeap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -34,53 +32,13 @@ pub mod balance;
 mod check;
 mod core;
 mod program;
+mod queue;
 mod select;
 mod topology;
 
 use balance::LbState;
 use program::Chan;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Ev {
-    /// A task is created (`wake_up_new_task`).
-    Start(Tid),
-    /// The periodic tick on a CPU.
-    Tick(u32),
-    /// A requested reschedule takes effect (δ after the request).
-    Schedule(u32, u32),
-    /// The running task finished its current CPU burst.
-    BurstEnd(Tid, u32),
-    /// A task just switched in continues its program.
-    Resume(Tid, u32),
-    /// A sleep ends.
-    Timer(Tid, u32),
-    /// An hrtick expires.
-    HrTick(u32, u32),
-    /// SCHED_SOFTIRQ on a CPU after its tick: periodic and NOHZ balancing (see `balance.rs`).
-    /// It runs after every other event of its instant (`Queued::softirq`).
-    Softirq(u32),
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Queued {
-    t: u64,
-    /// A softirq event: after the ordinary events of its instant, so that a CPU's balancing
-    /// sees the reschedules that the same tick edge raised on the other CPUs (see
-    /// `balance.rs`). Ordinary events keep their (time, insertion) order.
-    softirq: bool,
-    seq: u64,
-    ev: Ev,
-}
-impl Ord for Queued {
-    fn cmp(&self, o: &Self) -> Ordering {
-        (self.t, self.softirq, self.seq).cmp(&(o.t, o.softirq, o.seq))
-    }
-}
-impl PartialOrd for Queued {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
+use queue::{Ev, Queue};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum TState {
@@ -210,8 +168,7 @@ pub struct Simulator {
     cfg: SimConfig,
     fair: Fair,
     now: u64,
-    heap: BinaryHeap<Reverse<Queued>>,
-    seq: u64,
+    queue: Queue,
     ents: Vec<Entity>,
     tasks: Vec<TaskCtl>,
     cpus: Vec<Cpu>,
@@ -273,8 +230,7 @@ impl Simulator {
         let mut sim = Simulator {
             fair,
             now: 0,
-            heap: BinaryHeap::new(),
-            seq: 0,
+            queue: Queue::new(cfg.cpus, cfg.tasks.len()),
             ents,
             tasks,
             cpus: (0..cfg.cpus).map(|_| Cpu::default()).collect(),
@@ -310,7 +266,7 @@ impl Simulator {
             cfg: cfg.clone(),
         };
         for (i, t) in cfg.tasks.iter().enumerate() {
-            sim.push(t.start_ns, Ev::Start(i));
+            sim.push(t.start_ns, Ev::Start(i as u32));
         }
         Ok(sim)
     }
@@ -353,16 +309,14 @@ impl Simulator {
         if self.done {
             return Status::Done;
         }
-        let next = match self.heap.peek() {
-            Some(Reverse(q)) if q.t <= self.cfg.duration_ns && self.alive > 0 => {
-                self.heap.pop().map(|r| r.0)
-            }
+        let next = match self.queue.peek_t() {
+            Some(t) if t <= self.cfg.duration_ns && self.alive > 0 => self.queue.pop(),
             _ => None,
         };
-        let Some(q) = next else {
+        let Some((t, ev)) = next else {
             let end = if self.alive == 0 {
                 self.now
-            } else if self.heap.is_empty() {
+            } else if self.queue.len() == 0 {
                 // Tasks are left and nothing is pending: they are all blocked on channels.
                 self.deadlock = Some(self.deadlock_report());
                 self.now
@@ -372,12 +326,16 @@ impl Simulator {
             self.finish_run(end);
             return Status::Done;
         };
-        debug_assert!(q.t >= self.now, "time went backwards");
-        self.now = q.t;
+        debug_assert!(t >= self.now, "time went backwards");
+        debug_assert!(
+            self.live(ev),
+            "{ev:?} at {t} ns ran void (a void event is cancelled where its state changes)"
+        );
+        self.now = t;
         self.processed += 1;
         self.work += 1;
-        match q.ev {
-            Ev::Start(id) => self.wake_up_new_task(id),
+        match ev {
+            Ev::Start(id) => self.wake_up_new_task(id as Tid),
             Ev::Tick(cpu) => self.sched_tick(cpu),
             Ev::Schedule(cpu, gen) => {
                 let c = &mut self.cpus[cpu as usize];
@@ -389,6 +347,7 @@ impl Simulator {
                 }
             }
             Ev::BurstEnd(id, gen) => {
+                let id = id as Tid;
                 if gen == self.tasks[id].gen {
                     let cpu = self.tasks[id].cpu;
                     self.with_rq(cpu, |f, c| f.update_curr(c));
@@ -396,7 +355,7 @@ impl Simulator {
                         let done = self.ents[id].sum_exec_runtime;
                         if done < end {
                             // IRQ time stole some of the wall time: come back for the rest.
-                            self.push(self.now + (end - done), Ev::BurstEnd(id, gen));
+                            self.push(self.now + (end - done), Ev::BurstEnd(id as u32, gen));
                             return Status::Running;
                         }
                     }
@@ -407,6 +366,7 @@ impl Simulator {
                 }
             }
             Ev::Resume(id, gen) => {
+                let id = id as Tid;
                 if gen == self.tasks[id].gen {
                     let cpu = self.tasks[id].cpu;
                     self.run_program(id);
@@ -414,6 +374,7 @@ impl Simulator {
                 }
             }
             Ev::Timer(id, gen) => {
+                let id = id as Tid;
                 if gen == self.tasks[id].timer_gen && self.tasks[id].state == TState::Sleeping {
                     // The hrtimer interrupt fires on the sleeper's CPU.
                     let cpu = self.tasks[id].cpu;
@@ -458,15 +419,31 @@ impl Simulator {
     // ----------------------------------------------------------------------------------------
     // Shared verbs
 
-    /// Schedules `ev` at `t`; the insertion sequence orders events at the same instant.
+    /// Schedules `ev` at `t`; the insertion sequence orders events at the same instant. An
+    /// event in a slot (see `queue.rs`) replaces the void one the slot held.
     fn push(&mut self, t: u64, ev: Ev) {
-        self.seq += 1;
-        self.heap.push(Reverse(Queued {
-            t,
-            softirq: matches!(ev, Ev::Softirq(_)),
-            seq: self.seq,
-            ev,
-        }));
+        debug_assert!(
+            self.queue.pending(ev).is_none_or(|old| !self.live(old)),
+            "{ev:?} at {t} ns would replace {:?}, which is still due (one pending event per slot)",
+            self.queue.pending(ev)
+        );
+        self.queue.push(t, ev);
+    }
+
+    /// Cancels the event pending in the slot of `ev`: the state it was armed for is gone.
+    fn cancel(&mut self, ev: Ev) {
+        self.queue.cancel(ev);
+    }
+
+    /// Whether an event is due to run: its generation is current.
+    fn live(&self, ev: Ev) -> bool {
+        match ev {
+            Ev::Start(_) | Ev::Tick(_) | Ev::Softirq(_) => true,
+            Ev::Schedule(cpu, gen) => self.cpus[cpu as usize].sched_gen == gen,
+            Ev::HrTick(cpu, gen) => self.cpus[cpu as usize].hrtick_gen == gen,
+            Ev::BurstEnd(id, gen) | Ev::Resume(id, gen) => self.tasks[id as usize].gen == gen,
+            Ev::Timer(id, gen) => self.tasks[id as usize].timer_gen == gen,
+        }
     }
 
     /// Appends a trace event on `cpu` at the current time.
