@@ -30,7 +30,7 @@ impl Simulator {
                     fair,
                     cpus,
                     ents,
-                    trace,
+                    rec,
                     now,
                     ..
                 } = self;
@@ -40,7 +40,7 @@ impl Simulator {
                     ents,
                     now: *now,
                     cpu: cpu as u32,
-                    out: &mut trace.events,
+                    out: rec,
                 };
                 fair.check(&c, prev.unwrap_or(c.rq.min_vruntime))
             };

@@ -24,7 +24,9 @@ use crate::config::{SchedPolicy, SimConfig};
 use crate::fair::{Ctx, Entity, Fair, Rq, Tid};
 use crate::rng::Rng;
 use crate::stats::{CpuStats, TaskStats};
-use crate::trace::{Event, EventKind, Snapshot, TaskInfo, Trace};
+use crate::trace::{
+    Event, EventKind, Recorder, Sink, Snapshot, TaskInfo, Trace, TraceCounts, TraceLevel,
+};
 use crate::variant::Variant;
 use crate::weight::LoadWeight;
 
@@ -114,8 +116,10 @@ pub enum Status {
 pub struct Output {
     /// The variant's name.
     pub variant: String,
-    /// The trace.
+    /// The trace: the events its [`TraceLevel`] kept (all of them by default).
     pub trace: Trace,
+    /// How many events of each kind the run produced, kept or not.
+    pub trace_counts: TraceCounts,
     /// Per-task counters, by pid − 1.
     pub tasks: Vec<TaskStats>,
     /// Per-CPU counters.
@@ -173,7 +177,7 @@ pub struct Simulator {
     tasks: Vec<TaskCtl>,
     cpus: Vec<Cpu>,
     chans: Vec<Chan>,
-    trace: Trace,
+    rec: Recorder,
     processed: u64,
     /// Events plus zero-time program steps: what [`Simulator::run`]'s budget counts.
     work: u64,
@@ -186,8 +190,20 @@ pub struct Simulator {
 }
 
 impl Simulator {
-    /// Prepares a run. Fails only on a config that [`SimConfig::check`] rejects.
+    /// Prepares a run that keeps its whole trace. Fails only on a config that
+    /// [`SimConfig::check`] rejects.
     pub fn new(cfg: &SimConfig, variant: &Variant) -> Result<Simulator, String> {
+        Simulator::with_trace(cfg, variant, TraceLevel::Full, None)
+    }
+
+    /// Prepares a run that keeps what `level` asks for of its trace and hands every event to
+    /// `sink` as it happens (see [`crate::trace`]).
+    pub fn with_trace(
+        cfg: &SimConfig,
+        variant: &Variant,
+        level: TraceLevel,
+        sink: Option<alloc::boxed::Box<dyn Sink>>,
+    ) -> Result<Simulator, String> {
         cfg.check()?;
         let tick_ns = 1_000_000_000 / cfg.hz as u64;
         let fair = Fair {
@@ -246,12 +262,17 @@ impl Simulator {
                     ..Chan::default()
                 })
                 .collect(),
-            trace: Trace {
-                cpus: cfg.cpus,
-                tasks: infos,
-                events: Vec::new(),
-                snapshots: Vec::new(),
-                end_ns: cfg.duration_ns,
+            rec: Recorder {
+                level,
+                trace: Trace {
+                    cpus: cfg.cpus,
+                    tasks: infos,
+                    events: Vec::new(),
+                    snapshots: Vec::new(),
+                    end_ns: cfg.duration_ns,
+                },
+                counts: TraceCounts::default(),
+                sink,
             },
             processed: 0,
             work: 0,
@@ -400,7 +421,8 @@ impl Simulator {
         while self.run(u64::MAX) != Status::Done {}
         Output {
             variant: self.fair.variant.name.clone(),
-            trace: self.trace,
+            trace: self.rec.trace,
+            trace_counts: self.rec.counts,
             tasks: self
                 .tasks
                 .iter()
@@ -448,7 +470,7 @@ impl Simulator {
 
     /// Appends a trace event on `cpu` at the current time.
     fn emit(&mut self, cpu: u32, kind: EventKind) {
-        self.trace.events.push(Event {
+        self.rec.event(Event {
             t_ns: self.now,
             cpu,
             kind,
@@ -462,7 +484,7 @@ impl Simulator {
             fair,
             cpus,
             ents,
-            trace,
+            rec,
             now,
             ..
         } = self;
@@ -474,7 +496,7 @@ impl Simulator {
             ents,
             now: *now,
             cpu,
-            out: &mut trace.events,
+            out: rec,
         };
         f(fair, &mut c)
     }
@@ -485,7 +507,7 @@ impl Simulator {
             return;
         }
         let (vruntime, deadline, v, lag, eligible) = self.with_rq(cpu, |f, c| f.snapshot(c, id));
-        self.trace.snapshots.push(Snapshot {
+        self.rec.snapshot(Snapshot {
             t_ns: self.now,
             cpu,
             pid: id as u32 + 1,
@@ -500,7 +522,7 @@ impl Simulator {
     /// Ends the run at `end`, charging every running task up to it.
     fn finish_run(&mut self, end: u64) {
         self.now = end;
-        self.trace.end_ns = end;
+        self.rec.trace.end_ns = end;
         for cpu in 0..self.cpus.len() as u32 {
             self.with_rq(cpu, |f, c| f.update_curr(c));
         }

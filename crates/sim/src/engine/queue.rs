@@ -45,10 +45,9 @@ pub(super) enum Ev {
 
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    t: u64,
-    /// Insertion sequence; the top bit set for a softirq (after the ordinary events of its
-    /// instant).
-    ord: u64,
+    /// The time in the high 64 bits; below it the insertion sequence with the top bit set for
+    /// a softirq (after the ordinary events of its instant): one comparison orders entries.
+    key: u128,
     ev: Ev,
     /// The slot (`NIL`: none).
     slot: u32,
@@ -56,7 +55,10 @@ struct Entry {
 
 impl Entry {
     fn before(&self, o: &Entry) -> bool {
-        (self.t, self.ord) < (o.t, o.ord)
+        self.key < o.key
+    }
+    fn t(&self) -> u64 {
+        (self.key >> 64) as u64
     }
 }
 
@@ -99,7 +101,7 @@ impl Queue {
 
     /// The time of the next event.
     pub fn peek_t(&self) -> Option<u64> {
-        self.heap.first().map(|e| e.t)
+        self.heap.first().map(|e| e.t())
     }
 
     /// The event pending in the slot `ev` would take.
@@ -118,7 +120,11 @@ impl Queue {
             self.seq
         };
         let slot = self.slot(ev).map_or(NIL, |s| s as u32);
-        let e = Entry { t, ord, ev, slot };
+        let e = Entry {
+            key: (t as u128) << 64 | ord as u128,
+            ev,
+            slot,
+        };
         if slot != NIL {
             let p = self.pos[slot as usize];
             if p != NIL {
@@ -153,7 +159,7 @@ impl Queue {
         }
         let e = self.heap[0];
         self.remove_at(0);
-        Some((e.t, e.ev))
+        Some((e.t(), e.ev))
     }
 
     /// Removes the entry at `i`: the last entry takes its place and moves up or down.
@@ -221,7 +227,7 @@ impl Queue {
 
     /// The pending events, in no particular order.
     pub fn events(&self) -> impl Iterator<Item = (u64, Ev)> + '_ {
-        self.heap.iter().map(|e| (e.t, e.ev))
+        self.heap.iter().map(|e| (e.t(), e.ev))
     }
 
     /// The heap's invariants: order and the slot positions.

@@ -27,11 +27,9 @@
 //! 64 bits as the kernel keeps them (see [`Avg`]), so nothing on the hot path scans the queue or
 //! needs 128-bit arithmetic.
 
-use alloc::vec::Vec;
-
 use crate::config::SchedPolicy;
 use crate::stats::CpuStats;
-use crate::trace::{Event, EventKind};
+use crate::trace::{Event, EventKind, Recorder};
 use crate::variant::{Class, Feature, Protect, SchedParams, Variant, VersionSwitches};
 use crate::weight::{calc_delta, calc_delta_fair, LoadWeight};
 
@@ -150,7 +148,7 @@ pub(crate) struct Ctx<'a> {
     /// `rq_clock_task`: wall time minus IRQ time on this CPU; all runtime accounting uses it.
     pub clock_task: u64,
     pub cpu: u32,
-    pub out: &'a mut Vec<Event>,
+    pub out: &'a mut Recorder,
 }
 
 /// The fair class of one kernel variant on one machine.
@@ -500,7 +498,7 @@ impl Fair {
         e.vruntime = e
             .vruntime
             .wrapping_add(calc_delta_fair(delta, &e.load) as i64);
-        c.out.push(Event {
+        c.out.event(Event {
             t_ns: c.now,
             cpu: c.cpu,
             kind: EventKind::StatRuntime {

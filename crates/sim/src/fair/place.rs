@@ -346,7 +346,7 @@ mod tests {
         let f = fair("eevdf-6.6", 1000);
         let mut ents = vec![nice0(), nice0(), nice0()];
         let mut rq = Rq::default();
-        let mut out = vec![];
+        let mut out = crate::trace::Recorder::default();
         let mut c = Ctx {
             rq: &mut rq,
             ents: &mut ents,
@@ -384,7 +384,7 @@ mod tests {
             let f = fair(v, hz);
             let mut ents = vec![nice0(), e];
             let mut rq = Rq::default();
-            let mut out = vec![];
+            let mut out = crate::trace::Recorder::default();
             let mut c = Ctx {
                 rq: &mut rq,
                 ents: &mut ents,
