@@ -93,6 +93,16 @@ impl Sink for Trace {
     }
 }
 
+/// A sink the caller keeps a handle to (to read it after the run).
+impl<S: Sink> Sink for alloc::rc::Rc<core::cell::RefCell<S>> {
+    fn event(&mut self, e: &Event) {
+        self.borrow_mut().event(e);
+    }
+    fn snapshot(&mut self, s: &Snapshot) {
+        self.borrow_mut().snapshot(s);
+    }
+}
+
 /// How much of its trace a run keeps in its output.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TraceLevel {

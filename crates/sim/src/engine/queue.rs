@@ -1,15 +1,16 @@
 //! The event queue: a binary min-heap on (time, softirq last, insertion sequence), indexed so
 //! that an event can be cancelled or re-armed in place.
 //!
-//! Most of the engine's events are timers that a later state change makes void: a requested
+//! Many of the engine's events are timers that a later state change can make void: a requested
 //! reschedule that `__schedule` ran first, the end of a CPU burst when the task is switched
 //! out, an hrtick re-armed by the next pick. Like the kernel's hrtimers, each of those lives in
 //! a slot (per CPU: the reschedule and the hrtick; per task: its burst and its sleep timer)
 //! that holds at most one pending event; arming a slot replaces what it held, and the engine
 //! cancels a slot where its state makes the event void. So the heap holds only events that
-//! will run: its size is bounded by the slots plus the ticks, softirqs and starts (at most
-//! 4 per CPU and 1 per task), and no void event is ever popped. The order of the events that
-//! run is unchanged: every push still takes the next insertion sequence.
+//! will run: per CPU its tick, softirq (two for an instant when δ is a whole tick),
+//! reschedule and hrtick, per task its burst and its timer, and the starts; no void event is
+//! ever popped. The order of the events that run is unchanged: every push still takes the next
+//! insertion sequence.
 //!
 //! The generation numbers the events still carry are checked when they run (a void event that
 //! ran would be a bug: debug builds assert). An entry is 32 bytes: the time, the sequence with

@@ -260,7 +260,8 @@ impl Fair {
         c.rq.seq += 1;
         c.ents[id].seq = c.rq.seq;
         if c.rq.tree.len() == 0 {
-            c.rq.tree.set_order(self.sw.deadline_tree);
+            let eevdf_66 = self.eevdf() && !self.sw.deadline_tree;
+            c.rq.tree.set_order(self.sw.deadline_tree, eevdf_66);
         }
         let e = &c.ents[id];
         c.rq.tree.insert(id, e.keys());

@@ -77,6 +77,9 @@ pub(crate) struct Tree {
     leftmost: u32,
     len: u32,
     by_deadline: bool,
+    /// Whether nodes keep their subtree's earliest (deadline, vruntime, seq): only 6.6's pick
+    /// asks for it.
+    track_best: bool,
     rng: u32,
 }
 
@@ -90,19 +93,22 @@ impl Default for Tree {
             leftmost: NIL,
             len: 0,
             by_deadline: false,
+            track_best: false,
             rng: 0x9e37_79b9,
         }
     }
 }
 
 impl Tree {
-    /// Orders the tree by deadline (EEVDF 6.8+) instead of vruntime. Only on an empty tree.
-    pub fn set_order(&mut self, by_deadline: bool) {
+    /// Orders the tree by deadline (EEVDF 6.8+) instead of vruntime, and says whether the
+    /// nodes keep the earliest deadline of their subtree (EEVDF 6.6). Only on an empty tree.
+    pub fn set_order(&mut self, by_deadline: bool, track_best: bool) {
         debug_assert!(
             self.len == 0,
             "the tree's order changes only while it is empty"
         );
         self.by_deadline = by_deadline;
+        self.track_best = track_best;
     }
 
     /// Number of queued entities in the tree.
@@ -167,7 +173,7 @@ impl Tree {
     /// vruntime order, so every node on the way down that is eligible brings its whole left
     /// subtree in (its augmented best) and the search goes right; one that is not goes left.
     pub fn best_eligible(&self, eligible: impl Fn(i64) -> bool) -> Option<Tid> {
-        debug_assert!(!self.by_deadline);
+        debug_assert!(!self.by_deadline && self.track_best);
         let mut best = NIL;
         let mut n = self.root;
         while n != NIL {
@@ -291,8 +297,7 @@ impl Tree {
                     mv = c.min_vruntime;
                 }
                 ms = ms.min(c.min_slice);
-                if !self.by_deadline {
-                    // Only a vruntime-ordered tree's pick (6.6) asks for it.
+                if self.track_best {
                     best = self.earlier(best, c.best);
                 }
             }
