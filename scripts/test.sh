@@ -16,6 +16,8 @@ step "clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 step "tests"
 cargo test --workspace --locked
+step "the criterion benches, once each (smoke mode: they build and run, nothing is timed)"
+cargo test --benches --locked -p schedlab-cli -p schedlab-report
 step "the simulation core for wasm32 (no_std + alloc)"
 cargo build -p schedlab-sim --target wasm32-unknown-unknown --locked
 step "the trace importers for wasm32 (the page will read recordings)"

@@ -66,11 +66,18 @@ differ, and what the fair class saw of the tasks involved on each side (vruntime
 V, lag, eligibility) at their last switch or tick. With no --variant, the scenario's first two
 variants are compared.")]
     Diff(DiffArgs),
-    /// Run every variant of the presets and print events per second
+    /// Run every variant of the presets (or of scenario files) and print events per second
     Bench {
-        /// Only this preset (repeatable; default: all of them)
+        /// Scenario files to run instead of the presets (e.g. scenarios/bench/mixed-8cpu.json)
+        #[arg(value_name = "FILE.json")]
+        files: Vec<String>,
+        /// Only this preset (repeatable; default: all of them, unless files are given)
         #[arg(long, value_name = "NAME", value_parser = preset_names())]
         preset: Vec<String>,
+        /// What each run keeps of its trace: every event (as `run` does), the switches and
+        /// wakeups only, or nothing but the counts (the engine alone)
+        #[arg(long, value_name = "LEVEL", default_value = "full")]
+        trace: TraceKeep,
     },
     /// Print a link that opens the scenario in the page
     Link {
@@ -306,6 +313,24 @@ impl From<RunArgs> for RunOpts {
             timehist: a.table.timehist,
             trace: a.trace,
             max_events: a.max_events,
+        }
+    }
+}
+
+/// `bench --trace`: a run's [`schedlab_sim::TraceLevel`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TraceKeep {
+    Full,
+    Switches,
+    Counters,
+}
+
+impl From<TraceKeep> for schedlab_sim::TraceLevel {
+    fn from(k: TraceKeep) -> Self {
+        match k {
+            TraceKeep::Full => schedlab_sim::TraceLevel::Full,
+            TraceKeep::Switches => schedlab_sim::TraceLevel::Switches,
+            TraceKeep::Counters => schedlab_sim::TraceLevel::Counters,
         }
     }
 }

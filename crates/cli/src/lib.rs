@@ -65,7 +65,11 @@ fn dispatch(cmd: Command, out: &mut dyn Write) -> Result<(), Fail> {
             let (_, s) = source.load()?;
             out.write_all(s.expanded().to_json().as_bytes()).map_err(io)
         }
-        Command::Bench { preset } => bench(&preset, out),
+        Command::Bench {
+            files,
+            preset,
+            trace,
+        } => bench(&files, &preset, trace.into(), out),
         Command::Sweep(args) => sweep::sweep(&args, out),
         Command::Diff(args) => diff::diff(&args, out),
         Command::Link {
@@ -189,12 +193,28 @@ fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
         )));
     }
     let cfg = scenario.sim_config();
-    let mut trace_out = match &o.trace {
-        Some(path) => Some(io::BufWriter::new(
-            std::fs::File::create(path)
-                .map_err(|e| Fail(1, format!("cannot create {path}: {e}")))?,
-        )),
+    // --trace streams each run's events to the file as they happen.
+    let trace_out = match &o.trace {
+        Some(path) => Some(std::rc::Rc::new(std::cell::RefCell::new(
+            output::TraceFile {
+                w: io::BufWriter::new(
+                    std::fs::File::create(path)
+                        .map_err(|e| Fail(1, format!("cannot create {path}: {e}")))?,
+                ),
+                err: None,
+            },
+        ))),
         None => None,
+    };
+    let tasks = schedlab_sim::Trace {
+        tasks: (cfg.tasks.iter().enumerate())
+            .map(|(i, t)| schedlab_sim::TaskInfo {
+                pid: i as u32 + 1,
+                comm: t.comm.clone(),
+                group: Some(t.group),
+            })
+            .collect(),
+        ..Default::default()
     };
     let bar = progress_bar(
         cfg.duration_ns / 1_000_000,
@@ -202,7 +222,12 @@ fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
     );
     let mut results = vec![];
     for v in &variants {
-        let mut sim = Simulator::new(&cfg, v).map_err(|e| Fail(1, format!("{}: {e}", v.name)))?;
+        let sink = trace_out.as_ref().map(|f| {
+            let tag = (variants.len() > 1).then_some(v.name.as_str());
+            Box::new(output::JsonlSink::new(&tasks, tag, f.clone())) as Box<dyn schedlab_sim::Sink>
+        });
+        let mut sim = Simulator::with_trace(&cfg, v, schedlab_sim::TraceLevel::Full, sink)
+            .map_err(|e| Fail(1, format!("{}: {e}", v.name)))?;
         bar.set_prefix(v.name.clone());
         bar.set_position(0);
         bar.set_message("0");
@@ -234,16 +259,17 @@ fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
         if let Some(d) = &output.deadlock {
             let _ = writeln!(io::stderr(), "schedlab: {}: {d}", v.name);
         }
-        if let Some(w) = trace_out.as_mut() {
-            let tag = (variants.len() > 1).then_some(v.name.as_str());
-            write_trace(w, &output.trace, tag)
-                .map_err(|e| Fail(1, format!("cannot write the trace: {e}")))?;
+        if let Some(err) = trace_out.as_ref().and_then(|f| f.borrow_mut().err.take()) {
+            bar.finish_and_clear();
+            return Err(Fail(1, format!("cannot write the trace: {err}")));
         }
         results.push(output);
     }
     bar.finish_and_clear();
-    if let Some(mut w) = trace_out {
-        w.flush()
+    if let Some(f) = trace_out {
+        f.borrow_mut()
+            .w
+            .flush()
             .map_err(|e| Fail(1, format!("cannot write the trace: {e}")))?;
     }
     if let Some(path) = &o.perfetto {
@@ -283,11 +309,17 @@ fn progress_bar(len: u64, template: &str) -> ProgressBar {
     bar
 }
 
-/// `schedlab bench`: runs every variant of the named presets (all by default) and reports
-/// events, simulated time, wall time and events per second.
-fn bench(names: &[String], out: &mut dyn Write) -> Result<(), Fail> {
+/// `schedlab bench`: runs every variant of the given scenario files and named presets (all
+/// presets when neither is given) and reports events, simulated time, wall time and events per
+/// second.
+fn bench(
+    files: &[String],
+    names: &[String],
+    level: schedlab_sim::TraceLevel,
+    out: &mut dyn Write,
+) -> Result<(), Fail> {
     let mut names = names.to_vec();
-    if names.is_empty() {
+    if names.is_empty() && files.is_empty() {
         names = presets().iter().map(|p| p.name.to_string()).collect();
     }
     let io = |e: io::Error| Fail(1, format!("cannot write output: {e}"));
@@ -298,6 +330,12 @@ fn bench(names: &[String], out: &mut dyn Write) -> Result<(), Fail> {
     )
     .map_err(io)?;
     let mut runs = vec![];
+    for file in files {
+        let label = std::path::Path::new(file)
+            .file_stem()
+            .map_or(file.clone(), |s| s.to_string_lossy().into_owned());
+        runs.push((label, load(file)?));
+    }
     for name in names {
         let (_, sc) = load_preset(&name)?;
         runs.push((name, sc));
@@ -309,7 +347,9 @@ fn bench(names: &[String], out: &mut dyn Write) -> Result<(), Fail> {
         for v in sc.variants() {
             bar.set_message(format!("{name} {}", v.name));
             let t0 = std::time::Instant::now();
-            let o = Simulator::new(&cfg, v).map_err(|e| Fail(1, e))?.finish();
+            let o = Simulator::with_trace(&cfg, v, level, None)
+                .map_err(|e| Fail(1, e))?
+                .finish();
             let wall = t0.elapsed().as_secs_f64();
             bar.suspend(|| {
                 writeln!(

@@ -12,7 +12,8 @@ use schedlab_report::timehist::{format_timehist, timehist_lines};
 use schedlab_scenario::presets::presets;
 use schedlab_scenario::Scenario;
 use schedlab_sim::{
-    CpuStats, EventKind, Output, Trace, Variant, ALL_FEATURES, KERNEL_VERSIONS, UNMODELLED_FEATURES,
+    CpuStats, Event, EventKind, Output, Sink, Trace, Variant, ALL_FEATURES, KERNEL_VERSIONS,
+    UNMODELLED_FEATURES,
 };
 
 use crate::args::RunOpts;
@@ -99,57 +100,136 @@ pub fn csv(scenario: &Scenario, results: &[Output]) -> String {
 /// Writes a trace as JSON lines named after the kernel's tracepoints; the idle task is pid 0,
 /// comm `swapper/N`.
 pub fn write_trace(w: &mut dyn Write, trace: &Trace, variant: Option<&str>) -> io::Result<()> {
-    let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"?\"".into());
-    let comm = |pid: u32, cpu: u32| {
-        if pid == 0 {
-            q(&format!("swapper/{cpu}"))
-        } else {
-            q(trace.comm(pid))
-        }
-    };
-    let head = variant
-        .map(|v| format!("\"variant\":{},", q(v)))
-        .unwrap_or_default();
+    let jl = Jsonl::new(trace, variant);
     for e in &trace.events {
-        let body = match e.kind {
+        jl.write(w, e)?;
+    }
+    Ok(())
+}
+
+/// What writing one JSONL line needs: the comms, quoted once, and the variant tag.
+struct Jsonl {
+    /// `comms[pid]`, JSON-quoted (pid 0 unused: the idle task is named per CPU).
+    comms: Vec<String>,
+    head: String,
+}
+
+impl Jsonl {
+    fn new(trace: &Trace, variant: Option<&str>) -> Jsonl {
+        let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"?\"".into());
+        let max = trace.tasks.iter().map(|t| t.pid).max().unwrap_or(0) as usize;
+        let mut comms = vec![q("?"); max + 1];
+        for t in &trace.tasks {
+            comms[t.pid as usize] = q(&t.comm);
+        }
+        let head = variant
+            .map(|v| format!("\"variant\":{},", q(v)))
+            .unwrap_or_default();
+        Jsonl { comms, head }
+    }
+
+    fn comm(&self, w: &mut dyn Write, pid: u32, cpu: u32) -> io::Result<()> {
+        if pid == 0 {
+            write!(w, "\"swapper/{cpu}\"")
+        } else {
+            w.write_all(
+                self.comms
+                    .get(pid as usize)
+                    .map_or("\"?\"", |c| c.as_str())
+                    .as_bytes(),
+            )
+        }
+    }
+
+    /// One event, one line.
+    fn write(&self, w: &mut dyn Write, e: &Event) -> io::Result<()> {
+        write!(w, "{{{}\"t_ns\":{},\"cpu\":{},", self.head, e.t_ns, e.cpu)?;
+        match e.kind {
             EventKind::Switch {
                 prev_pid,
                 prev_state,
                 next_pid,
-            } => format!(
-                "\"event\":\"sched_switch\",\"prev_comm\":{},\"prev_pid\":{prev_pid},\"prev_state\":\"{}\",\"next_comm\":{},\"next_pid\":{next_pid}",
-                comm(prev_pid, e.cpu),
-                prev_state.letter(),
-                comm(next_pid, e.cpu)
-            ),
-            EventKind::Waking { pid, target_cpu } => format!(
-                "\"event\":\"sched_waking\",\"comm\":{},\"pid\":{pid},\"target_cpu\":{target_cpu}",
-                comm(pid, e.cpu)
-            ),
-            EventKind::Wakeup { pid, target_cpu } => format!(
-                "\"event\":\"sched_wakeup\",\"comm\":{},\"pid\":{pid},\"target_cpu\":{target_cpu}",
-                comm(pid, e.cpu)
-            ),
-            EventKind::WakeupNew { pid, target_cpu } => format!(
-                "\"event\":\"sched_wakeup_new\",\"comm\":{},\"pid\":{pid},\"target_cpu\":{target_cpu}",
-                comm(pid, e.cpu)
-            ),
+            } => {
+                w.write_all(b"\"event\":\"sched_switch\",\"prev_comm\":")?;
+                self.comm(w, prev_pid, e.cpu)?;
+                write!(
+                    w,
+                    ",\"prev_pid\":{prev_pid},\"prev_state\":\"{}\",\"next_comm\":",
+                    prev_state.letter()
+                )?;
+                self.comm(w, next_pid, e.cpu)?;
+                write!(w, ",\"next_pid\":{next_pid}")?;
+            }
+            EventKind::Waking { pid, target_cpu }
+            | EventKind::Wakeup { pid, target_cpu }
+            | EventKind::WakeupNew { pid, target_cpu } => {
+                let name = match e.kind {
+                    EventKind::Waking { .. } => "sched_waking",
+                    EventKind::Wakeup { .. } => "sched_wakeup",
+                    _ => "sched_wakeup_new",
+                };
+                write!(w, "\"event\":\"{name}\",\"comm\":")?;
+                self.comm(w, pid, e.cpu)?;
+                write!(w, ",\"pid\":{pid},\"target_cpu\":{target_cpu}")?;
+            }
             EventKind::MigrateTask {
                 pid,
                 orig_cpu,
                 dest_cpu,
-            } => format!(
-                "\"event\":\"sched_migrate_task\",\"comm\":{},\"pid\":{pid},\"orig_cpu\":{orig_cpu},\"dest_cpu\":{dest_cpu}",
-                comm(pid, e.cpu)
-            ),
-            EventKind::StatRuntime { pid, runtime_ns } => format!(
-                "\"event\":\"sched_stat_runtime\",\"comm\":{},\"pid\":{pid},\"runtime_ns\":{runtime_ns}",
-                comm(pid, e.cpu)
-            ),
-        };
-        writeln!(w, "{{{head}\"t_ns\":{},\"cpu\":{},{body}}}", e.t_ns, e.cpu)?;
+            } => {
+                w.write_all(b"\"event\":\"sched_migrate_task\",\"comm\":")?;
+                self.comm(w, pid, e.cpu)?;
+                write!(
+                    w,
+                    ",\"pid\":{pid},\"orig_cpu\":{orig_cpu},\"dest_cpu\":{dest_cpu}"
+                )?;
+            }
+            EventKind::StatRuntime { pid, runtime_ns } => {
+                w.write_all(b"\"event\":\"sched_stat_runtime\",\"comm\":")?;
+                self.comm(w, pid, e.cpu)?;
+                write!(w, ",\"pid\":{pid},\"runtime_ns\":{runtime_ns}")?;
+            }
+        }
+        w.write_all(b"}\n")
     }
-    Ok(())
+}
+
+/// `run --trace FILE`: a sink that writes each event to the file as the run produces it (the
+/// same lines as [`write_trace`]); the first write error is kept for the caller.
+pub(crate) struct JsonlSink {
+    jl: Jsonl,
+    out: std::rc::Rc<std::cell::RefCell<TraceFile>>,
+}
+
+/// The trace file shared by the runs of one command, and its first write error.
+pub(crate) struct TraceFile {
+    pub w: io::BufWriter<std::fs::File>,
+    pub err: Option<io::Error>,
+}
+
+impl JsonlSink {
+    /// A sink for the run of `trace`'s tasks (its events are not read), tagged with `variant`.
+    pub(crate) fn new(
+        trace: &Trace,
+        variant: Option<&str>,
+        out: std::rc::Rc<std::cell::RefCell<TraceFile>>,
+    ) -> JsonlSink {
+        JsonlSink {
+            jl: Jsonl::new(trace, variant),
+            out,
+        }
+    }
+}
+
+impl Sink for JsonlSink {
+    fn event(&mut self, e: &Event) {
+        let mut f = self.out.borrow_mut();
+        if f.err.is_none() {
+            if let Err(err) = self.jl.write(&mut f.w, e) {
+                f.err = Some(err);
+            }
+        }
+    }
 }
 
 /// Writes each variant's latency histograms (on shared axes) and its whole-run timeline (one

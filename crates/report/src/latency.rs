@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use schedlab_sim::{EventKind, Pid, Trace};
+use schedlab_sim::{Event, EventKind, Pid, Sink, TaskInfo, Trace};
 
 use crate::cfmt::{lpad, ms3, rpad, ts_usec};
 
@@ -139,6 +139,19 @@ pub(crate) fn run_atoms(
         .any(|e| matches!(e.kind, EventKind::Waking { .. }));
     let mut map: BTreeMap<Pid, Atoms> = BTreeMap::new();
     for e in &trace.events {
+        atom_event(&mut map, e, has_waking, &mut on_delay);
+    }
+    map
+}
+
+/// One event through perf's latency handlers.
+fn atom_event(
+    map: &mut BTreeMap<Pid, Atoms>,
+    e: &Event,
+    has_waking: bool,
+    on_delay: &mut impl FnMut(Pid, u64, u64),
+) {
+    {
         let t = e.t_ns;
         match e.kind {
             EventKind::Switch {
@@ -168,15 +181,12 @@ pub(crate) fn run_atoms(
                 });
                 a.total_runtime += runtime_ns;
             }
-            EventKind::Waking { pid, .. } | EventKind::WakeupNew { pid, .. } => {
-                wakeup(&mut map, pid, t)
-            }
-            EventKind::Wakeup { pid, .. } if !has_waking => wakeup(&mut map, pid, t),
+            EventKind::Waking { pid, .. } | EventKind::WakeupNew { pid, .. } => wakeup(map, pid, t),
+            EventKind::Wakeup { pid, .. } if !has_waking => wakeup(map, pid, t),
             // sched_wakeup with sched_waking recorded is ignored; migrations only matter with -C.
             EventKind::Wakeup { .. } | EventKind::MigrateTask { .. } => {}
         }
     }
-    map
 }
 
 /// `latency_wakeup_event` (profile_cpu == -1).
@@ -207,6 +217,36 @@ pub fn perf_prints(comm: &str, count: u64) -> bool {
 /// The idle task and rows without atoms are left out, as `output_lat_thread` does.
 pub fn latency_rows(trace: &Trace, merge_by_comm: bool) -> Vec<LatencyRow> {
     let atoms = run_atoms(trace, |_, _, _| {});
+    rows_of(&atoms, trace, merge_by_comm)
+}
+
+/// `perf sched latency` kept as a run goes: a [`Sink`] that replays each event through perf's
+/// handlers as it happens, so a run needs not keep its trace for the table. A simulation always
+/// records `sched_waking`, which perf prefers ([`run_atoms`] checks a recording for it).
+#[derive(Clone, Debug, Default)]
+pub struct LatencySink {
+    atoms: BTreeMap<Pid, Atoms>,
+}
+
+impl Sink for LatencySink {
+    fn event(&mut self, e: &Event) {
+        atom_event(&mut self.atoms, e, true, &mut |_, _, _| {});
+    }
+}
+
+impl LatencySink {
+    /// The rows [`latency_rows`] gives for the same events (`tasks`: the run's, for the comms).
+    pub fn rows(&self, tasks: &[TaskInfo], merge_by_comm: bool) -> Vec<LatencyRow> {
+        let names = Trace {
+            tasks: tasks.to_vec(),
+            ..Default::default()
+        };
+        rows_of(&self.atoms, &names, merge_by_comm)
+    }
+}
+
+/// The rows from the atoms (`trace` only names the tasks).
+fn rows_of(atoms: &BTreeMap<Pid, Atoms>, trace: &Trace, merge_by_comm: bool) -> Vec<LatencyRow> {
     // atom_root is ordered by pid_cmp with "greater goes left": rb_first is the highest pid.
     let per_thread = atoms.iter().rev().map(|(&pid, a)| LatencyRow {
         comm: trace.comm(pid).to_string(),

@@ -42,7 +42,9 @@ mod wire;
 pub use config::{limits, Channel, Dist, Op, SchedPolicy, SimConfig, TaskSpec};
 pub use engine::{balance, simulate, Deadlock, Output, Simulator, Status};
 pub use stats::{CpuStats, TaskStats};
-pub use trace::{Event, EventKind, Pid, PrevState, Snapshot, TaskInfo, Trace};
+pub use trace::{
+    Event, EventKind, Pid, PrevState, Sink, Snapshot, TaskInfo, Trace, TraceCounts, TraceLevel,
+};
 pub use variant::{
     kernel_version, scaling_factor, Class, Feature, FeatureSet, KernelVersion, SchedParams,
     Tunables, Variant, VariantError, ALL_FEATURES, KERNEL_VERSIONS, UNMODELLED_FEATURES,

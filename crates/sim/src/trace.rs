@@ -1,8 +1,14 @@
 //! The trace: what happened, named after the kernel's tracepoints.
 //!
-//! This is the one model shared by simulations and (later) imported real traces: the report
-//! functions take a [`Trace`] and never know where it came from. Pid 0 is the idle task
-//! (`swapper`; the kernel names each CPU's `swapper/N`).
+//! This is the one model shared by simulations and imported real traces: the report functions
+//! take a [`Trace`] and never know where it came from. Pid 0 is the idle task (`swapper`; the
+//! kernel names each CPU's `swapper/N`).
+//!
+//! A run hands its events to a [`Sink`] as they happen, and keeps in its [`Trace`] only what
+//! its [`TraceLevel`] asks for: everything, the switches and wakeups without the
+//! `sched_stat_runtime` accounting (most of the events), or nothing but the [`TraceCounts`].
+//! A run whose trace is not kept costs no trace memory; a sink can stream the events elsewhere
+//! (a file, per-task statistics) while the run goes on.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -67,6 +73,126 @@ pub struct Event {
     pub cpu: u32,
     /// What happened.
     pub kind: EventKind,
+}
+
+/// Where a run's events go as they happen (besides what its [`TraceLevel`] keeps).
+pub trait Sink {
+    /// One tracepoint hit, in the order they happen.
+    fn event(&mut self, e: &Event);
+    /// A scheduler-state snapshot (runs with `record_snapshots`).
+    fn snapshot(&mut self, _s: &Snapshot) {}
+}
+
+/// Keeping a trace is one sink: the events are appended.
+impl Sink for Trace {
+    fn event(&mut self, e: &Event) {
+        self.events.push(*e);
+    }
+    fn snapshot(&mut self, s: &Snapshot) {
+        self.snapshots.push(*s);
+    }
+}
+
+/// A sink the caller keeps a handle to (to read it after the run).
+impl<S: Sink> Sink for alloc::rc::Rc<core::cell::RefCell<S>> {
+    fn event(&mut self, e: &Event) {
+        self.borrow_mut().event(e);
+    }
+    fn snapshot(&mut self, s: &Snapshot) {
+        self.borrow_mut().snapshot(s);
+    }
+}
+
+/// How much of its trace a run keeps in its output.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TraceLevel {
+    /// Every event (what the reports and the timeline read).
+    #[default]
+    Full,
+    /// Switches, wakeups and migrations: everything but `sched_stat_runtime`.
+    Switches,
+    /// No events: only the [`TraceCounts`].
+    Counters,
+}
+
+/// How many events of each kind a run produced, whatever it kept.
+#[allow(missing_docs)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TraceCounts {
+    pub waking: u64,
+    pub wakeup: u64,
+    pub wakeup_new: u64,
+    pub switch: u64,
+    pub migrate_task: u64,
+    pub stat_runtime: u64,
+}
+
+impl TraceCounts {
+    /// Counts one event.
+    pub fn add(&mut self, k: &EventKind) {
+        let c = match k {
+            EventKind::Waking { .. } => &mut self.waking,
+            EventKind::Wakeup { .. } => &mut self.wakeup,
+            EventKind::WakeupNew { .. } => &mut self.wakeup_new,
+            EventKind::Switch { .. } => &mut self.switch,
+            EventKind::MigrateTask { .. } => &mut self.migrate_task,
+            EventKind::StatRuntime { .. } => &mut self.stat_runtime,
+        };
+        *c += 1;
+    }
+    /// All events.
+    pub fn total(&self) -> u64 {
+        self.waking
+            + self.wakeup
+            + self.wakeup_new
+            + self.switch
+            + self.migrate_task
+            + self.stat_runtime
+    }
+}
+
+/// A sink that only counts (what [`TraceLevel::Counters`] keeps).
+impl Sink for TraceCounts {
+    fn event(&mut self, e: &Event) {
+        self.add(&e.kind);
+    }
+}
+
+/// The engine's side of the trace: the level's events kept, the counts, and an optional sink.
+#[derive(Default)]
+pub(crate) struct Recorder {
+    pub level: TraceLevel,
+    pub trace: Trace,
+    pub counts: TraceCounts,
+    pub sink: Option<alloc::boxed::Box<dyn Sink>>,
+}
+
+impl Recorder {
+    /// Records one event.
+    #[inline]
+    pub fn event(&mut self, e: Event) {
+        self.counts.add(&e.kind);
+        let keep = match self.level {
+            TraceLevel::Full => true,
+            TraceLevel::Switches => !matches!(e.kind, EventKind::StatRuntime { .. }),
+            TraceLevel::Counters => false,
+        };
+        if keep {
+            self.trace.events.push(e);
+        }
+        if let Some(s) = self.sink.as_mut() {
+            s.event(&e);
+        }
+    }
+    /// Records a snapshot (kept unless the level is `Counters`).
+    pub fn snapshot(&mut self, s: Snapshot) {
+        if self.level != TraceLevel::Counters {
+            self.trace.snapshots.push(s);
+        }
+        if let Some(k) = self.sink.as_mut() {
+            k.snapshot(&s);
+        }
+    }
 }
 
 /// A task known to the trace.

@@ -2,7 +2,8 @@
 //! (`crates/sim/tests/properties.rs`): the fair class's own (`fair/check.rs`), then those that
 //! span CPUs: a task runs or is queued on one CPU only, the CPU it belongs to, within its
 //! affinity; no CPU idles with queued work and no reschedule pending; no CPU stays idle beside
-//! a waiting task that may run there for longer than the balancer's intervals allow.
+//! a waiting task that may run there for longer than the balancer's intervals allow; the event
+//! queue is a heap that holds no void event.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -14,6 +15,13 @@ use super::Simulator;
 impl Simulator {
     /// Checks every invariant the model promises; `Err` says which one broke.
     pub fn check_invariants(&mut self) -> Result<(), String> {
+        // The event queue: a heap with its slots, and nothing void in it.
+        self.queue.check()?;
+        if let Some((t, ev)) = self.queue.events().find(|&(_, ev)| !self.live(ev)) {
+            return Err(alloc::format!(
+                "a void event ({ev:?} at {t} ns) was left in the queue"
+            ));
+        }
         let mut running_on: Vec<Option<u32>> = alloc::vec![None; self.tasks.len()];
         for cpu in 0..self.cpus.len() {
             let prev = self.cpus[cpu].checked_min_vruntime;
@@ -22,7 +30,7 @@ impl Simulator {
                     fair,
                     cpus,
                     ents,
-                    trace,
+                    rec,
                     now,
                     ..
                 } = self;
@@ -32,7 +40,7 @@ impl Simulator {
                     ents,
                     now: *now,
                     cpu: cpu as u32,
-                    out: &mut trace.events,
+                    out: rec,
                 };
                 fair.check(&c, prev.unwrap_or(c.rq.min_vruntime))
             };
@@ -59,7 +67,7 @@ impl Simulator {
                     ));
                 }
             }
-            for &t in &rq.tree {
+            for t in rq.tree.iter() {
                 if self.tasks[t].cpu != cpu as u32 {
                     return Err(alloc::format!(
                         "task {} queued on cpu {} but belongs to {}",
@@ -99,7 +107,7 @@ impl Simulator {
                 && self.cpus.iter().any(|c| {
                     c.rq.tree
                         .iter()
-                        .any(|&t| !self.ents[t].sched_delayed && self.allowed(t, i))
+                        .any(|t| !self.ents[t].sched_delayed && self.allowed(t, i))
                 });
             let now = self.now;
             let cp = &mut self.cpus[i as usize];

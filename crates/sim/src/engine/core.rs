@@ -219,6 +219,9 @@ impl Simulator {
             c.rq.stats.sched_count += 1;
             c.hrtick_gen = c.hrtick_gen.wrapping_add(1);
             c.hrtick_expires = None;
+            // A pending reschedule and hrtick are void now: out of the queue.
+            self.cancel(Ev::Schedule(cpu, 0));
+            self.cancel(Ev::HrTick(cpu, 0));
         }
         let prev = self.cpus[cpu as usize].rq.curr;
         // put_prev_entity → update_load_avg (or the idle CPU's own averages).
@@ -267,6 +270,8 @@ impl Simulator {
             if let Some(p) = prev {
                 let t = &mut self.tasks[p];
                 t.gen = t.gen.wrapping_add(1);
+                // Its burst end or resume is void: out of the queue.
+                self.queue.cancel(Ev::BurstEnd(p as u32, 0));
                 // sched_info_depart
                 let ran = now - t.stats.last_arrival_ns;
                 self.cpus[cpu as usize].rq.stats.rq_cpu_time_ns += ran;
@@ -297,10 +302,10 @@ impl Simulator {
                 match t.burst {
                     Burst::Until(end) => {
                         let left = end.saturating_sub(self.ents[n].sum_exec_runtime);
-                        self.push(now + left, Ev::BurstEnd(n, gen));
+                        self.push(now + left, Ev::BurstEnd(n as u32, gen));
                     }
                     Burst::Forever => {}
-                    Burst::Idle => self.push(now, Ev::Resume(n, gen)),
+                    Burst::Idle => self.push(now, Ev::Resume(n as u32, gen)),
                 }
                 self.snapshot(cpu, n);
             }

@@ -17,8 +17,6 @@
 //!
 //! This file holds the event loop and the state every seam shares.
 
-use ::core::cmp::{Ordering, Reverse};
-use alloc::collections::BinaryHeap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -26,7 +24,9 @@ use crate::config::{SchedPolicy, SimConfig};
 use crate::fair::{Ctx, Entity, Fair, Rq, Tid};
 use crate::rng::Rng;
 use crate::stats::{CpuStats, TaskStats};
-use crate::trace::{Event, EventKind, Snapshot, TaskInfo, Trace};
+use crate::trace::{
+    Event, EventKind, Recorder, Sink, Snapshot, TaskInfo, Trace, TraceCounts, TraceLevel,
+};
 use crate::variant::Variant;
 use crate::weight::LoadWeight;
 
@@ -35,53 +35,13 @@ mod check;
 mod core;
 mod load;
 mod program;
+mod queue;
 mod select;
 mod topology;
 
 use balance::LbState;
 use program::Chan;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Ev {
-    /// A task is created (`wake_up_new_task`).
-    Start(Tid),
-    /// The periodic tick on a CPU.
-    Tick(u32),
-    /// A requested reschedule takes effect (δ after the request).
-    Schedule(u32, u32),
-    /// The running task finished its current CPU burst.
-    BurstEnd(Tid, u32),
-    /// A task just switched in continues its program.
-    Resume(Tid, u32),
-    /// A sleep ends.
-    Timer(Tid, u32),
-    /// An hrtick expires.
-    HrTick(u32, u32),
-    /// SCHED_SOFTIRQ on a CPU after its tick: periodic and NOHZ balancing (see `balance.rs`).
-    /// It runs after every other event of its instant (`Queued::softirq`).
-    Softirq(u32),
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Queued {
-    t: u64,
-    /// A softirq event: after the ordinary events of its instant, so that a CPU's balancing
-    /// sees the reschedules that the same tick edge raised on the other CPUs (see
-    /// `balance.rs`). Ordinary events keep their (time, insertion) order.
-    softirq: bool,
-    seq: u64,
-    ev: Ev,
-}
-impl Ord for Queued {
-    fn cmp(&self, o: &Self) -> Ordering {
-        (self.t, self.softirq, self.seq).cmp(&(o.t, o.softirq, o.seq))
-    }
-}
-impl PartialOrd for Queued {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
+use queue::{Ev, Queue};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum TState {
@@ -161,8 +121,10 @@ pub enum Status {
 pub struct Output {
     /// The variant's name.
     pub variant: String,
-    /// The trace.
+    /// The trace: the events its [`TraceLevel`] kept (all of them by default).
     pub trace: Trace,
+    /// How many events of each kind the run produced, kept or not.
+    pub trace_counts: TraceCounts,
     /// Per-task counters, by pid − 1.
     pub tasks: Vec<TaskStats>,
     /// Per-CPU counters.
@@ -215,13 +177,12 @@ pub struct Simulator {
     cfg: SimConfig,
     fair: Fair,
     now: u64,
-    heap: BinaryHeap<Reverse<Queued>>,
-    seq: u64,
+    queue: Queue,
     ents: Vec<Entity>,
     tasks: Vec<TaskCtl>,
     cpus: Vec<Cpu>,
     chans: Vec<Chan>,
-    trace: Trace,
+    rec: Recorder,
     processed: u64,
     /// Events plus zero-time program steps: what [`Simulator::run`]'s budget counts.
     work: u64,
@@ -234,8 +195,20 @@ pub struct Simulator {
 }
 
 impl Simulator {
-    /// Prepares a run. Fails only on a config that [`SimConfig::check`] rejects.
+    /// Prepares a run that keeps its whole trace. Fails only on a config that
+    /// [`SimConfig::check`] rejects.
     pub fn new(cfg: &SimConfig, variant: &Variant) -> Result<Simulator, String> {
+        Simulator::with_trace(cfg, variant, TraceLevel::Full, None)
+    }
+
+    /// Prepares a run that keeps what `level` asks for of its trace and hands every event to
+    /// `sink` as it happens (see [`crate::trace`]).
+    pub fn with_trace(
+        cfg: &SimConfig,
+        variant: &Variant,
+        level: TraceLevel,
+        sink: Option<alloc::boxed::Box<dyn Sink>>,
+    ) -> Result<Simulator, String> {
         cfg.check()?;
         let tick_ns = 1_000_000_000 / cfg.hz as u64;
         let fair = Fair {
@@ -279,8 +252,7 @@ impl Simulator {
         let mut sim = Simulator {
             fair,
             now: 0,
-            heap: BinaryHeap::new(),
-            seq: 0,
+            queue: Queue::new(cfg.cpus, cfg.tasks.len()),
             ents,
             tasks,
             cpus: (0..cfg.cpus).map(|_| Cpu::default()).collect(),
@@ -300,12 +272,17 @@ impl Simulator {
                     }
                 })
                 .collect(),
-            trace: Trace {
-                cpus: cfg.cpus,
-                tasks: infos,
-                events: Vec::new(),
-                snapshots: Vec::new(),
-                end_ns: cfg.duration_ns,
+            rec: Recorder {
+                level,
+                trace: Trace {
+                    cpus: cfg.cpus,
+                    tasks: infos,
+                    events: Vec::new(),
+                    snapshots: Vec::new(),
+                    end_ns: cfg.duration_ns,
+                },
+                counts: TraceCounts::default(),
+                sink,
             },
             processed: 0,
             work: 0,
@@ -320,7 +297,7 @@ impl Simulator {
             cfg: cfg.clone(),
         };
         for (i, t) in cfg.tasks.iter().enumerate() {
-            sim.push(t.start_ns, Ev::Start(i));
+            sim.push(t.start_ns, Ev::Start(i as u32));
         }
         Ok(sim)
     }
@@ -363,16 +340,14 @@ impl Simulator {
         if self.done {
             return Status::Done;
         }
-        let next = match self.heap.peek() {
-            Some(Reverse(q)) if q.t <= self.cfg.duration_ns && self.alive > 0 => {
-                self.heap.pop().map(|r| r.0)
-            }
+        let next = match self.queue.peek_t() {
+            Some(t) if t <= self.cfg.duration_ns && self.alive > 0 => self.queue.pop(),
             _ => None,
         };
-        let Some(q) = next else {
+        let Some((t, ev)) = next else {
             let end = if self.alive == 0 {
                 self.now
-            } else if self.heap.is_empty() {
+            } else if self.queue.len() == 0 {
                 // Tasks are left and nothing is pending: they are all blocked on channels.
                 self.deadlock = Some(self.deadlock_report());
                 self.now
@@ -382,12 +357,16 @@ impl Simulator {
             self.finish_run(end);
             return Status::Done;
         };
-        debug_assert!(q.t >= self.now, "time went backwards");
-        self.now = q.t;
+        debug_assert!(t >= self.now, "time went backwards");
+        debug_assert!(
+            self.live(ev),
+            "{ev:?} at {t} ns ran void (a void event is cancelled where its state changes)"
+        );
+        self.now = t;
         self.processed += 1;
         self.work += 1;
-        match q.ev {
-            Ev::Start(id) => self.wake_up_new_task(id),
+        match ev {
+            Ev::Start(id) => self.wake_up_new_task(id as Tid),
             Ev::Tick(cpu) => self.sched_tick(cpu),
             Ev::Schedule(cpu, gen) => {
                 let c = &mut self.cpus[cpu as usize];
@@ -399,6 +378,7 @@ impl Simulator {
                 }
             }
             Ev::BurstEnd(id, gen) => {
+                let id = id as Tid;
                 if gen == self.tasks[id].gen {
                     let cpu = self.tasks[id].cpu;
                     self.with_rq(cpu, |f, c| f.update_curr(c));
@@ -406,7 +386,7 @@ impl Simulator {
                         let done = self.ents[id].sum_exec_runtime;
                         if done < end {
                             // IRQ time stole some of the wall time: come back for the rest.
-                            self.push(self.now + (end - done), Ev::BurstEnd(id, gen));
+                            self.push(self.now + (end - done), Ev::BurstEnd(id as u32, gen));
                             return Status::Running;
                         }
                     }
@@ -417,6 +397,7 @@ impl Simulator {
                 }
             }
             Ev::Resume(id, gen) => {
+                let id = id as Tid;
                 if gen == self.tasks[id].gen {
                     let cpu = self.tasks[id].cpu;
                     self.run_program(id);
@@ -424,6 +405,7 @@ impl Simulator {
                 }
             }
             Ev::Timer(id, gen) => {
+                let id = id as Tid;
                 if gen == self.tasks[id].timer_gen && self.tasks[id].state == TState::Sleeping {
                     // The hrtimer interrupt fires on the sleeper's CPU.
                     let cpu = self.tasks[id].cpu;
@@ -449,7 +431,8 @@ impl Simulator {
         while self.run(u64::MAX) != Status::Done {}
         Output {
             variant: self.fair.variant.name.clone(),
-            trace: self.trace,
+            trace: self.rec.trace,
+            trace_counts: self.rec.counts,
             tasks: self
                 .tasks
                 .iter()
@@ -468,20 +451,36 @@ impl Simulator {
     // ----------------------------------------------------------------------------------------
     // Shared verbs
 
-    /// Schedules `ev` at `t`; the insertion sequence orders events at the same instant.
+    /// Schedules `ev` at `t`; the insertion sequence orders events at the same instant. An
+    /// event in a slot (see `queue.rs`) replaces the void one the slot held.
     fn push(&mut self, t: u64, ev: Ev) {
-        self.seq += 1;
-        self.heap.push(Reverse(Queued {
-            t,
-            softirq: matches!(ev, Ev::Softirq(_)),
-            seq: self.seq,
-            ev,
-        }));
+        debug_assert!(
+            self.queue.pending(ev).is_none_or(|old| !self.live(old)),
+            "{ev:?} at {t} ns would replace {:?}, which is still due (one pending event per slot)",
+            self.queue.pending(ev)
+        );
+        self.queue.push(t, ev);
+    }
+
+    /// Cancels the event pending in the slot of `ev`: the state it was armed for is gone.
+    fn cancel(&mut self, ev: Ev) {
+        self.queue.cancel(ev);
+    }
+
+    /// Whether an event is due to run: its generation is current.
+    fn live(&self, ev: Ev) -> bool {
+        match ev {
+            Ev::Start(_) | Ev::Tick(_) | Ev::Softirq(_) => true,
+            Ev::Schedule(cpu, gen) => self.cpus[cpu as usize].sched_gen == gen,
+            Ev::HrTick(cpu, gen) => self.cpus[cpu as usize].hrtick_gen == gen,
+            Ev::BurstEnd(id, gen) | Ev::Resume(id, gen) => self.tasks[id as usize].gen == gen,
+            Ev::Timer(id, gen) => self.tasks[id as usize].timer_gen == gen,
+        }
     }
 
     /// Appends a trace event on `cpu` at the current time.
     fn emit(&mut self, cpu: u32, kind: EventKind) {
-        self.trace.events.push(Event {
+        self.rec.event(Event {
             t_ns: self.now,
             cpu,
             kind,
@@ -495,7 +494,7 @@ impl Simulator {
             fair,
             cpus,
             ents,
-            trace,
+            rec,
             now,
             ..
         } = self;
@@ -507,7 +506,7 @@ impl Simulator {
             ents,
             now: *now,
             cpu,
-            out: &mut trace.events,
+            out: rec,
         };
         f(fair, &mut c)
     }
@@ -518,7 +517,7 @@ impl Simulator {
             return;
         }
         let (vruntime, deadline, v, lag, eligible) = self.with_rq(cpu, |f, c| f.snapshot(c, id));
-        self.trace.snapshots.push(Snapshot {
+        self.rec.snapshot(Snapshot {
             t_ns: self.now,
             cpu,
             pid: id as u32 + 1,
@@ -533,7 +532,7 @@ impl Simulator {
     /// Ends the run at `end`, charging every running task up to it.
     fn finish_run(&mut self, end: u64) {
         self.now = end;
-        self.trace.end_ns = end;
+        self.rec.trace.end_ns = end;
         for cpu in 0..self.cpus.len() as u32 {
             self.with_rq(cpu, |f, c| f.update_curr(c));
         }

@@ -82,7 +82,7 @@ impl Simulator {
                     let end = self.ents[id].sum_exec_runtime + n;
                     self.tasks[id].burst = Burst::Until(end);
                     let gen = self.tasks[id].gen;
-                    self.push(self.now + n, Ev::BurstEnd(id, gen));
+                    self.push(self.now + n, Ev::BurstEnd(id as u32, gen));
                     return;
                 }
                 Op::Sleep(d) => {
@@ -152,7 +152,7 @@ impl Simulator {
             }
         }
         let gen = self.tasks[id].gen;
-        self.push(self.now, Ev::Resume(id, gen));
+        self.push(self.now, Ev::Resume(id as u32, gen));
     }
 
     /// A sleep of `n` ns: an hrtimer that wakes the task on its CPU, then `block`.
@@ -161,7 +161,7 @@ impl Simulator {
         let t = &mut self.tasks[id];
         t.timer_gen = t.timer_gen.wrapping_add(1);
         let gen = t.timer_gen;
-        self.push(self.now + n.max(1), Ev::Timer(id, gen));
+        self.push(self.now + n.max(1), Ev::Timer(id as u32, gen));
         self.block(id, TState::Sleeping);
     }
 }

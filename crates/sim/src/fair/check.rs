@@ -18,7 +18,8 @@ impl Fair {
         }
         let mut nr = 0u32;
         let mut load = 0u64;
-        for &t in &c.rq.tree {
+        c.rq.tree.check(|t| c.ents[t].keys())?;
+        for t in c.rq.tree.iter() {
             if !c.ents[t].on_rq {
                 return Err(format!(
                     "cpu {}: task {} in the tree but not on_rq",
@@ -42,12 +43,30 @@ impl Fair {
         if before(c.rq.min_vruntime, prev_min_vruntime) {
             return Err(format!("cpu {}: min_vruntime went backwards", c.cpu));
         }
+        // The incremental sums against a recomputation from the tree (wrapping as they do).
+        let (mut sum, mut w) = (0i64, 0i64);
+        for t in c.rq.tree.iter() {
+            let e = &c.ents[t];
+            sum = sum.wrapping_add(
+                e.vruntime
+                    .wrapping_sub(c.rq.min_vruntime)
+                    .wrapping_mul(e.w()),
+            );
+            w += e.w();
+        }
+        if (sum, w) != (c.rq.avg_vruntime, c.rq.avg_load) {
+            return Err(format!(
+                "cpu {}: avg_vruntime {} / avg_load {} but the tree sums to {} / {}",
+                c.cpu, c.rq.avg_vruntime, c.rq.avg_load, sum, w
+            ));
+        }
         if self.eevdf() {
             // Σ w_i (V − v_i) = W·V − Σ w_i v_i lies in (−W, 0] because V is floored.
             let avg = self.avg(c);
             if avg.load > 0 {
-                let s = avg.load * (avg.v().wrapping_sub(avg.v0) as i128) - avg.sum;
-                if s > 0 || s <= -avg.load {
+                let (load, sum) = (avg.load as i128, avg.sum as i128);
+                let s = load * (avg.v().wrapping_sub(avg.v0) as i128) - sum;
+                if s > 0 || s <= -load {
                     return Err(format!(
                         "cpu {}: sum of lags {} not ~0 (W = {})",
                         c.cpu, s, avg.load

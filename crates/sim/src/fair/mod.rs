@@ -14,21 +14,22 @@
 //! - `preempt.rs`: `check_preempt_tick` (CFS), `check_preempt_wakeup` (6.1, 6.6) /
 //!   `check_preempt_wakeup_fair` (6.7+) in its three shapes, `do_preempt_short` /
 //!   `did_preempt_short` (6.12), `hrtick_start_fair`;
+//! - `tree.rs`: the ordered run queue (`tasks_timeline`) with its cached leftmost and the
+//!   augmented per-subtree minimums;
 //! - `check.rs`: the run queue's invariants.
 //!
 //! The versions differ through [`VersionSwitches`] and the feature set, never through separate
 //! copies of the logic. Where the model departs from the kernel the code says
 //! `DEVIATION(kernel)`; ARCHITECTURE.md lists them all.
 //!
-//! The run queue is a plain vector scanned linearly: the tree's order only matters for ties, and
-//! every scan breaks ties with the insertion sequence exactly as an rb-tree that sends equal keys
-//! right would.
-
-use alloc::vec::Vec;
+//! The run queue is an ordered tree with the kernel's cached leftmost and augmented minimums
+//! (`tree.rs` says which tree and why); `avg_vruntime` and `avg_load` are kept incrementally in
+//! 64 bits as the kernel keeps them (see [`Avg`]), so nothing on the hot path scans the queue or
+//! needs 128-bit arithmetic.
 
 use crate::config::SchedPolicy;
 use crate::stats::CpuStats;
-use crate::trace::{Event, EventKind};
+use crate::trace::{Event, EventKind, Recorder};
 use crate::variant::{Class, Feature, Protect, SchedParams, Variant, VersionSwitches};
 use crate::weight::{calc_delta, calc_delta_fair, LoadWeight};
 
@@ -36,6 +37,9 @@ mod check;
 mod pick;
 mod place;
 mod preempt;
+mod tree;
+
+pub(crate) use tree::Tree;
 
 /// Index of a task (pid − 1).
 pub(crate) type Tid = usize;
@@ -94,8 +98,16 @@ impl Entity {
         self.load.user()
     }
     /// User-visible weight (`scale_load_down`).
-    fn w(&self) -> i128 {
-        self.load.user() as i128
+    fn w(&self) -> i64 {
+        self.load.user() as i64
+    }
+    fn keys(&self) -> tree::Keys {
+        tree::Keys {
+            vruntime: self.vruntime,
+            deadline: self.deadline,
+            slice: self.slice,
+            seq: self.seq,
+        }
     }
 }
 
@@ -103,7 +115,12 @@ impl Entity {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Rq {
     /// Queued entities other than curr (the rb-tree's members).
-    pub tree: Vec<Tid>,
+    pub tree: Tree,
+    /// `cfs_rq->avg_vruntime`: Σ (v_i − min_vruntime)·w_i over the tree, in 64 bits, wrapping
+    /// as the kernel's s64 does (see [`Avg`]).
+    pub avg_vruntime: i64,
+    /// `cfs_rq->avg_load`: Σ w_i (`scale_load_down`) over the tree.
+    pub avg_load: i64,
     /// `cfs_rq->curr`: the fair task on the CPU.
     pub curr: Option<Tid>,
     /// `nr_running` (6.14+: `nr_queued`): queued entities, curr and delayed ones included.
@@ -131,7 +148,7 @@ pub(crate) struct Ctx<'a> {
     /// `rq_clock_task`: wall time minus IRQ time on this CPU; all runtime accounting uses it.
     pub clock_task: u64,
     pub cpu: u32,
-    pub out: &'a mut Vec<Event>,
+    pub out: &'a mut Recorder,
 }
 
 /// The fair class of one kernel variant on one machine.
@@ -143,8 +160,10 @@ pub(crate) struct Fair {
 }
 
 /// Σ (v_i − v0)·w_i and Σ w_i over the tree and a queued curr: the kernel's `avg_vruntime` /
-/// `avg_load` with curr folded in (`avg_vruntime()` adds curr the same way). i128 so that no
-/// product can overflow.
+/// `avg_load` with curr folded in (`avg_vruntime()` adds curr the same way). 64-bit and
+/// wrapping, as the kernel's s64 sums are: the keys stay within one queue's spread, so the
+/// products fit with a wide margin (a 100 000 s spread at nice −20 would be needed to
+/// overflow), and where they would not, the model overflows as the kernel does.
 ///
 /// The fluid model behind EEVDF: an entity's lag is the service it was owed minus the service
 /// it got, lag_i = S − s_i, which in virtual time is lag_i = w_i·(V − v_i), where V is the
@@ -169,13 +188,17 @@ pub(crate) struct Fair {
 ///
 /// and the keys v_i − v0 stay within the lag bounds and the spread of one queue, so their
 /// weighted sum stays small. When v0 advances by d, every key drops by d and the sum by
-/// d·Σ w_i (`avg_vruntime_update`); the model recomputes the sums from the queue at each use
-/// instead of maintaining them in `avg_vruntime_add`/`_sub`, which gives the same numbers.
+/// d·Σ w_i (`avg_vruntime_update`). The model keeps the tree's sums as the kernel does:
+/// `avg_vruntime_add`/`_sub` at each insertion and removal ([`Fair::tree_insert`],
+/// [`Fair::tree_remove`]), `avg_vruntime_update` when min_vruntime moves; curr is added at each
+/// use. The base is min_vruntime in every version: 6.19 rebases on `zero_vruntime` instead,
+/// which changes the range of the keys and nothing else (V and eligibility are exact either
+/// way).
 #[derive(Clone, Copy)]
 struct Avg {
     v0: i64,
-    sum: i128,
-    load: i128,
+    sum: i64,
+    load: i64,
 }
 
 impl Avg {
@@ -191,7 +214,7 @@ impl Avg {
     /// integer V and the true mean is judged by the exact comparison, not by where the division
     /// happened to truncate (and with Σ w_i = 0 both sides are 0: eligible).
     fn eligible(&self, v: i64) -> bool {
-        self.sum >= (v.wrapping_sub(self.v0) as i128) * self.load
+        self.sum >= v.wrapping_sub(self.v0).wrapping_mul(self.load)
     }
     /// `avg_vruntime`: V rounded toward −∞, so that an entity at V is eligible.
     fn v(&self) -> i64 {
@@ -200,9 +223,9 @@ impl Avg {
         }
         let mut s = self.sum;
         if s < 0 {
-            s -= self.load - 1;
+            s = s.wrapping_sub(self.load - 1);
         }
-        self.v0.wrapping_add((s / self.load) as i64)
+        self.v0.wrapping_add(s.wrapping_div(self.load))
     }
 }
 
@@ -225,7 +248,8 @@ impl Fair {
     // ----------------------------------------------------------------------------------------
     // Queue bookkeeping
 
-    /// `__enqueue_entity`: equal keys go right, so the sequence number orders them.
+    /// `__enqueue_entity` with `avg_vruntime_add`: equal keys go right, so the sequence number
+    /// orders them.
     fn tree_insert(&self, c: &mut Ctx, id: Tid) {
         debug_assert!(
             !c.rq.tree.contains(&id),
@@ -235,21 +259,32 @@ impl Fair {
         );
         c.rq.seq += 1;
         c.ents[id].seq = c.rq.seq;
-        c.rq.tree.push(id);
+        if c.rq.tree.len() == 0 {
+            let eevdf_66 = self.eevdf() && !self.sw.deadline_tree;
+            c.rq.tree.set_order(self.sw.deadline_tree, eevdf_66);
+        }
+        let e = &c.ents[id];
+        c.rq.tree.insert(id, e.keys());
+        let key = e.vruntime.wrapping_sub(c.rq.min_vruntime);
+        c.rq.avg_vruntime = c.rq.avg_vruntime.wrapping_add(key.wrapping_mul(e.w()));
+        c.rq.avg_load += e.w();
     }
 
-    /// `__dequeue_entity`.
+    /// `__dequeue_entity` with `avg_vruntime_sub`.
     fn tree_remove(&self, c: &mut Ctx, id: Tid) {
-        let pos = c.rq.tree.iter().position(|&t| t == id);
+        let v = c.rq.tree.remove(id);
         debug_assert!(
-            pos.is_some(),
+            v.is_some(),
             "cpu {}: task {} removed from the tree but not in it (the tree holds the queued \
              entities other than curr)",
             c.cpu,
             id + 1
         );
-        if let Some(pos) = pos {
-            c.rq.tree.swap_remove(pos);
+        if let Some(v) = v {
+            let w = c.ents[id].w();
+            let key = v.wrapping_sub(c.rq.min_vruntime);
+            c.rq.avg_vruntime = c.rq.avg_vruntime.wrapping_sub(key.wrapping_mul(w));
+            c.rq.avg_load -= w;
         }
     }
 
@@ -296,27 +331,13 @@ impl Fair {
 
     /// Leftmost of a vruntime-ordered tree (CFS, EEVDF 6.6).
     fn leftmost_by_vruntime(&self, c: &Ctx) -> Option<Tid> {
-        c.rq.tree.iter().copied().min_by(|&a, &b| {
-            let (ea, eb) = (&c.ents[a], &c.ents[b]);
-            ea.vruntime
-                .wrapping_sub(eb.vruntime)
-                .cmp(&0)
-                .then(ea.seq.cmp(&eb.seq))
-        })
+        debug_assert!(!self.sw.deadline_tree, "the tree is ordered by deadline");
+        c.rq.tree.leftmost()
     }
 
-    /// Leftmost of the tree in its own order (EEVDF 6.8+: deadline).
+    /// Leftmost of the tree in its own order (EEVDF 6.8+: deadline), from the cache.
     fn leftmost(&self, c: &Ctx) -> Option<Tid> {
-        if !self.sw.deadline_tree {
-            return self.leftmost_by_vruntime(c);
-        }
-        c.rq.tree.iter().copied().min_by(|&a, &b| {
-            let (ea, eb) = (&c.ents[a], &c.ents[b]);
-            ea.deadline
-                .wrapping_sub(eb.deadline)
-                .cmp(&0)
-                .then(ea.seq.cmp(&eb.seq))
-        })
+        c.rq.tree.leftmost()
     }
 
     /// `update_min_vruntime`: min of curr (if queued) and the leftmost, never decreasing.
@@ -326,7 +347,8 @@ impl Fair {
         if let Some(cu) = curr {
             v = c.ents[cu].vruntime;
         }
-        if let Some(lv) = c.rq.tree.iter().map(|&t| c.ents[t].vruntime).min() {
+        // The root's augmented min_vruntime: the smallest vruntime in the tree.
+        if let Some(lv) = c.rq.tree.min_vruntime() {
             v = if curr.is_some() && before(v, lv) {
                 v
             } else {
@@ -334,6 +356,11 @@ impl Fair {
             };
         }
         if before(c.rq.min_vruntime, v) {
+            // avg_vruntime_update: every key drops by the advance.
+            let d = v.wrapping_sub(c.rq.min_vruntime);
+            c.rq.avg_vruntime =
+                c.rq.avg_vruntime
+                    .wrapping_sub(d.wrapping_mul(c.rq.avg_load));
             c.rq.min_vruntime = v;
         }
     }
@@ -358,19 +385,15 @@ impl Fair {
         c.rq.need_resched = true;
     }
 
-    /// The sums behind `avg_vruntime`, recomputed from the queue (see [`Avg`]).
+    /// The sums behind `avg_vruntime`: the tree's, kept incrementally, and a queued curr's
+    /// (see [`Avg`]).
     fn avg(&self, c: &Ctx) -> Avg {
         let v0 = c.rq.min_vruntime;
-        let mut sum = 0i128;
-        let mut load = 0i128;
-        for &t in &c.rq.tree {
-            let e = &c.ents[t];
-            sum += (e.vruntime.wrapping_sub(v0) as i128) * e.w();
-            load += e.w();
-        }
+        let mut sum = c.rq.avg_vruntime;
+        let mut load = c.rq.avg_load;
         if let Some(cu) = self.curr_on_rq(c) {
             let e = &c.ents[cu];
-            sum += (e.vruntime.wrapping_sub(v0) as i128) * e.w();
+            sum = sum.wrapping_add(e.vruntime.wrapping_sub(v0).wrapping_mul(e.w()));
             load += e.w();
         }
         Avg { v0, sum, load }
@@ -381,8 +404,8 @@ impl Fair {
     }
 
     /// Σ w of the tree only (`cfs_rq->avg_load`).
-    fn avg_load_tree(&self, c: &Ctx) -> i128 {
-        c.rq.tree.iter().map(|&t| c.ents[t].w()).sum()
+    fn avg_load_tree(&self, c: &Ctx) -> i64 {
+        c.rq.avg_load
     }
 
     /// `cfs_rq_min_slice`: the shortest slice among curr (if queued) and the tree.
@@ -391,8 +414,9 @@ impl Fair {
         if let Some(cu) = self.curr_on_rq(c) {
             m = c.ents[cu].slice;
         }
-        for &t in &c.rq.tree {
-            m = m.min(c.ents[t].slice);
+        // The root's augmented min_slice.
+        if let Some(s) = c.rq.tree.min_slice() {
+            m = m.min(s);
         }
         m
     }
@@ -475,7 +499,7 @@ impl Fair {
         e.vruntime = e
             .vruntime
             .wrapping_add(calc_delta_fair(delta, &e.load) as i64);
-        c.out.push(Event {
+        c.out.event(Event {
             t_ns: c.now,
             cpu: c.cpu,
             kind: EventKind::StatRuntime {

@@ -160,24 +160,13 @@ impl Fair {
                 return Some(cu);
             }
         }
-        let key = |t: Tid| {
-            let e = &c.ents[t];
-            (
-                e.deadline.wrapping_sub(avg.v0),
-                if self.sw.deadline_tree {
-                    0
-                } else {
-                    e.vruntime.wrapping_sub(avg.v0)
-                },
-                e.seq,
-            )
+        // The tree's own search: the first eligible in deadline order (6.8+), or the eligible
+        // entity with the earliest (deadline, vruntime, insertion) in vruntime order (6.6).
+        let best = if self.sw.deadline_tree {
+            c.rq.tree.first_eligible(|v| avg.eligible(v))
+        } else {
+            c.rq.tree.best_eligible(|v| avg.eligible(v))
         };
-        let best =
-            c.rq.tree
-                .iter()
-                .copied()
-                .filter(|&t| avg.eligible(c.ents[t].vruntime))
-                .min_by_key(|&t| key(t));
         match (curr, best) {
             (Some(cu), Some(b)) => {
                 let (dc, db) = (c.ents[cu].deadline, c.ents[b].deadline);

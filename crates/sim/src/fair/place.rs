@@ -97,12 +97,13 @@ impl Fair {
             if let Some(cu) = self.curr_on_rq(c) {
                 load += c.ents[cu].w();
             }
-            let mut l = c.ents[id].vlag as i128 * (load + c.ents[id].w());
+            // s64 as in the kernel (wrapping where it would).
+            let mut l = c.ents[id].vlag.wrapping_mul(load + c.ents[id].w());
             if load == 0 {
                 load = 1;
             }
-            l /= load; // div_s64 truncates toward zero
-            lag = l as i64;
+            l = l.wrapping_div(load); // div_s64 truncates toward zero
+            lag = l;
         }
         let e = &mut c.ents[id];
         e.vruntime = v_avg.wrapping_sub(lag);
@@ -345,7 +346,7 @@ mod tests {
         let f = fair("eevdf-6.6", 1000);
         let mut ents = vec![nice0(), nice0(), nice0()];
         let mut rq = Rq::default();
-        let mut out = vec![];
+        let mut out = crate::trace::Recorder::default();
         let mut c = Ctx {
             rq: &mut rq,
             ents: &mut ents,
@@ -383,7 +384,7 @@ mod tests {
             let f = fair(v, hz);
             let mut ents = vec![nice0(), e];
             let mut rq = Rq::default();
-            let mut out = vec![];
+            let mut out = crate::trace::Recorder::default();
             let mut c = Ctx {
                 rq: &mut rq,
                 ents: &mut ents,

@@ -432,7 +432,7 @@ impl Simulator {
         let bc = &self.cpus[src as usize];
         let clock = bc.clock_task.max(self.now.saturating_sub(bc.irq_ns));
         // cfs_tasks holds every queued task, curr included, ordered by mru.
-        let mut list: Vec<Tid> = bc.rq.tree.iter().copied().chain(bc.rq.curr).collect();
+        let mut list: Vec<Tid> = bc.rq.tree.iter().chain(bc.rq.curr).collect();
         list.sort_by_key(|&t| self.ents[t].mru);
         let loop_max = NR_MIGRATE.min(bc.rq.nr_running);
         let mut all_pinned = true;
