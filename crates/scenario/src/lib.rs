@@ -556,6 +556,7 @@ impl Scenario {
             channels,
             tasks,
             record_snapshots: false,
+            record_decisions: false,
         }
     }
 }
