@@ -263,8 +263,8 @@ mod tests {
                 },
             ],
             events,
-            snapshots: vec![],
             end_ns: 100,
+            ..Trace::default()
         }
     }
 

@@ -567,6 +567,7 @@ impl Scenario {
             channels,
             tasks,
             record_snapshots: false,
+            record_decisions: false,
         }
     }
 }

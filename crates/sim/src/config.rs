@@ -178,6 +178,9 @@ pub struct SimConfig {
     pub tasks: Vec<TaskSpec>,
     /// Record vruntime/deadline/lag snapshots at every switch and tick (for timeline overlays).
     pub record_snapshots: bool,
+    /// Record decision records (`decision.rs`): every wakeup-preemption check and the cause of
+    /// every preemption.
+    pub record_decisions: bool,
 }
 
 /// The slice `sched_setattr(sched_runtime = ns)` gives on 6.12+: clamped to [0.1 ms, 100 ms].

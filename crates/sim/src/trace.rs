@@ -239,6 +239,8 @@ pub struct Trace {
     pub events: Vec<Event>,
     /// Optional per-switch snapshots.
     pub snapshots: Vec<Snapshot>,
+    /// Optional decision records (`record_decisions`), in time order.
+    pub decisions: Vec<crate::decision::Decision>,
     /// Where the trace ends.
     pub end_ns: u64,
 }

@@ -86,6 +86,7 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
         channels,
         tasks,
         record_snapshots: r.below(2) == 0,
+        record_decisions: r.below(2) == 0,
     };
     let preset = &KERNEL_VERSIONS[r.below(KERNEL_VERSIONS.len() as u64) as usize];
     let mut items = vec![];

@@ -395,6 +395,7 @@ impl Builder {
                 tasks,
                 events: self.events,
                 snapshots: Vec::new(),
+                decisions: Vec::new(),
                 end_ns,
             },
             pids,

@@ -8,6 +8,7 @@
 //! - a running task blocking or exiting (the dequeue `__schedule` does for a prev that is no
 //!   longer runnable).
 
+use crate::decision::{Cause, Decision, DecisionKind, KeepRule, PreemptRule};
 use crate::fair::Tid;
 use crate::trace::{EventKind, PrevState};
 use crate::variant::Feature;
@@ -86,10 +87,51 @@ impl Simulator {
     /// `check_preempt_curr` (`wakeup_preempt` since 6.7): an idle CPU is always preempted by a fair task.
     pub(super) fn check_preempt_curr(&mut self, cpu: u32, id: Tid, fork: bool, sync: bool) {
         if self.cpus[cpu as usize].rq.curr.is_none() {
-            self.cpus[cpu as usize].rq.need_resched = true;
+            let rq = &mut self.cpus[cpu as usize].rq;
+            if !rq.need_resched {
+                rq.resched_cause = Some(Cause::IdleCpu);
+            }
+            rq.need_resched = true;
         } else {
-            self.with_rq(cpu, |f, c| f.check_preempt_wakeup(c, id, fork, sync));
+            let outcome = self.with_rq(cpu, |f, c| f.check_preempt_wakeup(c, id, fork, sync));
+            if let (Some(outcome), true) = (outcome, self.cfg.record_decisions) {
+                self.record_wakeup_decision(cpu, id, outcome);
+            }
         }
+    }
+
+    /// The decision record of a wakeup-preemption check: both entities as the check left them.
+    fn record_wakeup_decision(
+        &mut self,
+        cpu: u32,
+        wakee: Tid,
+        outcome: Result<PreemptRule, KeepRule>,
+    ) {
+        let Some(curr) = self.cpus[cpu as usize].rq.curr else {
+            return;
+        };
+        let (func, cv, wv, v, nr) = self.with_rq(cpu, |f, c| {
+            let (_, _, v, _, _) = f.snapshot(c, curr);
+            (
+                f.wakeup_func(),
+                f.view(c, curr),
+                f.view(c, wakee),
+                v,
+                c.rq.nr_running,
+            )
+        });
+        self.rec.trace.decisions.push(Decision {
+            t_ns: self.now,
+            cpu,
+            kind: DecisionKind::Wakeup {
+                func,
+                curr: cv,
+                wakee: wv,
+                v,
+                nr_running: nr,
+                outcome,
+            },
+        });
     }
 
     /// `try_to_wake_up` by a waker running on `waker_cpu`: `waker` is the task doing it (a
@@ -224,6 +266,7 @@ impl Simulator {
             self.cancel(Ev::HrTick(cpu, 0));
         }
         let prev = self.cpus[cpu as usize].rq.curr;
+        let cause = self.cpus[cpu as usize].rq.resched_cause.take();
         // put_prev_entity → update_load_avg (or the idle CPU's own averages).
         match prev {
             Some(p) => self.pelt_update(p),
@@ -236,6 +279,7 @@ impl Simulator {
         // clear_tsk_need_resched(prev) comes after pick_next_task: a resched that the pick's
         // update_curr raised on prev is void.
         self.cpus[cpu as usize].rq.need_resched = false;
+        self.cpus[cpu as usize].rq.resched_cause = None;
         if next.is_none() {
             self.cpus[cpu as usize].rq.stats.sched_goidle += 1;
             if prev.is_some() {
@@ -267,6 +311,19 @@ impl Simulator {
                     next_pid: next.map_or(0, |n| n as u32 + 1),
                 },
             );
+            if let (Some(p), PrevState::Running, true) =
+                (prev, prev_state, self.cfg.record_decisions)
+            {
+                self.rec.trace.decisions.push(Decision {
+                    t_ns: now,
+                    cpu,
+                    kind: DecisionKind::Preempt {
+                        prev: p as u32 + 1,
+                        next: next.map_or(0, |n| n as u32 + 1),
+                        cause: cause.unwrap_or(Cause::Other),
+                    },
+                });
+            }
             if let Some(p) = prev {
                 let t = &mut self.tasks[p];
                 t.gen = t.gen.wrapping_add(1);
@@ -326,7 +383,11 @@ impl Simulator {
             return;
         };
         if delay < 0 {
-            self.cpus[cpu as usize].rq.need_resched = true;
+            let rq = &mut self.cpus[cpu as usize].rq;
+            if !rq.need_resched {
+                rq.resched_cause = Some(Cause::Hrtick);
+            }
+            rq.need_resched = true;
             self.kick(cpu);
             return;
         }

@@ -279,6 +279,7 @@ impl Simulator {
                     tasks: infos,
                     events: Vec::new(),
                     snapshots: Vec::new(),
+                    decisions: Vec::new(),
                     end_ns: cfg.duration_ns,
                 },
                 counts: TraceCounts::default(),

@@ -28,6 +28,7 @@
 //! needs 128-bit arithmetic.
 
 use crate::config::SchedPolicy;
+use crate::decision::{Cause, EntityView};
 use crate::stats::CpuStats;
 use crate::trace::{Event, EventKind, Recorder};
 use crate::variant::{Class, Feature, Protect, SchedParams, Variant, VersionSwitches};
@@ -135,6 +136,8 @@ pub(crate) struct Rq {
     pub last: Option<Tid>,
     /// TIF_NEED_RESCHED on the running task.
     pub need_resched: bool,
+    /// What raised `need_resched` first (decision records; cleared with it).
+    pub resched_cause: Option<Cause>,
     pub(crate) seq: u64,
     pub stats: CpuStats,
 }
@@ -381,7 +384,11 @@ impl Fair {
         }
     }
 
-    fn resched(&self, c: &mut Ctx) {
+    /// `resched_curr`: the first cause of a pending reschedule is the one kept.
+    fn resched(&self, c: &mut Ctx, cause: Cause) {
+        if !c.rq.need_resched {
+            c.rq.resched_cause = Some(cause);
+        }
         c.rq.need_resched = true;
     }
 
@@ -524,13 +531,33 @@ impl Fair {
             renewed || self.did_preempt_short(c, cu)
         };
         if resched {
-            self.resched(c);
+            self.resched(c, Cause::DeadlineReached);
             self.clear_buddies(c, cu);
         }
     }
 
     // ----------------------------------------------------------------------------------------
     // Observation
+
+    /// What a decision record shows of an entity (`pid` = tid + 1, as in the trace).
+    pub fn view(&self, c: &Ctx, id: Tid) -> EntityView {
+        let (vruntime, deadline, _, lag, eligible) = self.snapshot(c, id);
+        let protected = self.eevdf()
+            && c.rq.curr == Some(id)
+            && if self.v619() {
+                self.protect_slice(c, id)
+            } else {
+                self.has(Feature::RunToParity) && c.ents[id].vlag == c.ents[id].deadline
+            };
+        EntityView {
+            pid: id as u32 + 1,
+            vruntime,
+            deadline,
+            lag,
+            eligible,
+            protected,
+        }
+    }
 
     /// (vruntime, deadline, V or min_vruntime, lag, eligible) of an entity.
     pub fn snapshot(&self, c: &Ctx, id: Tid) -> (i64, i64, i64, i64, bool) {

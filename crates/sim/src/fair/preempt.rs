@@ -8,6 +8,7 @@
 //! - the hrtick: `hrtick_start_fair` and when `hrtick_update` re-arms.
 
 use crate::config::SchedPolicy;
+use crate::decision::{Cause, KeepRule, PreemptRule};
 use crate::variant::Feature;
 use crate::weight::calc_delta_fair;
 
@@ -19,9 +20,34 @@ enum Reason {
     IdleCurr,
     Gran,
     Short,
-    Pick,
+    /// `pick_eevdf` chose the wakee; whether curr was eligible then.
+    Pick {
+        curr_eligible: bool,
+    },
+    Sync,
     ReschedIneligible,
 }
+
+impl Reason {
+    fn rule(self) -> PreemptRule {
+        match self {
+            Reason::IdleCurr => PreemptRule::IdleCurr,
+            Reason::Gran => PreemptRule::WakeupGranularity,
+            Reason::Short => PreemptRule::PreemptShort,
+            Reason::Pick {
+                curr_eligible: false,
+            } => PreemptRule::CurrIneligible,
+            Reason::Pick {
+                curr_eligible: true,
+            } => PreemptRule::EarlierDeadline,
+            Reason::Sync => PreemptRule::Sync,
+            Reason::ReschedIneligible => PreemptRule::ReschedIneligible,
+        }
+    }
+}
+
+/// A wakeup check's outcome: the preempting reason or the rule that kept curr.
+type Verdict = Result<Reason, KeepRule>;
 
 impl Fair {
     /// `wakeup_preempt_entity(curr, se)`: −1, 0 or 1; gran is in `se`'s virtual units.
@@ -68,7 +94,7 @@ impl Fair {
         let Some(cu) = c.rq.curr else { return };
         self.update_curr(c);
         if queued {
-            self.resched(c);
+            self.resched(c, Cause::Hrtick);
             return;
         }
         if !self.eevdf() {
@@ -79,7 +105,7 @@ impl Fair {
                 self.check_preempt_tick(c, cu);
             }
         } else if self.has(Feature::ReschedIneligible) && !self.entity_eligible(c, cu) {
-            self.resched(c);
+            self.resched(c, Cause::TickIneligible);
         }
     }
 
@@ -88,7 +114,7 @@ impl Fair {
         let ideal = self.sched_slice(c, cu);
         let ran = c.ents[cu].sum_exec_runtime - c.ents[cu].prev_sum_exec_runtime;
         if ran > ideal {
-            self.resched(c);
+            self.resched(c, Cause::SliceUsed);
             self.clear_buddies(c, cu);
             return;
         }
@@ -104,27 +130,56 @@ impl Fair {
         }
         // Virtual against real time: what the kernel does.
         if delta as u64 > ideal {
-            self.resched(c);
+            self.resched(c, Cause::VruntimeAhead);
+        }
+    }
+
+    /// The kernel function whose branches decide a wakeup preemption in this version.
+    pub fn wakeup_func(&self) -> &'static str {
+        if !self.eevdf() {
+            "check_preempt_wakeup (CFS, 6.1)"
+        } else if self.v619() {
+            "check_preempt_wakeup_fair (6.19)"
+        } else if self.sw.deadline_tree {
+            "check_preempt_wakeup_fair (6.12)"
+        } else {
+            "check_preempt_wakeup (EEVDF, 6.6)"
         }
     }
 
     /// `check_preempt_wakeup` (6.1, 6.6) / `check_preempt_wakeup_fair` (6.12, 6.19): may the
-    /// woken (or new) task `p` preempt curr?
-    pub fn check_preempt_wakeup(&self, c: &mut Ctx, p: Tid, fork: bool, sync: bool) {
+    /// woken (or new) task `p` preempt curr? The outcome (`None` when there is no other curr):
+    /// the rule that preempted, or the one that kept curr.
+    pub fn check_preempt_wakeup(
+        &self,
+        c: &mut Ctx,
+        p: Tid,
+        fork: bool,
+        sync: bool,
+    ) -> Option<Result<PreemptRule, KeepRule>> {
         c.rq.stats.check_preempt_count += 1;
-        let Some(se) = c.rq.curr else { return };
+        let se = c.rq.curr?;
         if se == p {
-            return;
+            return None;
         }
-        let reason = if !self.eevdf() {
+        let verdict = if !self.eevdf() {
             self.cfs_wakeup(c, se, p, fork)
         } else if self.v619() {
             self.eevdf619_wakeup(c, se, p, fork, sync)
         } else {
             self.eevdf_wakeup(c, se, p, fork)
         };
-        let Some(reason) = reason else { return };
-        self.resched(c);
+        let reason = match verdict {
+            Ok(r) => r,
+            Err(keep) => return Some(Err(keep)),
+        };
+        self.resched(
+            c,
+            Cause::Wakeup {
+                wakee: p as u32 + 1,
+                rule: reason.rule(),
+            },
+        );
         let s = &mut c.rq.stats;
         s.need_preempt_count += 1;
         match reason {
@@ -132,11 +187,12 @@ impl Fair {
             Reason::Gran => s.preempt_wakeup_gran += 1,
             Reason::Short => s.preempt_short += 1,
             Reason::ReschedIneligible => s.preempt_resched_ineligible += 1,
-            Reason::Pick => {}
+            Reason::Pick { .. } | Reason::Sync => {}
         }
+        Some(Ok(reason.rule()))
     }
 
-    fn cfs_wakeup(&self, c: &mut Ctx, se: Tid, p: Tid, fork: bool) -> Option<Reason> {
+    fn cfs_wakeup(&self, c: &mut Ctx, se: Tid, p: Tid, fork: bool) -> Verdict {
         let scale = c.rq.nr_running as u64 >= self.p.nr_latency;
         let mut marked = false;
         if self.has(Feature::NextBuddy) && scale && !fork {
@@ -144,17 +200,20 @@ impl Fair {
             marked = true;
         }
         if c.rq.need_resched {
-            return None;
+            return Err(KeepRule::AlreadyResched);
         }
         let reason = if c.ents[se].idle() && !c.ents[p].idle() {
             Reason::IdleCurr
         } else {
-            if c.ents[p].policy != SchedPolicy::Normal || !self.has(Feature::WakeupPreemption) {
-                return None;
+            if c.ents[p].policy != SchedPolicy::Normal {
+                return Err(KeepRule::Policy);
+            }
+            if !self.has(Feature::WakeupPreemption) {
+                return Err(KeepRule::WakeupPreemptionOff);
             }
             self.update_curr(c);
             if self.wakeup_preempt_entity(c, se, p) != 1 {
-                return None;
+                return Err(KeepRule::WakeupGranularity);
             }
             // Marked as next buddy even with NEXT_BUDDY off.
             if !marked {
@@ -165,7 +224,7 @@ impl Fair {
         if c.ents[se].on_rq && self.has(Feature::LastBuddy) && scale && !c.ents[se].idle() {
             c.rq.last = Some(se);
         }
-        Some(reason)
+        Ok(reason)
     }
 
     /// The 2024 proposal's wakeup hook: curr ineligible → reschedule (before the pick).
@@ -174,40 +233,43 @@ impl Fair {
     }
 
     /// 6.6 and 6.12.
-    fn eevdf_wakeup(&self, c: &mut Ctx, se: Tid, p: Tid, fork: bool) -> Option<Reason> {
+    fn eevdf_wakeup(&self, c: &mut Ctx, se: Tid, p: Tid, fork: bool) -> Verdict {
         let v612 = self.sw.deadline_tree;
         if self.has(Feature::NextBuddy) && !fork && !(v612 && c.ents[p].sched_delayed) {
             self.set_next_buddy(c, p);
         }
         if c.rq.need_resched {
-            return None;
+            return Err(KeepRule::AlreadyResched);
         }
         let (cse_idle, pse_idle) = (c.ents[se].idle(), c.ents[p].idle());
         if !v612 {
             // 6.6: the idle-policy check comes before the WAKEUP_PREEMPTION check.
             if cse_idle && !pse_idle {
-                return Some(Reason::IdleCurr);
+                return Ok(Reason::IdleCurr);
             }
-            if c.ents[p].policy != SchedPolicy::Normal || !self.has(Feature::WakeupPreemption) {
-                return None;
+            if c.ents[p].policy != SchedPolicy::Normal {
+                return Err(KeepRule::Policy);
+            }
+            if !self.has(Feature::WakeupPreemption) {
+                return Err(KeepRule::WakeupPreemptionOff);
             }
         } else {
             if !self.has(Feature::WakeupPreemption) {
-                return None;
+                return Err(KeepRule::WakeupPreemptionOff);
             }
             if cse_idle && !pse_idle {
-                return Some(Reason::IdleCurr);
+                return Ok(Reason::IdleCurr);
             }
             if cse_idle != pse_idle || c.ents[p].policy != SchedPolicy::Normal {
-                return None;
+                return Err(KeepRule::Policy);
             }
         }
         if self.resched_ineligible(c, se) {
-            return Some(Reason::ReschedIneligible);
+            return Ok(Reason::ReschedIneligible);
         }
         self.update_curr(c);
         if self.has(Feature::WakeupDeadline) && before(c.ents[se].deadline, c.ents[p].deadline) {
-            return None;
+            return Err(KeepRule::WakeupDeadline);
         }
         let mut short = false;
         if v612 && self.do_preempt_short(c, p, se) && c.ents[se].vlag == c.ents[se].deadline {
@@ -226,10 +288,21 @@ impl Fair {
         p: Tid,
         protect: bool,
         short: bool,
-    ) -> Option<Reason> {
+    ) -> Verdict {
         let curr_eligible = self.entity_eligible(c, se);
+        let protected = protect && curr_eligible && {
+            if self.v619() {
+                self.protect_slice(c, se)
+            } else {
+                self.has(Feature::RunToParity) && c.ents[se].vlag == c.ents[se].deadline
+            }
+        };
         if self.pick_eevdf(c, protect, true) != Some(p) {
-            return None;
+            return Err(if protected {
+                KeepRule::Protected
+            } else {
+                KeepRule::PickNotWakee
+            });
         }
         // Chen Yu's instrumentation (seed 000), with the sysctl wakeup granularity of the CFS days.
         let gran = (1_000_000 * self.p.factor) as i64;
@@ -244,50 +317,46 @@ impl Fair {
             s.curr_lownr_preempt_count += 1;
         }
         if short {
-            Some(Reason::Short)
+            Ok(Reason::Short)
         } else {
             if curr_eligible {
                 s.preempt_earlier_deadline += 1;
             } else {
                 s.preempt_curr_ineligible += 1;
             }
-            Some(Reason::Pick)
+            Ok(Reason::Pick { curr_eligible })
         }
     }
 
     /// 6.19 `check_preempt_wakeup_fair`.
-    fn eevdf619_wakeup(
-        &self,
-        c: &mut Ctx,
-        se: Tid,
-        p: Tid,
-        fork: bool,
-        sync: bool,
-    ) -> Option<Reason> {
-        if c.rq.need_resched || !self.has(Feature::WakeupPreemption) {
-            return None;
+    fn eevdf619_wakeup(&self, c: &mut Ctx, se: Tid, p: Tid, fork: bool, sync: bool) -> Verdict {
+        if c.rq.need_resched {
+            return Err(KeepRule::AlreadyResched);
+        }
+        if !self.has(Feature::WakeupPreemption) {
+            return Err(KeepRule::WakeupPreemptionOff);
         }
         let (cse_idle, pse_idle) = (c.ents[se].idle(), c.ents[p].idle());
         if cse_idle && !pse_idle {
             // PREEMPT_WAKEUP_SHORT: cancel the idle task's protection (f553741ac8c0, 6.15).
             self.cancel_protect_slice(c, se);
-            return Some(Reason::IdleCurr);
+            return Ok(Reason::IdleCurr);
         }
         if cse_idle != pse_idle || c.ents[p].policy != SchedPolicy::Normal {
-            return None;
+            return Err(KeepRule::Policy);
         }
         if self.resched_ineligible(c, se) {
-            return Some(Reason::ReschedIneligible);
+            return Ok(Reason::ReschedIneligible);
         }
         self.update_curr(c);
         if self.has(Feature::WakeupDeadline) && before(c.ents[se].deadline, c.ents[p].deadline) {
-            return None;
+            return Err(KeepRule::WakeupDeadline);
         }
         let short = self.has(Feature::PreemptShort) && c.ents[p].slice < c.ents[se].slice;
         if !short {
             // Skipped by the PREEMPT_SHORT and idle branches, which jump past it.
             if fork || c.ents[p].sched_delayed {
-                return None;
+                return Err(KeepRule::ForkOrDelayed);
             }
             if self.has(Feature::NextBuddy) {
                 // set_preempt_buddy keeps an existing next buddy with an earlier deadline.
@@ -304,24 +373,24 @@ impl Fair {
                     if before(c.ents[p].deadline, c.ents[se].deadline)
                         && ran >= self.p.migration_cost_ns
                     {
-                        return Some(Reason::Pick);
+                        return Ok(Reason::Sync);
                     }
-                    return None;
+                    return Err(KeepRule::SyncTooSoon);
                 }
             }
         }
         match self.eevdf_pick_preempts(c, se, p, !short, short) {
-            Some(r) => {
+            Ok(r) => {
                 if short {
                     self.cancel_protect_slice(c, se);
                 }
-                Some(r)
+                Ok(r)
             }
-            None => {
+            Err(keep) => {
                 if self.has(Feature::RunToParity) {
                     self.update_protect_slice(c, se);
                 }
-                None
+                Err(keep)
             }
         }
     }

@@ -1,0 +1,244 @@
+//! Decision records: every preemption in a trace has exactly one record naming its cause, the
+//! wakeup records agree with the engine's schedstat counters, and they reproduce the seed-000
+//! thread's breakdowns (curr_noeli, curr_lowdl, curr_lownr) from the records alone.
+
+use schedlab_scenario::presets::preset;
+use schedlab_sim::decision::{Cause, DecisionKind, KeepRule, PreemptRule};
+use schedlab_sim::{simulate, CpuStats, EventKind, Output, PrevState, Variant};
+
+fn run(name: &str, variant: &str, decisions: bool) -> Output {
+    let sc = preset(name).unwrap().scenario();
+    let mut cfg = sc.sim_config();
+    cfg.record_decisions = decisions;
+    simulate(&cfg, &Variant::parse(variant).unwrap()).unwrap()
+}
+
+fn sum(o: &Output, f: impl Fn(&CpuStats) -> u64) -> u64 {
+    o.cpus.iter().map(f).sum()
+}
+
+/// (preset, variant) pairs covering CFS and the three EEVDF shapes, idle policy, one and many
+/// CPUs.
+const RUNS: &[(&str, &str)] = &[
+    ("sched-idle", "cfs-5.14"),
+    ("sched-idle", "eevdf-6.19"),
+    ("hackbench", "cfs-6.1"),
+    ("hackbench", "eevdf-6.6"),
+    ("hackbench", "eevdf-6.6:NO_RUN_TO_PARITY"),
+    ("schbench", "eevdf-6.12"),
+    ("video-massive-intr", "eevdf-6.19"),
+    ("tbench-stacked", "eevdf-6.12:NO_DELAY_DEQUEUE"),
+];
+
+#[test]
+fn every_preemption_has_exactly_one_record() {
+    for &(name, variant) in RUNS {
+        let o = run(name, variant, true);
+        let switches: Vec<(u64, u32, u32, u32)> = o
+            .trace
+            .events
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::Switch {
+                    prev_pid,
+                    prev_state: PrevState::Running,
+                    next_pid,
+                } if prev_pid != 0 => Some((e.t_ns, e.cpu, prev_pid, next_pid)),
+                _ => None,
+            })
+            .collect();
+        let records: Vec<(u64, u32, u32, u32)> = o
+            .trace
+            .decisions
+            .iter()
+            .filter_map(|d| match d.kind {
+                DecisionKind::Preempt { prev, next, .. } => Some((d.t_ns, d.cpu, prev, next)),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            !switches.is_empty(),
+            "{name} {variant}: no preemption at all"
+        );
+        assert_eq!(switches, records, "{name} {variant}");
+        // A preemption has a fair-class cause, except what the model leaves outside it.
+        let other = o
+            .trace
+            .decisions
+            .iter()
+            .filter(|d| {
+                matches!(
+                    d.kind,
+                    DecisionKind::Preempt {
+                        cause: Cause::Other,
+                        ..
+                    }
+                )
+            })
+            .count();
+        assert!(
+            other * 100 <= records.len(),
+            "{name} {variant}: {other} of {} preemptions have no named cause",
+            records.len()
+        );
+        // Recording observes only: the same events with and without records.
+        let plain = run(name, variant, false);
+        assert_eq!(plain.trace.events, o.trace.events, "{name} {variant}");
+        assert!(plain.trace.decisions.is_empty());
+    }
+}
+
+#[test]
+fn wakeup_records_agree_with_the_counters() {
+    for &(name, variant) in RUNS {
+        let o = run(name, variant, true);
+        let outcomes: Vec<Result<PreemptRule, KeepRule>> = o
+            .trace
+            .decisions
+            .iter()
+            .filter_map(|d| match d.kind {
+                DecisionKind::Wakeup { outcome, .. } => Some(outcome),
+                _ => None,
+            })
+            .collect();
+        let count = |r: PreemptRule| outcomes.iter().filter(|o| **o == Ok(r)).count() as u64;
+        let preempted = outcomes.iter().filter(|o| o.is_ok()).count() as u64;
+        assert_eq!(
+            preempted,
+            sum(&o, |c| c.need_preempt_count),
+            "{name} {variant}"
+        );
+        assert_eq!(
+            count(PreemptRule::CurrIneligible),
+            sum(&o, |c| c.preempt_curr_ineligible),
+            "{name} {variant}"
+        );
+        assert_eq!(
+            count(PreemptRule::EarlierDeadline),
+            sum(&o, |c| c.preempt_earlier_deadline),
+            "{name} {variant}"
+        );
+        assert_eq!(
+            count(PreemptRule::WakeupGranularity),
+            sum(&o, |c| c.preempt_wakeup_gran),
+            "{name} {variant}"
+        );
+        assert_eq!(
+            count(PreemptRule::IdleCurr),
+            sum(&o, |c| c.preempt_idle_curr),
+            "{name} {variant}"
+        );
+        assert_eq!(
+            count(PreemptRule::PreemptShort),
+            sum(&o, |c| c.preempt_short),
+            "{name} {variant}"
+        );
+        // A preemption by a wakeup rule is the cause of the switch that follows it (or of none,
+        // when curr blocked first): never more switches than successful checks.
+        let by_wakeup = o
+            .trace
+            .decisions
+            .iter()
+            .filter(|d| {
+                matches!(
+                    d.kind,
+                    DecisionKind::Preempt {
+                        cause: Cause::Wakeup { .. },
+                        ..
+                    }
+                )
+            })
+            .count() as u64;
+        assert!(
+            by_wakeup <= preempted,
+            "{name} {variant}: {by_wakeup} > {preempted}"
+        );
+    }
+}
+
+#[test]
+fn the_seed_000_breakdowns_come_from_the_records() {
+    // Chen Yu's counters in the seed-000 thread: of the wakeup picks, those that found curr
+    // ineligible (curr_noeli), and of the successful preemptions by the pick those where
+    // curr's deadline was earlier (curr_lowdl) and those with nr_running <= 2 (curr_lownr).
+    for variant in ["eevdf-6.6", "eevdf-6.6:NO_RUN_TO_PARITY"] {
+        let o = run("hackbench", variant, true);
+        let (mut noeli, mut lowdl, mut lownr, mut picks) = (0u64, 0u64, 0u64, 0u64);
+        for d in &o.trace.decisions {
+            let DecisionKind::Wakeup {
+                curr,
+                wakee,
+                nr_running,
+                outcome,
+                ..
+            } = d.kind
+            else {
+                continue;
+            };
+            let reached_pick = matches!(
+                outcome,
+                Ok(PreemptRule::CurrIneligible
+                    | PreemptRule::EarlierDeadline
+                    | PreemptRule::PreemptShort)
+                    | Err(KeepRule::Protected | KeepRule::PickNotWakee)
+            );
+            if reached_pick && !curr.eligible {
+                noeli += 1;
+            }
+            if matches!(
+                outcome,
+                Ok(PreemptRule::CurrIneligible
+                    | PreemptRule::EarlierDeadline
+                    | PreemptRule::PreemptShort)
+            ) {
+                picks += 1;
+                if curr.deadline.wrapping_sub(wakee.deadline) < 0 {
+                    lowdl += 1;
+                }
+                if nr_running <= 2 {
+                    lownr += 1;
+                }
+            }
+        }
+        assert!(picks > 100, "{variant}: {picks} preemptions by the pick");
+        assert_eq!(
+            noeli,
+            sum(&o, |c| c.curr_noeli_preempt_count),
+            "{variant} curr_noeli"
+        );
+        assert_eq!(
+            lowdl,
+            sum(&o, |c| c.curr_lowdl_preempt_count),
+            "{variant} curr_lowdl"
+        );
+        assert_eq!(
+            lownr,
+            sum(&o, |c| c.curr_lownr_preempt_count),
+            "{variant} curr_lownr"
+        );
+    }
+}
+
+#[test]
+fn run_to_parity_shows_as_protection() {
+    // With RUN_TO_PARITY, some wakeups are refused because curr's slice is protected; without
+    // it, no record can say so.
+    let protected = |variant| {
+        run("hackbench", variant, true)
+            .trace
+            .decisions
+            .iter()
+            .filter(|d| {
+                matches!(
+                    d.kind,
+                    DecisionKind::Wakeup {
+                        outcome: Err(KeepRule::Protected),
+                        ..
+                    }
+                )
+            })
+            .count()
+    };
+    assert!(protected("eevdf-6.6") > 0);
+    assert_eq!(protected("eevdf-6.6:NO_RUN_TO_PARITY"), 0);
+}
