@@ -105,7 +105,8 @@ fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
 }
 
 /// Runs one variant of one scenario as `schedlab run` does, within `max_events` of work
-/// (with `snapshots`, recording the fair-class state at switches and ticks as well).
+/// (with `snapshots`, recording the fair-class state at switches and ticks and the decision
+/// records as well).
 pub(crate) fn run_one(
     sc: &Scenario,
     v: &Variant,
@@ -114,6 +115,7 @@ pub(crate) fn run_one(
 ) -> Result<Output, String> {
     let mut cfg = sc.sim_config();
     cfg.record_snapshots = snapshots;
+    cfg.record_decisions = snapshots;
     let mut sim = Simulator::new(&cfg, v).map_err(|e| format!("{}: {e}", v.name))?;
     loop {
         let budget = 2_000_000u64.min(max_events.saturating_sub(sim.work_done()));

@@ -130,6 +130,27 @@ fn without_run_to_parity_a_wakeup_preempts_where_the_protected_curr_kept_running
         "{out}"
     );
     assert!(out.contains("what the fair class saw"), "{out}");
+    // The decision records name the pair of checks that differ: the same wakeup, refused on
+    // the RUN_TO_PARITY side because curr was protected, and preempting without it. No other
+    // branch can differ between two variants that differ only in RUN_TO_PARITY.
+    let why = out
+        .split("why (decision records):")
+        .nth(1)
+        .expect("a why section");
+    let line_a = why
+        .lines()
+        .find(|l| l.trim_start().starts_with("eevdf-6.6 ") && l.contains("wakeup,"))
+        .unwrap_or_else(|| panic!("no RUN_TO_PARITY-side check: {why}"));
+    assert!(
+        line_a.contains("does not preempt") && line_a.contains("RUN_TO_PARITY protected curr"),
+        "{line_a}"
+    );
+    let line_b = why
+        .lines()
+        .find(|l| l.trim_start().starts_with("eevdf-6.6:NO_RUN_TO_PARITY") && l.contains("wakeup,"))
+        .unwrap_or_else(|| panic!("no NO_RUN_TO_PARITY-side check: {why}"));
+    assert!(line_b.contains(" preempts "), "{line_b}");
+    assert!(why.contains("switched out for"), "{why}");
 }
 
 #[test]

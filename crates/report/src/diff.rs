@@ -14,7 +14,8 @@
 
 use std::fmt::Write as _;
 
-use schedlab_sim::{Event, EventKind, Pid, Snapshot, Trace};
+use schedlab_sim::decision::{Cause, Decision, DecisionKind, EntityView};
+use schedlab_sim::{Event, EventKind, Pid, PrevState, Snapshot, Trace};
 
 /// The first place two traces differ.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -146,6 +147,128 @@ fn last_snapshot(t: &Trace, pid: Pid, t_ns: u64) -> Option<&Snapshot> {
         .last()
 }
 
+fn view_text(t: &Trace, v: &EntityView) -> String {
+    format!(
+        "{} vruntime {} deadline {} lag {} {}{}",
+        task(t, v.pid),
+        v.vruntime,
+        v.deadline,
+        v.lag,
+        if v.eligible { "eligible" } else { "ineligible" },
+        if v.protected { ", protected" } else { "" }
+    )
+}
+
+/// A decision record as lines: the rule in fair.c's terms, then its inputs.
+pub fn decision_text(t: &Trace, d: &Decision) -> Vec<String> {
+    let at = format!("{:.6} [{:03}]", d.t_ns as f64 / 1e9, d.cpu);
+    match d.kind {
+        DecisionKind::Wakeup {
+            func,
+            curr,
+            wakee,
+            v,
+            nr_running,
+            outcome,
+        } => {
+            let verdict = match outcome {
+                Ok(r) => format!(
+                    "{} preempts {}: {}",
+                    task(t, wakee.pid),
+                    task(t, curr.pid),
+                    r.text()
+                ),
+                Err(k) => format!(
+                    "{} does not preempt {}: {}",
+                    task(t, wakee.pid),
+                    task(t, curr.pid),
+                    k.text()
+                ),
+            };
+            vec![
+                format!("{at} wakeup, {func}: {verdict}"),
+                format!("    curr  {}", view_text(t, &curr)),
+                format!("    wakee {}", view_text(t, &wakee)),
+                format!("    V {v}, nr_running {nr_running}"),
+            ]
+        }
+        DecisionKind::Preempt { prev, next, cause } => vec![format!(
+            "{at} {} switched out for {}: {}",
+            task(t, prev),
+            task(t, next),
+            cause.text()
+        )],
+    }
+}
+
+/// The decisions behind a divergence, per side (0: `a`, 1: `b`). Where a side's differing
+/// event is a preemption, its record and, for a wakeup preemption, the wakeup check that caused
+/// it, together with the other side's check of the same wakeup (the pair of decisions that
+/// differ). Otherwise, on each CPU of the differing events, the last wakeup check up to the
+/// divergence.
+fn explain<'a>(tr: [&'a Trace; 2], d: &Divergence, at: u64) -> Vec<(usize, &'a Decision)> {
+    let evs = [d.a, d.b];
+    let mut out: Vec<(usize, &Decision)> = vec![];
+    for side in 0..2 {
+        let Some(e) = evs[side] else { continue };
+        let EventKind::Switch {
+            prev_state: PrevState::Running,
+            prev_pid,
+            ..
+        } = e.kind
+        else {
+            continue;
+        };
+        let Some(pre) = tr[side].decisions.iter().find(|x| {
+            x.t_ns == e.t_ns
+                && x.cpu == e.cpu
+                && matches!(x.kind, DecisionKind::Preempt { prev, .. } if prev == prev_pid)
+        }) else {
+            continue;
+        };
+        if let DecisionKind::Preempt {
+            cause: Cause::Wakeup { wakee, .. },
+            ..
+        } = pre.kind
+        {
+            let check = tr[side].decisions.iter().rev().find(|x| {
+                x.t_ns <= e.t_ns
+                    && x.cpu == e.cpu
+                    && matches!(x.kind, DecisionKind::Wakeup { wakee: w, outcome: Ok(_), .. } if w.pid == wakee)
+            });
+            if let Some(check) = check {
+                out.push((side, check));
+                let other = 1 - side;
+                if let Some(o) = tr[other].decisions.iter().find(|x| {
+                    x.t_ns == check.t_ns
+                        && x.cpu == check.cpu
+                        && matches!(x.kind, DecisionKind::Wakeup { wakee: w, .. } if w.pid == wakee)
+                }) {
+                    out.push((other, o));
+                }
+            }
+        }
+        out.push((side, pre));
+    }
+    if out.is_empty() {
+        let mut cpus: Vec<u32> = evs.iter().flatten().map(|e| e.cpu).collect();
+        cpus.sort_unstable();
+        cpus.dedup();
+        for (side, t) in tr.iter().enumerate() {
+            for &cpu in &cpus {
+                if let Some(w) = t.decisions.iter().rev().find(|x| {
+                    x.cpu == cpu && x.t_ns <= at && matches!(x.kind, DecisionKind::Wakeup { .. })
+                }) {
+                    out.push((side, w));
+                }
+            }
+        }
+    }
+    out.sort_by_key(|(side, x)| (x.t_ns, *side));
+    out.dedup_by(|x, y| x.0 == y.0 && x.1 == y.1);
+    out
+}
+
 /// The divergence as text: the shared events just before it, the two differing events, and
 /// the fair-class state of the tasks involved on each side. `names` are the two runs' names;
 /// `context` is how many shared events to show.
@@ -203,6 +326,30 @@ pub fn format_divergence(
             }
         }
     }
+    if !a.decisions.is_empty() || !b.decisions.is_empty() {
+        let _ = writeln!(s, "\nwhy (decision records):");
+        let ds = explain([a, b], d, at);
+        if ds.is_empty() {
+            let _ = writeln!(
+                s,
+                "  no decision record explains it (no preemption or wakeup check on these CPUs)"
+            );
+        }
+        for (side, dd) in ds {
+            let (name, t) = if side == 0 {
+                (names.0, a)
+            } else {
+                (names.1, b)
+            };
+            for (i, line) in decision_text(t, dd).into_iter().enumerate() {
+                if i == 0 {
+                    let _ = writeln!(s, "  {name:<w$}  {line}");
+                } else {
+                    let _ = writeln!(s, "  {:<w$}  {line}", "");
+                }
+            }
+        }
+    }
     let mut involved: Vec<Pid> = d.a.iter().chain(d.b.iter()).flat_map(pids).collect();
     involved.sort_unstable();
     involved.dedup();
@@ -241,7 +388,7 @@ pub fn format_divergence(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use schedlab_sim::{PrevState, TaskInfo};
+    use schedlab_sim::TaskInfo;
 
     fn ev(t_ns: u64, kind: EventKind) -> Event {
         Event { t_ns, cpu: 0, kind }
