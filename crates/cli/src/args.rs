@@ -185,6 +185,10 @@ pub(crate) struct RunArgs {
     /// between them)
     #[arg(long, value_name = "N", default_value_t = 500_000_000, value_parser = positive)]
     pub(crate) max_events: u64,
+    /// Stop a run whose variants keep more trace events than this in memory together (the
+    /// tables read them all; 32 bytes each, so the default is about 3 GB)
+    #[arg(long, value_name = "N", default_value_t = 100_000_000, value_parser = positive)]
+    pub(crate) max_trace_events: u64,
 }
 
 #[derive(Debug, Args)]
@@ -297,6 +301,7 @@ pub(crate) struct RunOpts {
     pub(crate) timehist: bool,
     pub(crate) trace: Option<String>,
     pub(crate) max_events: u64,
+    pub(crate) max_trace_events: u64,
 }
 
 impl From<RunArgs> for RunOpts {
@@ -313,6 +318,7 @@ impl From<RunArgs> for RunOpts {
             timehist: a.table.timehist,
             trace: a.trace,
             max_events: a.max_events,
+            max_trace_events: a.max_trace_events,
         }
     }
 }

@@ -221,6 +221,8 @@ fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
         "{prefix} [{bar:30}] {pos}/{len} ms simulated, {msg} events",
     );
     let mut results = vec![];
+    // Trace events kept by the variants already run (the tables read them all at the end).
+    let mut kept = 0usize;
     for v in &variants {
         let sink = trace_out.as_ref().map(|f| {
             let tag = (variants.len() > 1).then_some(v.name.as_str());
@@ -236,7 +238,22 @@ fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
             // The budget counts zero-time program steps too, so a program that spins without
             // advancing time stops at the cap like any long run.
             let budget = chunk.min(o.max_events.saturating_sub(sim.work_done()));
-            if budget > 0 && sim.run(budget) == Status::Done {
+            let done = budget > 0 && sim.run(budget) == Status::Done;
+            if (kept + sim.trace_kept()) as u64 > o.max_trace_events {
+                bar.finish_and_clear();
+                return Err(Fail(
+                    1,
+                    format!(
+                        "{}: the run keeps more than {} trace events across its variants (about {} MB) at {:.3} s of {:.3} s simulated; shorten duration_ms, run fewer variants at once, or raise --max-trace-events",
+                        v.name,
+                        o.max_trace_events,
+                        o.max_trace_events * core::mem::size_of::<schedlab_sim::Event>() as u64 >> 20,
+                        sim.now_ns() as f64 / 1e9,
+                        cfg.duration_ns as f64 / 1e9
+                    ),
+                ));
+            }
+            if done {
                 break;
             }
             if sim.work_done() >= o.max_events {
@@ -256,6 +273,7 @@ fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
             bar.set_message(sim.events_processed().to_string());
         }
         let output = sim.finish();
+        kept += output.trace.events.len();
         if let Some(d) = &output.deadlock {
             let _ = writeln!(io::stderr(), "schedlab: {}: {d}", v.name);
         }

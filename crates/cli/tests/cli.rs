@@ -458,3 +458,29 @@ fn every_preset_prints_its_threads_figures() {
         );
     }
 }
+
+#[test]
+fn a_run_keeps_a_bounded_trace() {
+    // The tables read every kept event at the end, so the events all variants keep together are
+    // capped (--max-trace-events, ~3 GB by default); past it the run stops with a message.
+    let (code, out, err) = schedlab(&[
+        "run",
+        "--preset",
+        "sched-idle",
+        "--max-trace-events",
+        "2000",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("keeps more than 2000 trace events across its variants"),
+        "{err}"
+    );
+    let (code, _, err) = schedlab(&[
+        "run",
+        "--preset",
+        "sched-idle",
+        "--max-trace-events",
+        "100000",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}

@@ -313,6 +313,11 @@ impl Simulator {
         self.processed
     }
 
+    /// Trace events kept so far (what the run's trace memory holds).
+    pub fn trace_kept(&self) -> usize {
+        self.rec.trace.events.len()
+    }
+
     /// Work done so far: events, and the zero-time program steps (send, a satisfied recv, a
     /// loop jump) they ran, so that a program that spins without advancing time still counts.
     pub fn work_done(&self) -> u64 {
