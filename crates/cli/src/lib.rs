@@ -247,7 +247,7 @@ fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
                         "{}: the run keeps more than {} trace events across its variants (about {} MB) at {:.3} s of {:.3} s simulated; shorten duration_ms, run fewer variants at once, or raise --max-trace-events",
                         v.name,
                         o.max_trace_events,
-                        o.max_trace_events * core::mem::size_of::<schedlab_sim::Event>() as u64 >> 20,
+                        (o.max_trace_events * core::mem::size_of::<schedlab_sim::Event>() as u64) >> 20,
                         sim.now_ns() as f64 / 1e9,
                         cfg.duration_ns as f64 / 1e9
                     ),
