@@ -41,7 +41,9 @@ pub(crate) struct Objects {
 
 impl Objects {
     pub(crate) fn push(&mut self, chunk: &[u8], mut f: impl FnMut(u64, &[u8])) {
-        if self.line == 0 {
+        // The first byte starts line 1 (an empty chunk starts nothing: an empty text has no
+        // lines).
+        if self.line == 0 && !chunk.is_empty() {
             self.line = 1;
         }
         self.bytes += chunk.len() as u64;

@@ -384,3 +384,18 @@ fn no_trace_is_refused_naming_the_formats() {
         ImportError::Empty
     );
 }
+
+/// Found by the `trace` fuzz target: an empty text read as Perfetto JSON (the format given)
+/// counted one line.
+#[test]
+fn an_empty_text_has_no_lines_in_any_format() {
+    for format in schedlab_trace::Format::ALL {
+        let mut imp = schedlab_trace::Importer::new(schedlab_trace::Options {
+            format: Some(format),
+            ..Default::default()
+        });
+        imp.push(b"").unwrap();
+        let got = imp.finish().unwrap();
+        assert_eq!(got.lines, 0, "{format}");
+    }
+}
