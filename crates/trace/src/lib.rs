@@ -80,7 +80,7 @@ mod text;
 mod timehist;
 mod tracepoint;
 
-pub use derive::{derive_scenario, Derived, DerivedGroup};
+pub use derive::{derive_scenario, Derived, DerivedChannel, DerivedGroup, MIN_PAIR_WAKEUPS};
 use stream::{json_format, looks_json, Input, LineParser, Lines, Parser};
 
 use std::collections::BTreeMap;
