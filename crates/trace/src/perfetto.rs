@@ -195,6 +195,9 @@ impl Perfetto {
         let Some(cpu) = v["tid"].as_u64().and_then(|c| u32::try_from(c).ok()) else {
             return warn(b, "no numeric \"tid\" (the CPU)");
         };
+        if cpu >= crate::builder::MAX_CPU {
+            return warn(b, &crate::stream::bad_cpu(cpu));
+        }
         let Some(ts) = v["ts"].as_f64().filter(|t| *t >= 0.0) else {
             return warn(b, "no \"ts\"");
         };

@@ -399,3 +399,38 @@ fn an_empty_text_has_no_lines_in_any_format() {
         assert_eq!(got.lines, 0, "{format}");
     }
 }
+
+/// Found by the `trace` fuzz target: a damaged CPU number (`[85160000]`) made every per-CPU
+/// table that large (out of memory). CPU numbers of 8192 and more (the kernel's largest
+/// NR_CPUS) are refused with the line, and a `cpus=` header that large is ignored.
+#[test]
+fn a_cpu_number_no_kernel_has_is_a_warning_with_its_line() {
+    let good = "            perf 12608 [000]  2269.564462:       sched:sched_waking: comm=migration/0 pid=18 prio=0 target_cpu=000\n";
+    let bad = "            perf 12608 [85160000]  2269.564463:       sched:sched_waking: comm=migration/0 pid=18 prio=0 target_cpu=000\n";
+    let target = "            perf 12608 [001]  2269.564464:       sched:sched_waking: comm=migration/0 pid=18 prio=0 target_cpu=4000000000\n";
+    let imp = import_bytes(
+        format!("{good}{bad}{target}").as_bytes(),
+        Options::default(),
+    )
+    .unwrap();
+    assert_eq!(imp.trace.cpus, 1, "only CPU 0 is real");
+    let lines: Vec<u64> = imp.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [2, 3], "{:?}", imp.warnings);
+    assert!(
+        imp.warnings[0]
+            .message
+            .contains("CPU 85160000 is out of range"),
+        "{}",
+        imp.warnings[0]
+    );
+    assert!(
+        imp.warnings[1]
+            .message
+            .contains("CPU 4000000000 is out of range"),
+        "{}",
+        imp.warnings[1]
+    );
+    let ftrace = "cpus=99999999\n          <idle>-0     [000] d..2.  100.000001: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=10 next_prio=120\n";
+    let imp = import_bytes(ftrace.as_bytes(), Options::default()).unwrap();
+    assert_eq!(imp.trace.cpus, 1);
+}
