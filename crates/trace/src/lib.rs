@@ -431,8 +431,12 @@ impl Importer {
                 } else {
                     let mut found = None;
                     let mut complete = 0;
+                    // Every segment but the last ends in a line end; the last is a whole line
+                    // only at the end of the input (a line cut by a chunk boundary is not
+                    // judged by its start: "# tracer:" could begin any line).
+                    let segments = held.split(|&c| c == b'\n').count();
                     for (i, line) in held.split(|&c| c == b'\n').enumerate() {
-                        let end_of_line = held.len() > line.len() || at_end;
+                        let end_of_line = i + 1 < segments || at_end;
                         if !end_of_line {
                             break;
                         }

@@ -434,3 +434,18 @@ fn a_cpu_number_no_kernel_has_is_a_warning_with_its_line() {
     let imp = import_bytes(ftrace.as_bytes(), Options::default()).unwrap();
     assert_eq!(imp.trace.cpus, 1);
 }
+
+/// Found by the `trace` fuzz target: the format was judged from the start of a line cut by a
+/// chunk boundary (`# tracer:o…` read as ftrace's header, where the whole line is perf
+/// script's), so the detected format depended on the chunks.
+#[test]
+fn detection_waits_for_whole_lines() {
+    let text = "hello\n# tracer: perf 12608 [000]  2269.564458: sched:sched_stat_runtime: comm=perf pid=12608 runtime=29144 [ns]\n";
+    let whole = import_bytes(text.as_bytes(), Options::default()).unwrap();
+    let mut imp = Importer::new(Options::default());
+    let (a, b) = text.split_at("hello\n# tracer:".len());
+    imp.push(a.as_bytes()).unwrap();
+    imp.push(b.as_bytes()).unwrap();
+    let split = imp.finish().unwrap();
+    assert_eq!(whole.format, split.format);
+}
