@@ -9,8 +9,8 @@
 #   scripts/fuzz.sh --list                  the targets
 #
 # Each target starts from its checked-in seeds (fuzz/seeds/TARGET) and grows a working corpus
-# in fuzz/corpus/TARGET (not checked in). A finding stops the script with status 1 and leaves
-# the input in fuzz/artifacts/TARGET/; `scripts/fuzz.sh --no-build 0 TARGET FILE` replays
+# in fuzz/corpus/TARGET (not checked in). A new finding stops the script with status 1 and
+# leaves the input in fuzz/artifacts/TARGET/; `scripts/fuzz.sh --no-build 0 TARGET FILE` replays
 # one. libFuzzer's -timeout (10 s) and -rss_limit_mb (2048) catch hangs and memory; the
 # targets' own time bounds are tighter (see ARCHITECTURE.md).
 set -euo pipefail
@@ -43,12 +43,13 @@ for t in "${TARGETS[@]}"; do
   bin="$target_dir/$triple/release/$t"
   [ -x "$bin" ] || { echo "fuzz: no target \`$t\` (built: $(ls "$target_dir/$triple/release" 2>/dev/null | tr '\n' ' '))" >&2; exit 2; }
   mkdir -p "corpus/$t" "artifacts/$t"
+  before=$(ls "artifacts/$t" | wc -l)
   printf 'fuzz: %s for %s s\n' "$t" "$secs" >&2
   "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
     -print_final_stats=1 -artifact_prefix="artifacts/$t/" \
     "corpus/$t" "seeds/$t" 2>&1 | grep -E '^(#[0-9]+.*(DONE|INITED)|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==|SUMMARY|.*panicked|artifact_prefix|Test unit written|thread)' >&2 || true
-  if [ -n "$(ls -A "artifacts/$t")" ]; then
-    echo "fuzz: $t found something: $(ls "artifacts/$t")" >&2
+  if [ "$(ls "artifacts/$t" | wc -l)" -gt "$before" ]; then
+    echo "fuzz: $t found something: $(ls -t "artifacts/$t" | head -1) (in fuzz/artifacts/$t/)" >&2
     exit 1
   fi
 done

@@ -426,7 +426,14 @@ impl Importer {
                         Ok(None)
                     };
                 };
-                if looks_json(&held[first..]) {
+                let rest = &held[first..];
+                let undecided_array =
+                    rest[0] == b'[' && rest[1..].iter().all(|c| c.is_ascii_whitespace());
+                if undecided_array && !at_end {
+                    // `[` and white space so far: whether an object follows is not known yet.
+                    return Ok(None);
+                }
+                if looks_json(rest) {
                     json_format(&held[first..], at_end)
                 } else {
                     let mut found = None;

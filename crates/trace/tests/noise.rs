@@ -449,3 +449,24 @@ fn detection_waits_for_whole_lines() {
     let split = imp.finish().unwrap();
     assert_eq!(whole.format, split.format);
 }
+
+/// Found by the `trace` fuzz target: `[` and white space at the end of a chunk were taken for
+/// the start of Perfetto JSON before the next byte said otherwise.
+#[test]
+fn a_bracket_waits_for_what_follows_it() {
+    let text = "[\x0c\x0c x\n";
+    let whole = import_bytes(text.as_bytes(), Options::default()).map(|i| i.format);
+    let split = (|| {
+        let mut imp = Importer::new(Options::default());
+        let (a, b) = text.split_at(3);
+        imp.push(a.as_bytes())?;
+        imp.push(b.as_bytes())?;
+        imp.finish()
+    })()
+    .map(|i| i.format);
+    assert!(
+        matches!(whole, Err(ImportError::NotATrace { .. })),
+        "{whole:?}"
+    );
+    assert_eq!(whole, split);
+}
