@@ -470,3 +470,16 @@ fn a_bracket_waits_for_what_follows_it() {
     );
     assert_eq!(whole, split);
 }
+
+/// Found by the `trace` fuzz target: a timehist line on CPU [85160000] sized the parser's
+/// per-CPU state by it (out of memory) before the event was refused.
+#[test]
+fn a_timehist_line_on_a_cpu_no_kernel_has_is_a_warning() {
+    let text = "           time    cpu  task name                       wait time  sch delay   run time\n    2272.555873 [85160000]  perf[12674]                         0.000      0.000      0.000 \n";
+    let imp = import_bytes(text.as_bytes(), Options::default()).unwrap();
+    assert_eq!(imp.warnings.len(), 1, "{:?}", imp.warnings);
+    assert_eq!(imp.warnings[0].line, 2);
+    assert!(imp.warnings[0]
+        .message
+        .contains("CPU 85160000 is out of range"));
+}
