@@ -60,6 +60,21 @@ if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WB_VERSION"; t
     cargo install wasm-bindgen-cli --version "$WB_VERSION" --force
 fi
 
+# The fuzz targets (fuzz/, scripts/fuzz.sh; test.sh runs each for a few seconds) need a
+# nightly toolchain (libFuzzer's instrumentation) and cargo-fuzz; the project itself builds
+# on stable.
+CARGO_FUZZ_VERSION=0.13.2
+if [ "$mode" = all ] && command -v rustup >/dev/null 2>&1; then
+  if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+    say "installing the nightly toolchain (minimal profile) for the fuzz targets"
+    rustup toolchain install nightly --profile minimal
+  fi
+  if ! cargo fuzz --version 2>/dev/null | grep -qx "cargo-fuzz $CARGO_FUZZ_VERSION"; then
+    say "installing cargo-fuzz $CARGO_FUZZ_VERSION (about a minute, once)"
+    cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked
+  fi
+fi
+
 # Browser tests drive Debian's Chromium (tools that download their own browser cannot work here).
 if [ "$mode" = all ] && { ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; }; then
   say "installing chromium and chromium-driver"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every check schedlab has: formatting, lints, all native tests, the core's wasm build, the
-# static site's release build, the browser tests in headless Chromium, and the main command
+# simulation in Node against the native one, a short run of every fuzz target, the static
+# site's release build, the browser tests in headless Chromium, and the main command
 # (scripts/run.sh) from a clean clone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +23,10 @@ step "the simulation core for wasm32 (no_std + alloc)"
 cargo build -p schedlab-sim --target wasm32-unknown-unknown --locked
 step "the trace importers for wasm32 (the page will read recordings)"
 cargo build -p schedlab-trace --target wasm32-unknown-unknown --locked
+step "native = wasm in Node: every preset's trace hashes (scripts/check-node.sh)"
+scripts/check-node.sh
+step "fuzz smoke: each target for 5 s from its seeds (scripts/fuzz.sh, nightly)"
+scripts/fuzz.sh 5
 step "the page as a static site (scripts/build-site.sh: trunk build --release, relative URLs)"
 scripts/build-site.sh
 step "browser tests (headless Chromium): the page, and the site under a sub-path"

@@ -138,6 +138,18 @@ pub(crate) fn import(a: &ImportArgs, out: &mut dyn Write) -> Result<(), Fail> {
         &variants,
         (a.min_cpu_ms * 1e6).round() as u64,
     );
+    if d.groups.is_empty() {
+        return Err(Fail(
+            2,
+            format!(
+                "nothing to derive: no task in the recording ran for {} ms or more (--min-cpu-ms {}); the recording has {} tasks and {} switches",
+                a.min_cpu_ms,
+                a.min_cpu_ms,
+                imp.pids.len(),
+                imp.events_read.get("sched_switch").copied().unwrap_or(0)
+            ),
+        ));
+    }
     // The variants are the user's input: their errors are input errors; anything else
     // would be a bug in the derivation, reported as such.
     let scenario = Scenario::from_value(d.scenario.clone()).map_err(|es| {
@@ -179,15 +191,30 @@ pub(crate) fn import(a: &ImportArgs, out: &mut dyn Write) -> Result<(), Fail> {
             format!("{:.3} ms", ns as f64 / 1e6)
         }
     };
-    for g in &d.groups {
+    for (i, g) in d.groups.iter().enumerate() {
         let _ = writeln!(
             summary,
             "  {:<16} {:>5} {:>9.1}% {:>12} {:>12}",
-            g.comm,
+            group_label(&d, i),
             g.tasks,
             100.0 * g.cpu_ns as f64 / total.max(1) as f64,
             ms(g.burst_ns),
             ms(g.sleep_ns)
+        );
+    }
+    for c in &d.channels {
+        let writers: Vec<String> = c
+            .writers
+            .iter()
+            .map(|&(w, n)| format!("{} ({n} wakeups)", group_label(&d, w)))
+            .collect();
+        let _ = writeln!(
+            summary,
+            "  channel {:<12} read by {} ({} wakeups), written by {}",
+            c.name,
+            group_label(&d, c.reader),
+            c.reader_wakeups,
+            writers.join(", ")
         );
     }
     for n in &d.notes {
@@ -208,6 +235,16 @@ pub(crate) fn import(a: &ImportArgs, out: &mut dyn Write) -> Result<(), Fail> {
             .map_err(|e| Fail(1, format!("cannot write output: {e}")))?;
     }
     Ok(())
+}
+
+/// A derived group's name, with its number (`sched-pipe #3`) when another group has the same.
+fn group_label(d: &schedlab_trace::Derived, i: usize) -> String {
+    let comm = &d.groups[i].comm;
+    if d.groups.iter().filter(|g| &g.comm == comm).count() > 1 {
+        format!("{comm} #{}", i + 1)
+    } else {
+        comm.clone()
+    }
 }
 
 /// Each group's CPU share and the wakeup latency percentiles, recorded against simulated.
@@ -241,18 +278,20 @@ fn compare(
   {:<16} {:>10} {:>10}",
             v.name, "group", "recorded", "simulated"
         );
-        for g in &d.groups {
+        for (i, g) in d.groups.iter().enumerate() {
+            // By group, not by name: tasks coupled by channels are groups of their own
+            // that may share a command name.
             let sim_ns: u64 = o
                 .trace
                 .tasks
                 .iter()
-                .filter(|t| t.comm == g.comm)
+                .filter(|t| t.group == Some(i as u32))
                 .map(|t| c.cpu_ns.get(&t.pid).copied().unwrap_or(0))
                 .sum();
             let _ = writeln!(
                 s,
                 "  {:<16} {:>9.1}% {:>9.1}%",
-                g.comm,
+                group_label(d, i),
                 100.0 * g.cpu_ns as f64 / total.max(1) as f64,
                 100.0 * sim_ns as f64 / sim_total.max(1) as f64
             );

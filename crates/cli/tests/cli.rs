@@ -389,7 +389,8 @@ fn import_derives_a_scenario_that_runs_and_compares_it() {
         vec![schedlab_scenario::Step::RunForever],
         "hogs never block"
     );
-    // The pipe ping-pong: its tasks run and sleep; the comparison simulates the scenario.
+    // The pipe ping-pong: its two threads wake each other, so they become two groups
+    // coupled by a channel each way; the comparison simulates the scenario.
     // (The summary goes to standard error when the scenario goes to standard output.)
     let run = std::process::Command::new(env!("CARGO_BIN_EXE_schedlab"))
         .args([
@@ -407,21 +408,21 @@ fn import_derives_a_scenario_that_runs_and_compares_it() {
     );
     assert_eq!(run.status.code(), Some(0), "{err}");
     let sc = schedlab_scenario::Scenario::from_json(&text).expect("a scenario on stdout");
-    let pipe = sc
-        .tasks
-        .iter()
-        .find(|t| t.name == "sched-pipe")
-        .expect("sched-pipe");
+    let pipes: Vec<_> = sc.tasks.iter().filter(|t| t.name == "sched-pipe").collect();
+    assert_eq!(pipes.len(), 2, "{text}");
+    use schedlab_scenario::Step;
+    for p in &pipes {
+        assert!(
+            p.program.iter().any(|s| matches!(s, Step::Send(_)))
+                && p.program.iter().any(|s| matches!(s, Step::Recv(_))),
+            "{:?}",
+            p.program
+        );
+    }
+    assert_eq!(sc.channels.len(), 2, "{text}");
     assert!(
-        matches!(
-            pipe.program.as_slice(),
-            [
-                schedlab_scenario::Step::Run(..),
-                schedlab_scenario::Step::Sleep(..)
-            ]
-        ),
-        "{:?}",
-        pipe.program
+        err.contains("channel wake-12615") && err.contains("sched-pipe #"),
+        "{err}"
     );
     assert!(
         err.contains("recorded  simulated") && err.contains("wakeup latency p50"),
@@ -483,4 +484,23 @@ fn a_run_keeps_a_bounded_trace() {
         "100000",
     ]);
     assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn import_refuses_a_recording_where_nothing_ran() {
+    // Found by the trace fuzz target: a recording with only idle switches derived a scenario
+    // without tasks, which the CLI reported as "does not validate (a bug)".
+    let tmp = std::env::temp_dir().join(format!("schedlab-cli-idle-{}.txt", std::process::id()));
+    std::fs::write(
+        &tmp,
+        "       swapper/0     0 [000]     1.000000: sched:sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=swapper/0 next_pid=0 next_prio=120\n",
+    )
+    .unwrap();
+    let (code, _, err) = schedlab(&["import", tmp.to_str().unwrap(), "--to-scenario", "-"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("nothing to derive: no task in the recording ran for 1 ms or more"),
+        "{err}"
+    );
+    std::fs::remove_file(&tmp).ok();
 }

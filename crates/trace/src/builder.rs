@@ -23,6 +23,10 @@ struct Slot {
     exited: bool,
 }
 
+/// CPU numbers are below this: the kernel's largest `CONFIG_NR_CPUS` (8192, with MAXSMP). A
+/// larger number is a damaged line, and would make every per-CPU table that large.
+pub(crate) const MAX_CPU: u32 = 8192;
+
 /// What the parsers feed.
 pub(crate) struct Builder {
     /// Keep pids as they are (schedlab's own exports: already the model's pids).
@@ -36,6 +40,8 @@ pub(crate) struct Builder {
     max_cpu: Option<u32>,
     /// A CPU count printed by the tracer (`cpus=N`, `#P:N`, Perfetto's CPU threads).
     pub(crate) cpus_hint: Option<u32>,
+    /// A CPU number at or above [`MAX_CPU`] in the event just pushed (which was dropped).
+    pub(crate) bad_cpu: Option<u32>,
     t_min: u64,
     t_max: u64,
     last_t: u64,
@@ -68,6 +74,7 @@ impl Builder {
             events: Vec::new(),
             max_cpu: None,
             cpus_hint: None,
+            bad_cpu: None,
             t_min: u64::MAX,
             t_max: 0,
             last_t: 0,
@@ -223,8 +230,23 @@ impl Builder {
         self.max_cpu = Some(self.max_cpu.map_or(cpu, |m| m.max(cpu)));
     }
 
-    /// Appends an event at absolute time `t_ns` (model pids already).
+    /// Appends an event at absolute time `t_ns` (model pids already). An event that names a
+    /// CPU at or above [`MAX_CPU`] is dropped and left in [`Builder::bad_cpu`] for the line's
+    /// parser to report.
     pub(crate) fn push(&mut self, t_ns: u64, cpu: u32, kind: EventKind) {
+        let other = match kind {
+            EventKind::Waking { target_cpu, .. }
+            | EventKind::Wakeup { target_cpu, .. }
+            | EventKind::WakeupNew { target_cpu, .. } => target_cpu,
+            EventKind::MigrateTask {
+                orig_cpu, dest_cpu, ..
+            } => orig_cpu.max(dest_cpu),
+            _ => 0,
+        };
+        if cpu.max(other) >= MAX_CPU {
+            self.bad_cpu = Some(cpu.max(other));
+            return;
+        }
         self.cpu(cpu);
         match kind {
             EventKind::Waking { target_cpu, .. }
@@ -388,7 +410,10 @@ impl Builder {
         };
         let end_ns = self.end_hint.map_or(last, |h| h.max(last));
         let seen = self.max_cpu.map_or(0, |m| m + 1);
-        let cpus = self.cpus_hint.map_or(seen, |h| h.max(seen));
+        let cpus = self
+            .cpus_hint
+            .filter(|&h| h <= MAX_CPU)
+            .map_or(seen, |h| h.max(seen));
         Finished {
             trace: Trace {
                 cpus,

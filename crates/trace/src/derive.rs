@@ -1,22 +1,48 @@
 //! From a recording to a scenario that approximates it: the machine's CPUs and the recorded
-//! time; one task group per command name with its observed CPUs, start time, nice (from the
-//! kernel priority where the format prints one) and a program of CPU bursts and sleeps.
+//! time; task groups with their observed CPUs, start time, nice (from the kernel priority
+//! where the format prints one) and a program of CPU bursts, sleeps and, where the recording
+//! shows who wakes whom, messages on channels.
 //!
-//! Bursts and sleeps are fitted, not replayed: each group's program is "run an exponentially
-//! distributed time with the group's mean burst, then sleep an exponentially distributed time
-//! with its mean sleep", where a burst is the CPU time from a wakeup to the next block
-//! (preemptions do not end it) and a sleep is the time from a block to the next wakeup. A
-//! group that never blocks is a hog. What cannot be derived is said in the notes: who wakes
-//! whom (the scenario uses timed sleeps, not channels), HZ and the tunables (not in a trace),
-//! RT and deadline tasks (imported as fair tasks), I/O devices, affinity masks beyond the CPUs
-//! a task was seen on.
+//! Bursts and sleeps are fitted, not replayed: "run an exponentially distributed time with
+//! the mean burst, then sleep an exponentially distributed time with the mean sleep", where a
+//! burst is the CPU time from a wakeup to the next block (preemptions do not end it) and a
+//! sleep is the time from a block to the next wakeup. A task that never blocks is a hog; a
+//! task that exited runs its recorded rounds (or its CPU time) and exits, unless it exited in
+//! the recording's last 2 % (a recording ends by stopping its workload: such a task runs to
+//! the end).
+//!
+//! Who wakes whom: `sched_waking` fires in `try_to_wake_up` on the waker's CPU with the waker
+//! as the current task, so the task a CPU was running when it fired is the waker (with only
+//! `sched_wakeup`, which may fire on the wakee's CPU after an IPI, the same rule is a guess).
+//! A pair (waker W, wakee E) is *consistent* when W woke E at least [`MIN_PAIR_WAKEUPS`]
+//! times and for at least a fifth of E's wakeups, W blocked at least once per ten wakeups it
+//! gave (a task that hardly blocks is taken for the victim of interrupts: a timer that fires
+//! while a hog runs looks like the hog waking the sleeper), and E's consistent wakers together account for at least
+//! half of its wakeups. Each such E gets a channel (its inbox) that each of its
+//! wakers writes once per round and that E reads once per round: E's program is "receive,
+//! run", W's "run, send to each of its wakees" (plus its own receive or sleep). The inbox holds
+//! one message per waker (the waker can be one round ahead, as a token passed back and
+//! forth; a recording cannot show buffer sizes). A waker's round is split where it wakes: the
+//! mean time from its wakeup of another task to its next block (the rest of a `write`, then
+//! the `read` that blocks) runs after its sends. In a cycle of such pairs the task that ran
+//! first sends before it receives, so the scenario cannot deadlock at its start. Tasks in a
+//! pair are groups of their own (one task each); the others are grouped by command name.
+//!
+//! What cannot be derived is said in the notes: wakeups from interrupts (a timer firing while
+//! some task ran) look like wakeups by that task; wakers that each wake a wakee only a few
+//! times (hackbench's many senders) stay timed sleeps; HZ and the tunables are not in a trace;
+//! RT and deadline tasks become fair tasks; I/O devices; affinity masks beyond the CPUs a task
+//! was seen on.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use schedlab_sim::{EventKind, Pid, PrevState};
+use schedlab_sim::{limits, EventKind, Pid, PrevState};
 use serde_json::{json, Map, Value};
 
 use crate::Import;
+
+/// The fewest wakeups of one task by another that make a channel between them.
+pub const MIN_PAIR_WAKEUPS: u64 = 8;
 
 /// What a derived scenario says of each group, to compare with its simulation.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,10 +55,23 @@ pub struct DerivedGroup {
     pub cpu_ns: u64,
     /// Mean CPU burst, ns (0: it never blocked, a hog).
     pub burst_ns: u64,
-    /// Mean sleep, ns (0: it never slept).
+    /// Mean sleep, ns (0: it never slept, or it only waits on its inbox).
     pub sleep_ns: u64,
     /// Its tasks' pids in the trace model.
     pub pids: Vec<Pid>,
+}
+
+/// A channel derived from who woke whom: the wakee's inbox.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DerivedChannel {
+    /// The channel's name in the scenario.
+    pub name: String,
+    /// The group (index into [`Derived::groups`]) that reads it: the wakee.
+    pub reader: usize,
+    /// The groups that write it (the wakers) and how often each woke the reader.
+    pub writers: Vec<(usize, u64)>,
+    /// All the reader's wakeups in the recording.
+    pub reader_wakeups: u64,
 }
 
 /// A scenario document for the recording, the groups it holds, and what it could not derive.
@@ -41,32 +80,77 @@ pub struct Derived {
     pub scenario: Value,
     /// Its task groups, in the scenario's order.
     pub groups: Vec<DerivedGroup>,
-    /// What it could not derive.
+    /// The channels derived from who woke whom.
+    pub channels: Vec<DerivedChannel>,
+    /// What was derived from what, and what could not be.
     pub notes: Vec<String>,
 }
 
 #[derive(Default)]
 struct Task {
-    cpus: std::collections::BTreeSet<u32>,
+    cpus: BTreeSet<u32>,
     first_ns: Option<u64>,
     cpu_ns: u64,
     bursts: u64,
     sleep_ns: u64,
     sleeps: u64,
+    /// Wakeups of this task (of the kind used for wakers).
+    wakeups: u64,
+    /// Its last switch-out was an exit, and when.
+    exited: bool,
+    exit_ns: u64,
     /// When it last blocked, to measure the sleep to its next wakeup.
     blocked_at: Option<u64>,
-    /// CPU time of the burst in progress.
-    burst_ns: u64,
+    /// When it last woke another task while running, and the time from such a wakeup to its
+    /// next block (what a waker still runs after it wrote: the rest of `write`, then `read`).
+    woke_at: Option<u64>,
+    post_wake_ns: u64,
+    post_wakes: u64,
     running_since: Option<u64>,
 }
+
+impl Task {
+    /// The last stretch of a recording of `end_ns` in which an exit counts as the end.
+    fn end_margin(&self, end_ns: u64) -> u64 {
+        end_ns / 50
+    }
+}
+
+/// A program's steps, counted as the validator counts them (loops expanded).
+struct Program {
+    steps: Vec<Value>,
+    ops: u64,
+}
+
+/// The most tasks in one group (the scenario format's `count` limit).
+const MAX_COUNT: u64 = 10_000;
+
+/// The most program steps a derived scenario may use (the validator allows 4 000 000).
+const MAX_DERIVED_OPS: u64 = 3_000_000;
 
 /// Derives a scenario from `imp`, named `name`, to run under `variants`. Tasks with less than
 /// `min_cpu_ns` of CPU time in the whole recording (the tracer's own helpers, kworkers that woke
 /// once) are left out and counted in the notes.
 pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns: u64) -> Derived {
     let t = &imp.trace;
+    let mut notes = vec![];
+    let cpus = t.cpus.clamp(1, limits::MAX_CPUS);
+    if t.cpus > limits::MAX_CPUS {
+        notes.push(format!(
+            "the recording names CPUs up to {}; the scenario has the model's {} (affinities are cut to them)",
+            t.cpus - 1,
+            limits::MAX_CPUS
+        ));
+    }
+    // The waker is the task current on the CPU where the wakeup fired: sched_waking when the
+    // recording has it (it fires on the waker's CPU), sched_wakeup otherwise.
+    let by_waking = t
+        .events
+        .iter()
+        .any(|e| matches!(e.kind, EventKind::Waking { .. }));
     let mut tasks: BTreeMap<Pid, Task> = BTreeMap::new();
-    let mut running: Vec<Option<Pid>> = vec![None; t.cpus as usize];
+    let mut pairs: BTreeMap<(Pid, Pid), u64> = BTreeMap::new();
+    let mut running: BTreeMap<u32, Pid> = BTreeMap::new();
     for e in &t.events {
         match e.kind {
             EventKind::Switch {
@@ -77,14 +161,20 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 if prev_pid != 0 {
                     let p = tasks.entry(prev_pid).or_default();
                     if let Some(since) = p.running_since.take() {
-                        let ran = e.t_ns.saturating_sub(since);
-                        p.cpu_ns += ran;
-                        p.burst_ns += ran;
+                        p.cpu_ns += e.t_ns.saturating_sub(since);
                     }
-                    if prev_state != PrevState::Running {
+                    p.exited = prev_state == PrevState::Dead;
+                    p.exit_ns = e.t_ns;
+                    if prev_state == PrevState::Sleeping {
                         p.bursts += 1;
-                        p.burst_ns = 0;
                         p.blocked_at = Some(e.t_ns);
+                        if let Some(w) = p.woke_at.take() {
+                            p.post_wake_ns += e.t_ns.saturating_sub(w);
+                            p.post_wakes += 1;
+                        }
+                    }
+                    if prev_state != PrevState::Sleeping {
+                        p.woke_at = None;
                     }
                 }
                 if next_pid != 0 {
@@ -92,9 +182,9 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     n.cpus.insert(e.cpu);
                     n.first_ns.get_or_insert(e.t_ns);
                     n.running_since = Some(e.t_ns);
-                }
-                if let Some(r) = running.get_mut(e.cpu as usize) {
-                    *r = (next_pid != 0).then_some(next_pid);
+                    running.insert(e.cpu, next_pid);
+                } else {
+                    running.remove(&e.cpu);
                 }
             }
             EventKind::Waking { pid, .. }
@@ -108,122 +198,385 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     p.sleep_ns += e.t_ns.saturating_sub(at);
                     p.sleeps += 1;
                 }
+                let counts = match e.kind {
+                    EventKind::Waking { .. } => by_waking,
+                    EventKind::Wakeup { .. } => !by_waking,
+                    _ => false,
+                };
+                if counts {
+                    p.wakeups += 1;
+                    if let Some(&waker) = running.get(&e.cpu) {
+                        if waker != pid {
+                            *pairs.entry((waker, pid)).or_default() += 1;
+                            tasks.entry(waker).or_default().woke_at = Some(e.t_ns);
+                        }
+                    }
+                }
             }
             _ => {}
         }
     }
     // Still running at the end: count the time up to the end.
-    for (cpu, r) in running.iter().enumerate() {
-        if let Some(pid) = r {
-            if let Some(p) = tasks.get_mut(pid) {
-                if let Some(since) = p.running_since.take() {
-                    p.cpu_ns += t.end_ns.saturating_sub(since);
-                }
-                p.cpus.insert(cpu as u32);
+    for (&cpu, pid) in &running {
+        if let Some(p) = tasks.get_mut(pid) {
+            if let Some(since) = p.running_since.take() {
+                p.cpu_ns += t.end_ns.saturating_sub(since);
             }
+            p.cpus.insert(cpu);
         }
     }
-    let comm_of = |pid: Pid| {
-        imp.pids
-            .iter()
-            .find(|r| r.pid == pid)
-            .map_or_else(|| pid.to_string(), |r| r.comm.clone())
-    };
-    let prio_of = |pid: Pid| imp.pids.iter().find(|r| r.pid == pid).and_then(|r| r.prio);
-    // Group by comm (the scenario's task-group name), in order of first appearance.
-    let mut order: Vec<String> = vec![];
-    let mut groups: BTreeMap<String, Vec<(Pid, &Task)>> = BTreeMap::new();
+    let real = |pid: Pid| imp.pids.iter().find(|r| r.pid == pid);
+    let comm_of = |pid: Pid| real(pid).map_or_else(|| pid.to_string(), |r| r.comm.clone());
+    let prio_of = |pid: Pid| real(pid).and_then(|r| r.prio);
+
     let mut left_out = 0usize;
     let mut rt = 0usize;
-    for (&pid, task) in &tasks {
-        if task.cpu_ns < min_cpu_ns {
-            left_out += 1;
-            continue;
-        }
+    let kept: BTreeSet<Pid> = tasks
+        .iter()
+        .filter(|(_, task)| {
+            let keep = task.cpu_ns >= min_cpu_ns.max(1);
+            left_out += usize::from(!keep);
+            keep
+        })
+        .map(|(&p, _)| p)
+        .collect();
+    for &pid in &kept {
         if prio_of(pid).is_some_and(|p| p < 100) {
             rt += 1;
         }
-        let comm = sanitize(&comm_of(pid));
-        if !groups.contains_key(&comm) {
-            order.push(comm.clone());
-        }
-        groups.entry(comm).or_default().push((pid, task));
     }
-    order.sort_by_key(|c| {
-        groups[c]
+
+    // Consistent pairs, then the wakees whose wakeups they explain (at least half).
+    let mut woke: BTreeMap<Pid, u64> = BTreeMap::new();
+    for (&(w, _), &n) in &pairs {
+        *woke.entry(w).or_default() += n;
+    }
+    let mut into: BTreeMap<Pid, Vec<(Pid, u64)>> = BTreeMap::new();
+    for (&(w, e), &n) in &pairs {
+        let wakeups = tasks.get(&e).map_or(0, |x| x.wakeups);
+        // A waker that hardly ever blocked is taken for the victim of interrupts that fired
+        // while it ran (timers): a task that passes messages waits for answers at least once
+        // per ten messages.
+        let blocks = tasks.get(&w).is_some_and(|x| x.bursts * 10 >= woke[&w]);
+        if kept.contains(&w)
+            && kept.contains(&e)
+            && blocks
+            && n >= MIN_PAIR_WAKEUPS
+            && n * 5 >= wakeups
+        {
+            into.entry(e).or_default().push((w, n));
+        }
+    }
+    into.retain(|e, ws| 2 * ws.iter().map(|x| x.1).sum::<u64>() >= tasks[e].wakeups);
+    if into.len() + into.values().map(Vec::len).sum::<usize>() > limits::MAX_TASKS / 2 {
+        notes.push(
+            "too many waker→wakee pairs for one scenario: every sleep is a timed sleep".into(),
+        );
+        into.clear();
+    }
+    let mut out_of: BTreeMap<Pid, Vec<Pid>> = BTreeMap::new();
+    for (&e, ws) in &into {
+        for &(w, _) in ws {
+            out_of.entry(w).or_default().push(e);
+        }
+    }
+    let coupled: BTreeSet<Pid> = into
+        .iter()
+        .flat_map(|(&e, ws)| std::iter::once(e).chain(ws.iter().map(|x| x.0)))
+        .collect();
+    // The first task of each cycle of pairs sends before it receives.
+    let reaches = |from: Pid, to: Pid| {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![from];
+        while let Some(x) = stack.pop() {
+            for &y in out_of.get(&x).into_iter().flatten() {
+                if y == to {
+                    return true;
+                }
+                if seen.insert(y) {
+                    stack.push(y);
+                }
+            }
+        }
+        false
+    };
+    let first_ns = |p: Pid| (tasks[&p].first_ns.unwrap_or(0), p);
+    let send_first: BTreeSet<Pid> = into
+        .keys()
+        .copied()
+        .filter(|&x| {
+            reaches(x, x)
+                && into
+                    .keys()
+                    .filter(|&&y| y != x && reaches(x, y) && reaches(y, x))
+                    .all(|&y| first_ns(x) < first_ns(y))
+        })
+        .collect();
+
+    // Groups: one per coupled task, one per command name for the rest; ordered by start.
+    let mut groups: Vec<(String, Vec<Pid>)> = vec![];
+    let mut by_comm: BTreeMap<String, usize> = BTreeMap::new();
+    for &pid in &kept {
+        let comm = sanitize(&comm_of(pid));
+        if coupled.contains(&pid) {
+            groups.push((comm, vec![pid]));
+        } else if let Some(&g) = by_comm.get(&comm) {
+            groups[g].1.push(pid);
+        } else {
+            by_comm.insert(comm.clone(), groups.len());
+            groups.push((comm, vec![pid]));
+        }
+    }
+    let start_of = |members: &[Pid]| {
+        members
             .iter()
-            .filter_map(|(_, t)| t.first_ns)
+            .filter_map(|p| tasks[p].first_ns)
             .min()
             .unwrap_or(0)
-    });
-    let all_cpus = t.cpus as usize;
+    };
+    groups.sort_by_key(|(_, m)| (start_of(m), m[0]));
+
+    let max_duration_ms = limits::MAX_DURATION_NS / 1_000_000;
+    let duration_ms = t.end_ns.div_ceil(1_000_000).clamp(1, max_duration_ms);
+    if t.end_ns > limits::MAX_DURATION_NS {
+        notes.push(format!(
+            "the recording spans {:.0} s; a scenario lasts at most an hour: tasks that start later start at its end",
+            t.end_ns as f64 / 1e9
+        ));
+    }
+    let inbox = |pid: Pid| format!("wake-{}", real(pid).map_or(pid, |r| r.real_pid));
+    let group_of: BTreeMap<Pid, usize> = groups
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, m))| m.len() == 1 && coupled.contains(&m[0]))
+        .map(|(i, (_, m))| (m[0], i))
+        .collect();
+
+    let t_end = t.end_ns;
     let mut out_groups = vec![];
     let mut task_values = vec![];
-    for comm in &order {
-        let members = &groups[comm];
-        let cpus: std::collections::BTreeSet<u32> = members
+    let mut coupled_left = coupled.len() as u64;
+    let mut ops_used = 0u64;
+    let mut tasks_used = 0u64;
+    let mut capped = 0usize;
+    // Group index → index in the scenario (groups past the task limit are left out).
+    let mut out_index: BTreeMap<usize, usize> = BTreeMap::new();
+    for (gi, (comm, members)) in groups.iter().enumerate() {
+        let ms: Vec<&Task> = members.iter().map(|p| &tasks[p]).collect();
+        let n = ms.len() as u64;
+        // Coupled tasks come first in the budget (a channel needs both its ends).
+        let room = limits::MAX_TASKS as u64 - tasks_used;
+        let reserve = if coupled.contains(&members[0]) {
+            0
+        } else {
+            coupled_left
+        };
+        let count = n.min(MAX_COUNT).min(room.saturating_sub(reserve));
+        if coupled.contains(&members[0]) {
+            coupled_left -= 1;
+        }
+        if count == 0 {
+            capped += members.len();
+            continue;
+        }
+        capped += (n - count) as usize;
+        let cpu_ns: u64 = ms.iter().map(|t| t.cpu_ns).sum();
+        let bursts: u64 = ms.iter().map(|t| t.bursts).sum();
+        let sleeps: u64 = ms.iter().map(|t| t.sleeps).sum();
+        let sleep_ns: u64 = ms.iter().map(|t| t.sleep_ns).sum();
+        // An exit in the recording's last 2 % is the end of the workload (a recording ends
+        // by stopping it): such a task runs to the end.
+        let exited = ms
             .iter()
-            .flat_map(|(_, t)| t.cpus.iter().copied())
-            .collect();
-        let cpu_ns: u64 = members.iter().map(|(_, t)| t.cpu_ns).sum();
-        let bursts: u64 = members.iter().map(|(_, t)| t.bursts).sum();
-        let sleeps: u64 = members.iter().map(|(_, t)| t.sleeps).sum();
-        let sleep_ns: u64 = members.iter().map(|(_, t)| t.sleep_ns).sum();
+            .all(|t| t.exited && t.exit_ns.saturating_add(t.end_margin(t_end)) < t_end);
         let burst_ns = cpu_ns.checked_div(bursts).unwrap_or(0);
         let mean_sleep_ns = sleep_ns.checked_div(sleeps).unwrap_or(0);
-        let start_ns = members
+        let start_ns = start_of(members);
+        let cpus_seen: BTreeSet<u32> = ms
             .iter()
-            .filter_map(|(_, t)| t.first_ns)
-            .min()
-            .unwrap_or(0);
+            .flat_map(|t| t.cpus.iter().copied())
+            .filter(|&c| c < cpus)
+            .collect();
         let mut g = Map::new();
         g.insert("name".into(), comm.clone().into());
-        if members.len() > 1 {
-            g.insert("count".into(), members.len().into());
+        if count > 1 {
+            g.insert("count".into(), count.into());
         }
         let nice = members
             .iter()
-            .filter_map(|(p, _)| prio_of(*p))
+            .filter_map(|p| prio_of(*p))
             .find(|p| (100..140).contains(p))
             .map(|p| p - 120);
-        if let Some(n) = nice.filter(|&n| n != 0) {
-            g.insert("nice".into(), n.into());
+        if let Some(nc) = nice.filter(|&nc| nc != 0) {
+            g.insert("nice".into(), nc.into());
         }
-        if !cpus.is_empty() && cpus.len() < all_cpus {
+        if !cpus_seen.is_empty() && cpus_seen.len() < cpus as usize {
             g.insert(
                 "affinity".into(),
-                Value::Array(cpus.iter().map(|&c| c.into()).collect()),
+                Value::Array(cpus_seen.iter().map(|&c| c.into()).collect()),
             );
         }
-        // Whole microseconds, at least 1.
-        let us = |ns: u64| (ns / 1000).max(1);
         if start_ns >= 1_000_000 {
-            g.insert("start_ms".into(), (start_ns / 1_000_000).into());
+            g.insert(
+                "start_ms".into(),
+                (start_ns / 1_000_000).min(duration_ms).into(),
+            );
         }
-        let program = if bursts == 0 || sleeps == 0 {
-            json!([{"run": "forever"}])
-        } else {
-            json!([{"run_us": {"exp": us(burst_ns)}}, {"sleep_us": {"exp": us(mean_sleep_ns)}}])
+        let coupled_pid = (members.len() == 1 && coupled.contains(&members[0])).then(|| members[0]);
+        let program = match coupled_pid {
+            Some(pid) => {
+                let me = &tasks[&pid];
+                let reads = into.contains_key(&pid);
+                let targets = out_of.get(&pid).map_or(&[][..], |v| v.as_slice());
+                let sent: u64 = targets.iter().map(|e| pairs[&(pid, *e)]).sum();
+                // Rounds: wakeups received, else blocks, else sends per wakee.
+                let rounds = if reads {
+                    me.wakeups
+                } else if me.bursts > 0 && me.sleeps > 0 {
+                    me.bursts
+                } else {
+                    sent / targets.len().max(1) as u64
+                };
+                // A round's CPU time, split where the wakeups happen: the mean time from
+                // waking its wakees to blocking runs after the sends.
+                let round_ns = me.cpu_ns / rounds.max(1);
+                let post_ns = if targets.is_empty() {
+                    0
+                } else {
+                    me.post_wake_ns
+                        .checked_div(me.post_wakes)
+                        .unwrap_or(0)
+                        .min(round_ns / 2)
+                };
+                let mut body = vec![json!({"run_us": {"exp": us(round_ns - post_ns)}})];
+                body.extend(targets.iter().map(|&e| json!({"send": inbox(e)})));
+                if post_ns >= 1000 {
+                    body.push(json!({"run_us": {"exp": us(post_ns)}}));
+                }
+                let mut steps = vec![];
+                if reads && !send_first.contains(&pid) {
+                    steps.push(json!({"recv": inbox(pid)}));
+                }
+                steps.extend(body);
+                if reads && send_first.contains(&pid) {
+                    steps.push(json!({"recv": inbox(pid)}));
+                }
+                if !reads && me.bursts > 0 && me.sleeps > 0 {
+                    steps.push(json!({"sleep_us": {"exp": us(me.sleep_ns / me.sleeps)}}));
+                }
+                Program {
+                    ops: steps.len() as u64,
+                    steps,
+                }
+            }
+            None if exited => {
+                // Each member's rounds, then exit; one run of its CPU time when the rounds
+                // would not fit the scenario's step limit.
+                let rounds = bursts / n;
+                let per_round = 3 * count;
+                if sleeps > 0 && rounds > 1 && ops_used + rounds * per_round <= MAX_DERIVED_OPS {
+                    Program {
+                        steps: vec![
+                            json!({"loop": rounds.min(limits::MAX_LOOP_TIMES as u64), "steps": [
+                                {"run_us": {"exp": us(burst_ns)}},
+                                {"sleep_us": {"exp": us(mean_sleep_ns)}}]}),
+                            json!({"exit": true}),
+                        ],
+                        ops: rounds * 2 + 2,
+                    }
+                } else {
+                    Program {
+                        steps: vec![json!({"run_us": us(cpu_ns / n)}), json!({"exit": true})],
+                        ops: 2,
+                    }
+                }
+            }
+            None if bursts > 0 && sleeps == 0 => Program {
+                // Blocked and never woken again within the recording.
+                steps: vec![
+                    json!({"run_us": us(cpu_ns / n)}),
+                    json!({"sleep_ms": duration_ms}),
+                ],
+                ops: 2,
+            },
+            None if bursts == 0 || sleeps == 0 => Program {
+                steps: vec![json!({"run": "forever"})],
+                ops: 1,
+            },
+            None => Program {
+                steps: vec![
+                    json!({"run_us": {"exp": us(burst_ns)}}),
+                    json!({"sleep_us": {"exp": us(mean_sleep_ns)}}),
+                ],
+                ops: 2,
+            },
         };
-        g.insert("program".into(), program);
+        ops_used += program.ops * count;
+        tasks_used += count;
+        g.insert("program".into(), Value::Array(program.steps));
         task_values.push(Value::Object(g));
+        let blocks = bursts > 0 && sleeps > 0;
+        out_index.insert(gi, out_groups.len());
         out_groups.push(DerivedGroup {
             comm: comm.clone(),
-            tasks: members.len(),
+            tasks: count as usize,
             cpu_ns,
-            burst_ns: if sleeps == 0 { 0 } else { burst_ns },
-            sleep_ns: mean_sleep_ns,
-            pids: members.iter().map(|(p, _)| *p).collect(),
+            burst_ns: if blocks { burst_ns } else { 0 },
+            sleep_ns: if coupled_pid.is_some_and(|p| into.contains_key(&p)) {
+                0
+            } else {
+                mean_sleep_ns
+            },
+            pids: members.to_vec(),
         });
     }
-    let mut notes = vec![
-        "bursts and sleeps are fitted as exponential distributions with the recorded means; who wakes whom is not kept (timed sleeps, no channels)".to_string(),
-        "HZ and the scheduler tunables are not in a recording: HZ 1000 is assumed; set \"hz\" and the variant's tunables to the recorded machine's".to_string(),
-    ];
+    let channels: Vec<DerivedChannel> = into
+        .iter()
+        .filter_map(|(e, ws)| {
+            Some(DerivedChannel {
+                name: inbox(*e),
+                reader: *out_index.get(group_of.get(e)?)?,
+                writers: ws
+                    .iter()
+                    .filter_map(|(w, n)| Some((*out_index.get(group_of.get(w)?)?, *n)))
+                    .collect(),
+                reader_wakeups: tasks[e].wakeups,
+            })
+        })
+        .collect();
+
+    let event = if by_waking {
+        "sched_waking"
+    } else {
+        "sched_wakeup"
+    };
+    notes.insert(
+        0,
+        "bursts and sleeps are fitted as exponential distributions with the recorded means (not replayed); a task that exited runs its recorded rounds, or its CPU time, and exits (an exit in the recording's last 2 % counts as running to the end)".to_string(),
+    );
+    if channels.is_empty() {
+        notes.insert(1, format!(
+            "who wakes whom: no consistent waker→wakee pair (one task waking another at least {MIN_PAIR_WAKEUPS} times, for at least a fifth of its wakeups, and half of them together; waker = the task current where {event} fired): every sleep is a timed sleep"
+        ));
+    } else {
+        notes.insert(1, format!(
+            "who wakes whom: {} channels from consistent waker→wakee pairs (waker = the task current on the CPU where {event} fired; a pair: at least {MIN_PAIR_WAKEUPS} wakeups, at least a fifth of the wakee's, half of them together, a waker that blocks at least once per ten): the wakee reads its channel once per round, each waker writes it once per round; a channel holds one message per writer (buffer sizes are not in a recording); other sleeps are timed",
+            channels.len()
+        ));
+        notes.insert(2, "a wakeup from an interrupt (a timer that fires while a task runs) counts for the task that was running unless that task hardly ever blocked (less than once per ten wakeups it gave); wakers that each woke a task only a few times (many senders to one reader) are not turned into channels".to_string());
+    }
+    notes.push("HZ and the scheduler tunables are not in a recording: HZ 1000 is assumed; set \"hz\" and the variant's tunables to the recorded machine's".to_string());
     if left_out > 0 {
         notes.push(format!(
             "{left_out} tasks with less than {:.3} ms of CPU time are left out",
             min_cpu_ns as f64 / 1e6
+        ));
+    }
+    if capped > 0 {
+        notes.push(format!(
+            "{capped} tasks are left out: a scenario has at most {} tasks, {} per group",
+            limits::MAX_TASKS,
+            MAX_COUNT
         ));
     }
     if rt > 0 {
@@ -234,31 +587,49 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     if !imp.has_wakeups() {
         notes.push("the recording has no wakeup events: sleeps are measured from a block to the next switch-in".into());
     }
-    let duration_ms = t.end_ns.div_ceil(1_000_000).max(1);
-    let scenario = json!({
+    let mut scenario = json!({
         "version": 1,
         "name": name,
         "description": format!("Derived by schedlab from a {} recording ({} tasks in {} groups).", imp.format.name(), out_groups.iter().map(|g| g.tasks).sum::<usize>(), out_groups.len()),
-        "cpus": t.cpus.max(1),
+        "cpus": cpus,
         "hz": 1000,
         "duration_ms": duration_ms,
         "seed": 1,
         "variants": variants,
         "tasks": task_values,
     });
+    if !channels.is_empty() {
+        scenario["channels"] = Value::Array(
+            channels
+                .iter()
+                .map(|c| json!({"name": c.name, "capacity": c.writers.len().max(1)}))
+                .collect(),
+        );
+    }
     Derived {
         scenario,
         groups: out_groups,
+        channels,
         notes,
     }
 }
 
-/// A command name as a scenario takes it: 1–15 bytes, no `/`, `:` or control characters.
+/// Whole microseconds, at least 1, at most an hour (the scenario's longest duration).
+fn us(ns: u64) -> u64 {
+    (ns / 1000).clamp(1, limits::MAX_DURATION_NS / 1000)
+}
+
+/// A command name as a scenario takes it: 1–15 bytes, no `/`, `:`, control characters or
+/// characters that override the direction of text.
 fn sanitize(comm: &str) -> String {
     let mut s: String = comm
         .chars()
         .map(|c| {
-            if c == '/' || c == ':' || c.is_control() {
+            if c == '/'
+                || c == ':'
+                || c.is_control()
+                || matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+            {
                 '_'
             } else {
                 c

@@ -80,7 +80,7 @@ mod text;
 mod timehist;
 mod tracepoint;
 
-pub use derive::{derive_scenario, Derived, DerivedGroup};
+pub use derive::{derive_scenario, Derived, DerivedChannel, DerivedGroup, MIN_PAIR_WAKEUPS};
 use stream::{json_format, looks_json, Input, LineParser, Lines, Parser};
 
 use std::collections::BTreeMap;
@@ -432,13 +432,24 @@ impl Importer {
                         Ok(None)
                     };
                 };
-                if looks_json(&held[first..]) {
+                let rest = &held[first..];
+                let undecided_array =
+                    rest[0] == b'[' && rest[1..].iter().all(|c| c.is_ascii_whitespace());
+                if undecided_array && !at_end {
+                    // `[` and white space so far: whether an object follows is not known yet.
+                    return Ok(None);
+                }
+                if looks_json(rest) {
                     json_format(&held[first..], at_end)
                 } else {
                     let mut found = None;
                     let mut complete = 0;
+                    // Every segment but the last ends in a line end; the last is a whole line
+                    // only at the end of the input (a line cut by a chunk boundary is not
+                    // judged by its start: "# tracer:" could begin any line).
+                    let segments = held.split(|&c| c == b'\n').count();
                     for (i, line) in held.split(|&c| c == b'\n').enumerate() {
-                        let end_of_line = held.len() > line.len() || at_end;
+                        let end_of_line = i + 1 < segments || at_end;
                         if !end_of_line {
                             break;
                         }

@@ -41,7 +41,9 @@ pub(crate) struct Objects {
 
 impl Objects {
     pub(crate) fn push(&mut self, chunk: &[u8], mut f: impl FnMut(u64, &[u8])) {
-        if self.line == 0 {
+        // The first byte starts line 1 (an empty chunk starts nothing: an empty text has no
+        // lines).
+        if self.line == 0 && !chunk.is_empty() {
             self.line = 1;
         }
         self.bytes += chunk.len() as u64;
@@ -193,6 +195,9 @@ impl Perfetto {
         let Some(cpu) = v["tid"].as_u64().and_then(|c| u32::try_from(c).ok()) else {
             return warn(b, "no numeric \"tid\" (the CPU)");
         };
+        if cpu >= crate::builder::MAX_CPU {
+            return warn(b, &crate::stream::bad_cpu(cpu));
+        }
         let Some(ts) = v["ts"].as_f64().filter(|t| *t >= 0.0) else {
             return warn(b, "no \"ts\"");
         };

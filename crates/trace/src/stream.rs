@@ -27,6 +27,9 @@ impl LineParser {
             LineParser::Ftrace(p) => p.line(no, line, b),
             LineParser::Jsonl(p) => p.line(no, line, b),
         }
+        if let Some(cpu) = b.bad_cpu.take() {
+            b.warn(no, line, bad_cpu(cpu));
+        }
     }
 }
 
@@ -117,4 +120,12 @@ pub(crate) fn json_format(held: &[u8], at_end: bool) -> Option<Format> {
         return Some(Format::Jsonl);
     }
     None
+}
+
+/// The message for an event on a CPU number no kernel has.
+pub(crate) fn bad_cpu(cpu: u32) -> String {
+    format!(
+        "CPU {cpu} is out of range (at most {}, the kernel's largest NR_CPUS): the event is skipped",
+        crate::builder::MAX_CPU - 1
+    )
 }

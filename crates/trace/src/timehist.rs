@@ -168,6 +168,11 @@ impl Timehist {
             );
             return;
         };
+        if cpu >= crate::builder::MAX_CPU {
+            // Before the per-CPU state below is sized by it.
+            b.warn(no, line, crate::stream::bad_cpu(cpu));
+            return;
+        }
         let run = run.max(0) as u64;
         let pid = b.pid(real, Some(comm), None);
         let cpu_i = cpu as usize;

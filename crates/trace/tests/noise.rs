@@ -384,3 +384,102 @@ fn no_trace_is_refused_naming_the_formats() {
         ImportError::Empty
     );
 }
+
+/// Found by the `trace` fuzz target: an empty text read as Perfetto JSON (the format given)
+/// counted one line.
+#[test]
+fn an_empty_text_has_no_lines_in_any_format() {
+    for format in schedlab_trace::Format::ALL {
+        let mut imp = schedlab_trace::Importer::new(schedlab_trace::Options {
+            format: Some(format),
+            ..Default::default()
+        });
+        imp.push(b"").unwrap();
+        let got = imp.finish().unwrap();
+        assert_eq!(got.lines, 0, "{format}");
+    }
+}
+
+/// Found by the `trace` fuzz target: a damaged CPU number (`[85160000]`) made every per-CPU
+/// table that large (out of memory). CPU numbers of 8192 and more (the kernel's largest
+/// NR_CPUS) are refused with the line, and a `cpus=` header that large is ignored.
+#[test]
+fn a_cpu_number_no_kernel_has_is_a_warning_with_its_line() {
+    let good = "            perf 12608 [000]  2269.564462:       sched:sched_waking: comm=migration/0 pid=18 prio=0 target_cpu=000\n";
+    let bad = "            perf 12608 [85160000]  2269.564463:       sched:sched_waking: comm=migration/0 pid=18 prio=0 target_cpu=000\n";
+    let target = "            perf 12608 [001]  2269.564464:       sched:sched_waking: comm=migration/0 pid=18 prio=0 target_cpu=4000000000\n";
+    let imp = import_bytes(
+        format!("{good}{bad}{target}").as_bytes(),
+        Options::default(),
+    )
+    .unwrap();
+    assert_eq!(imp.trace.cpus, 1, "only CPU 0 is real");
+    let lines: Vec<u64> = imp.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [2, 3], "{:?}", imp.warnings);
+    assert!(
+        imp.warnings[0]
+            .message
+            .contains("CPU 85160000 is out of range"),
+        "{}",
+        imp.warnings[0]
+    );
+    assert!(
+        imp.warnings[1]
+            .message
+            .contains("CPU 4000000000 is out of range"),
+        "{}",
+        imp.warnings[1]
+    );
+    let ftrace = "cpus=99999999\n          <idle>-0     [000] d..2.  100.000001: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=10 next_prio=120\n";
+    let imp = import_bytes(ftrace.as_bytes(), Options::default()).unwrap();
+    assert_eq!(imp.trace.cpus, 1);
+}
+
+/// Found by the `trace` fuzz target: the format was judged from the start of a line cut by a
+/// chunk boundary (`# tracer:o…` read as ftrace's header, where the whole line is perf
+/// script's), so the detected format depended on the chunks.
+#[test]
+fn detection_waits_for_whole_lines() {
+    let text = "hello\n# tracer: perf 12608 [000]  2269.564458: sched:sched_stat_runtime: comm=perf pid=12608 runtime=29144 [ns]\n";
+    let whole = import_bytes(text.as_bytes(), Options::default()).unwrap();
+    let mut imp = Importer::new(Options::default());
+    let (a, b) = text.split_at("hello\n# tracer:".len());
+    imp.push(a.as_bytes()).unwrap();
+    imp.push(b.as_bytes()).unwrap();
+    let split = imp.finish().unwrap();
+    assert_eq!(whole.format, split.format);
+}
+
+/// Found by the `trace` fuzz target: `[` and white space at the end of a chunk were taken for
+/// the start of Perfetto JSON before the next byte said otherwise.
+#[test]
+fn a_bracket_waits_for_what_follows_it() {
+    let text = "[\x0c\x0c x\n";
+    let whole = import_bytes(text.as_bytes(), Options::default()).map(|i| i.format);
+    let split = (|| {
+        let mut imp = Importer::new(Options::default());
+        let (a, b) = text.split_at(3);
+        imp.push(a.as_bytes())?;
+        imp.push(b.as_bytes())?;
+        imp.finish()
+    })()
+    .map(|i| i.format);
+    assert!(
+        matches!(whole, Err(ImportError::NotATrace { .. })),
+        "{whole:?}"
+    );
+    assert_eq!(whole, split);
+}
+
+/// Found by the `trace` fuzz target: a timehist line on CPU [85160000] sized the parser's
+/// per-CPU state by it (out of memory) before the event was refused.
+#[test]
+fn a_timehist_line_on_a_cpu_no_kernel_has_is_a_warning() {
+    let text = "           time    cpu  task name                       wait time  sch delay   run time\n    2272.555873 [85160000]  perf[12674]                         0.000      0.000      0.000 \n";
+    let imp = import_bytes(text.as_bytes(), Options::default()).unwrap();
+    assert_eq!(imp.warnings.len(), 1, "{:?}", imp.warnings);
+    assert_eq!(imp.warnings[0].line, 2);
+    assert!(imp.warnings[0]
+        .message
+        .contains("CPU 85160000 is out of range"));
+}
