@@ -58,7 +58,10 @@ fn pinned_pair_pays_two_switches_per_round_trip() {
         costly * 100 >= machine * 95 && costly * 100 <= machine * 105,
         "model {costly}/s, machine {machine}/s"
     );
-    assert!(free > costly * 5 / 2, "free {free}/s, with the cost {costly}/s");
+    assert!(
+        free > costly * 5 / 2,
+        "free {free}/s, with the cost {costly}/s"
+    );
     // Two switches per round trip, as `perf stat -e context-switches` counts on the machine.
     let switches: u64 = out.tasks.iter().map(|t| t.voluntary_switches).sum();
     let trips = out.tasks[1].wakeups;
@@ -68,7 +71,11 @@ fn pinned_pair_pays_two_switches_per_round_trip() {
     );
     // The cost is CPU time of the tasks: the CPU is never idle.
     let busy: u64 = out.tasks.iter().map(|t| t.sum_exec_runtime_ns).sum();
-    assert!(busy * 100 >= out.trace.end_ns * 99, "busy {busy} of {}", out.trace.end_ns);
+    assert!(
+        busy * 100 >= out.trace.end_ns * 99,
+        "busy {busy} of {}",
+        out.trace.end_ns
+    );
 }
 
 /// A wakeup onto another CPU costs the waker `wakeup_cost_ns`; one on its own CPU does not.
@@ -83,8 +90,16 @@ fn wakeup_cost_is_paid_by_remote_wakers_only() {
     let out = run(&c, "eevdf-6.19");
     let per_trip = |o: &Output| o.tasks[0].sum_exec_runtime_ns / o.tasks[1].wakeups;
     // (±2 ns: the run ends in the middle of a round trip.)
-    assert!(per_trip(&base).abs_diff(ALONE_NS) <= 2, "{}", per_trip(&base));
-    assert!(per_trip(&out).abs_diff(ALONE_NS + cost) <= 2, "{}", per_trip(&out));
+    assert!(
+        per_trip(&base).abs_diff(ALONE_NS) <= 2,
+        "{}",
+        per_trip(&base)
+    );
+    assert!(
+        per_trip(&out).abs_diff(ALONE_NS + cost) <= 2,
+        "{}",
+        per_trip(&out)
+    );
     assert!(rate(&out) < rate(&base));
     // On one CPU: no IPI, no cost.
     let mut c = pair(1, 1);
