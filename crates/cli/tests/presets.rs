@@ -128,10 +128,11 @@ fn sched_idle_runs_and_waits() {
 
 /// Seed 000: the wakeup-preemption success ratio under hackbench is far above CFS's on EEVDF
 /// without RUN_TO_PARITY (80% vs 20%), and RUN_TO_PARITY brings it down (23%). The thread's
-/// hackbench is also faster with it (101 s vs 117 s): the cost of the extra switches, which
-/// the model does not charge (ARCHITECTURE.md, deviation 12), so here the test pins what the
-/// arithmetic implies instead: every CPU stays busy with the same CPU work in both variants,
-/// so they finish within 2% of each other.
+/// hackbench is also faster with it (101 s vs 117 s), which needs the cost of the extra
+/// switches: the preset charges the measured `switch_cost_ns` (960 ns), and RUN_TO_PARITY,
+/// which switches about half as often, finishes first. Without that cost both variants do
+/// the same CPU work on always-busy CPUs and finish within 2% of each other, so the test asks
+/// for more than 2%.
 #[test]
 fn hackbench_wakeup_preemption_ratio() {
     let (s, outs) = run("hackbench");
@@ -140,8 +141,11 @@ fn hackbench_wakeup_preemption_ratio() {
     let rtp = preempt_ratio(variant(&outs, "eevdf-6.6"));
     let dl = preempt_ratio(variant(&outs, "eevdf-6.6:WAKEUP_DEADLINE"));
     let msg = format!("ratios: cfs {cfs:.3}, NO_RUN_TO_PARITY {no_rtp:.3}, RUN_TO_PARITY {rtp:.3}, WAKEUP_DEADLINE {dl:.3}");
+    // The thread's ratio is 4× (80 vs 20%); the model's is 1.63× without a switch cost and
+    // 1.44× with it (CFS switches more when each switch costs CPU time: ARCHITECTURE.md,
+    // deviation 12), so the bound is the direction with a margin, not the thread's size.
     assert!(
-        no_rtp > 1.5 * cfs,
+        no_rtp > 1.4 * cfs,
         "EEVDF without RUN_TO_PARITY should preempt far more than CFS; {msg}"
     );
     assert!(
@@ -159,8 +163,8 @@ fn hackbench_wakeup_preemption_ratio() {
     };
     let (t_no, t_rtp) = (time("eevdf-6.6:NO_RUN_TO_PARITY"), time("eevdf-6.6"));
     assert!(
-        t_rtp.abs_diff(t_no) * 50 <= t_no,
-        "with no cost per switch both should take the same CPU time: {t_rtp} vs {t_no} ns"
+        t_rtp * 102 < t_no * 100,
+        "RUN_TO_PARITY should finish first (the thread: 101 s vs 117 s): {t_rtp} vs {t_no} ns"
     );
 }
 

@@ -69,6 +69,13 @@ pub const DEFAULT_IRQ_NS: u64 = 5_000;
 /// Default cost of a wakeup onto an idle CPU from another CPU, IPI and idle exit (ns):
 /// measured on Linux 6.18, 2-vCPU VM (docs/measurements.md; `SimConfig::idle_wakeup_ns`).
 pub const DEFAULT_IDLE_WAKEUP_NS: u64 = 17_000;
+/// Per-switch CPU cost measured on Linux 6.18, 2-vCPU VM, with a ping-pong pair pinned to one
+/// CPU (docs/measurements.md; `SimConfig::switch_cost_ns`). Not the default: a scenario sets
+/// `switch_cost_ns` to use it.
+pub const MEASURED_SWITCH_COST_NS: u64 = 960;
+/// The waker's CPU cost of a wakeup onto another CPU measured on the same VM (the VM's IPI,
+/// 7–12 µs; docs/measurements.md; `SimConfig::wakeup_cost_ns`). Not the default.
+pub const MEASURED_WAKEUP_COST_NS: u64 = 9_000;
 
 /// One problem in a scenario: where, and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -272,6 +279,12 @@ pub struct Scenario {
     /// IPI + idle-exit latency of a remote wakeup onto an idle CPU, in ns (default
     /// [`DEFAULT_IDLE_WAKEUP_NS`]).
     pub idle_wakeup_ns: Option<u64>,
+    /// CPU time a context switch costs the task switched in, in ns (default 0; measured
+    /// [`MEASURED_SWITCH_COST_NS`]).
+    pub switch_cost_ns: Option<u64>,
+    /// CPU time a wakeup onto another CPU costs the waker, in ns (default 0; measured
+    /// [`MEASURED_WAKEUP_COST_NS`]).
+    pub wakeup_cost_ns: Option<u64>,
     /// Kernel variants to compare, parsed (each keeps the string it was written as in its
     /// `name`).
     pub variants: Vec<Variant>,
@@ -375,6 +388,12 @@ impl Scenario {
         }
         if let Some(d) = self.idle_wakeup_ns {
             m.insert("idle_wakeup_ns".into(), d.into());
+        }
+        if let Some(d) = self.switch_cost_ns {
+            m.insert("switch_cost_ns".into(), d.into());
+        }
+        if let Some(d) = self.wakeup_cost_ns {
+            m.insert("wakeup_cost_ns".into(), d.into());
         }
         m.insert(
             "variants".into(),
@@ -564,6 +583,8 @@ impl Scenario {
                 DEFAULT_IRQ_NS.min(self.switch_delay_ns.unwrap_or(DEFAULT_SWITCH_DELAY_NS)),
             ),
             idle_wakeup_ns: self.idle_wakeup_ns.unwrap_or(DEFAULT_IDLE_WAKEUP_NS),
+            switch_cost_ns: self.switch_cost_ns.unwrap_or(0),
+            wakeup_cost_ns: self.wakeup_cost_ns.unwrap_or(0),
             channels,
             tasks,
             record_snapshots: false,

@@ -81,6 +81,26 @@ fn idle_wakeup_defaults_to_the_measured_cost() {
     assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
 }
 
+/// `switch_cost_ns` and `wakeup_cost_ns` default to 0 (the measured values are opt-in) and
+/// reach the engine; the canonical JSON keeps them.
+#[test]
+fn switch_and_wakeup_costs_default_to_zero() {
+    let s = Scenario::from_json(EXAMPLE).unwrap();
+    assert_eq!((s.switch_cost_ns, s.wakeup_cost_ns), (None, None));
+    let c = s.sim_config();
+    assert_eq!((c.switch_cost_ns, c.wakeup_cost_ns), (0, 0));
+    let text = EXAMPLE.replacen(
+        "\"duration_ms\": 3000",
+        "\"duration_ms\": 3000, \"switch_cost_ns\": 960, \"wakeup_cost_ns\": 9000",
+        1,
+    );
+    let s = Scenario::from_json(&text).unwrap();
+    let c = s.sim_config();
+    assert_eq!((c.switch_cost_ns, c.wakeup_cost_ns), (960, 9_000));
+    assert!(c.check().is_ok());
+    assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
+}
+
 #[test]
 fn canonical_json_round_trips() {
     let s = Scenario::from_json(EXAMPLE).unwrap();
@@ -148,6 +168,16 @@ fn bad_values_name_the_field_and_the_allowed_range() {
         "\"duration_ms\": 3000",
         "\"duration_ms\": 3000, \"idle_wakeup_ns\": 20000000",
         "idle_wakeup_ns: 20000000 is out of range (allowed 0..=10000000)",
+    );
+    check_err(
+        "\"duration_ms\": 3000",
+        "\"duration_ms\": 3000, \"switch_cost_ns\": 2000000",
+        "switch_cost_ns: 2000000 is out of range (allowed 0..=1000000)",
+    );
+    check_err(
+        "\"duration_ms\": 3000",
+        "\"duration_ms\": 3000, \"wakeup_cost_ns\": -1",
+        "wakeup_cost_ns",
     );
     check_err(
         "\"version\": 1",

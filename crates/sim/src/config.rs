@@ -172,6 +172,22 @@ pub struct SimConfig {
     /// partner on an idle CPU in 22 µs (p50 `sched_waking` → `sched_switch`, three recordings),
     /// so 22 − 5 (δ) = 17 µs, the scenario default (docs/measurements.md). 0 turns it off.
     pub idle_wakeup_ns: u64,
+    /// CPU time a context switch costs the task switched in, paid before it goes on with its
+    /// program (a burst it was preempted in lasts that much longer): the switch itself, the
+    /// refill of what the other task displaced, and the local wakeup that usually precedes it.
+    /// Measured on Linux 6.18 (2-vCPU VM, `scripts/workloads/switchcost.c`): a ping-pong pair
+    /// pinned to one CPU takes 2 750 ns per round trip (2 switches, 1.06 wakeups: `perf stat`)
+    /// where one task doing the same pipe writes and reads alone takes 2 × 410 ns, so
+    /// (2 750 − 820) / 2 ≈ 960 ns per switch (docs/measurements.md). The scenario default is 0
+    /// (the single-CPU checks and goldens are without it); presets that need it set it.
+    pub switch_cost_ns: u64,
+    /// CPU time a wakeup onto another CPU costs the waker (the IPI it sends: TTWU_QUEUE's or
+    /// the reschedule IPI), paid before its program goes on. A wakeup on the waker's own CPU
+    /// sends none; its cost is part of `switch_cost_ns`. Measured on the same VM with
+    /// `switchcost wake`: a write() that wakes a partner blocked on the other CPU takes
+    /// 7–12 µs against 0.22 µs for a write nobody waits on (the VM exits to send an IPI; bare
+    /// metal sends one in well under 1 µs). Default 0.
+    pub wakeup_cost_ns: u64,
     /// Channels (programs refer to them by index).
     pub channels: Vec<Channel>,
     /// Tasks; pid = index + 1.
@@ -202,6 +218,8 @@ pub mod limits {
     pub const MAX_SWITCH_DELAY_NS: u64 = 1_000_000;
     /// Largest `idle_wakeup_ns` (deep C-states exit in hundreds of µs).
     pub const MAX_IDLE_WAKEUP_NS: u64 = 10_000_000;
+    /// Largest `switch_cost_ns` and `wakeup_cost_ns`.
+    pub const MAX_SWITCH_COST_NS: u64 = 1_000_000;
     /// Most iterations of one loop.
     pub const MAX_LOOP_TIMES: u32 = 1_000_000;
 }
@@ -226,6 +244,11 @@ impl SimConfig {
         }
         if self.switch_delay_ns > limits::MAX_SWITCH_DELAY_NS {
             return Err("switch delay out of range".into());
+        }
+        if self.switch_cost_ns > limits::MAX_SWITCH_COST_NS
+            || self.wakeup_cost_ns > limits::MAX_SWITCH_COST_NS
+        {
+            return Err("switch or wakeup cost out of range".into());
         }
         if self.irq_ns > self.switch_delay_ns {
             return Err("the IRQ time must not exceed the switch delay it is part of".into());

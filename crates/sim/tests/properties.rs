@@ -83,6 +83,8 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
         switch_delay_ns: delta,
         irq_ns: r.below(delta + 1),
         idle_wakeup_ns: r.below(30 * US),
+        switch_cost_ns: r.below(2 * US),
+        wakeup_cost_ns: r.below(2 * US),
         channels,
         tasks,
         record_snapshots: r.below(2) == 0,

@@ -33,6 +33,8 @@ const TOP_KEYS: &[&str] = &[
     "switch_delay_ns",
     "irq_ns",
     "idle_wakeup_ns",
+    "switch_cost_ns",
+    "wakeup_cost_ns",
     "variants",
     "topology",
     "tasks",
@@ -286,6 +288,18 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             .map(Some),
         None => Some(None),
     };
+    let switch_cost_ns = match o.get("switch_cost_ns") {
+        Some(v) => p
+            .uint("switch_cost_ns", v, 0, limits::MAX_SWITCH_COST_NS)
+            .map(Some),
+        None => Some(None),
+    };
+    let wakeup_cost_ns = match o.get("wakeup_cost_ns") {
+        Some(v) => p
+            .uint("wakeup_cost_ns", v, 0, limits::MAX_SWITCH_COST_NS)
+            .map(Some),
+        None => Some(None),
+    };
     let variants = match o.get("variants") {
         None => Some(vec![]),
         Some(Value::Array(a)) => {
@@ -512,6 +526,8 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             switch_delay_ns: switch_delay_ns?,
             irq_ns: irq_ns?,
             idle_wakeup_ns: idle_wakeup_ns?,
+            switch_cost_ns: switch_cost_ns?,
+            wakeup_cost_ns: wakeup_cost_ns?,
             variants: variants?,
             topology: topology?,
             tasks: tasks?,

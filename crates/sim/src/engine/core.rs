@@ -196,6 +196,7 @@ impl Simulator {
             self.check_preempt_curr(new_cpu, id, false, sync);
         }
         let cpu = self.tasks[id].cpu;
+        self.charge_wakeup(waker, waker_cpu != cpu);
         // ttwu_stat(p, task_cpu(p), ...): counted on the waker's runqueue, local when the
         // wakee lands on the waker's CPU (after select_task_rq, not its previous CPU).
         let ws = &mut self.cpus[waker_cpu as usize].rq.stats;
@@ -343,6 +344,7 @@ impl Simulator {
                 self.snapshot(cpu, p);
             }
             if let Some(n) = next {
+                self.charge_switch(n);
                 // sched_info_arrive
                 let t = &mut self.tasks[n];
                 if t.stats.last_queued_ns != 0 {
@@ -357,7 +359,7 @@ impl Simulator {
                 t.stats.last_arrival_ns = now;
                 let gen = t.gen;
                 match t.burst {
-                    Burst::Until(end) => {
+                    Burst::Until(end) | Burst::Paying(end) => {
                         let left = end.saturating_sub(self.ents[n].sum_exec_runtime);
                         self.push(now + left, Ev::BurstEnd(n as u32, gen));
                     }

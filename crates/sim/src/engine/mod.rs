@@ -57,6 +57,9 @@ enum Burst {
     Idle,
     /// Running until `sum_exec_runtime` reaches this.
     Until(u64),
+    /// Paying a switch or wakeup cost (`switch_cost_ns`, `wakeup_cost_ns`) until
+    /// `sum_exec_runtime` reaches this; the program's current op comes after.
+    Paying(u64),
     Forever,
 }
 
@@ -80,6 +83,8 @@ struct TaskCtl {
     recent_used_cpu: u32,
     /// `se->avg` (PELT, see load.rs).
     avg: crate::pelt::SchedAvg,
+    /// Switch and wakeup costs charged while no burst was running, paid before the next op.
+    owed_ns: u64,
 }
 
 #[derive(Default)]
@@ -242,6 +247,7 @@ impl Simulator {
                 last_wakee: None,
                 recent_used_cpu: t.affinity[0],
                 avg: crate::pelt::SchedAvg::default(),
+                owed_ns: 0,
             });
             infos.push(TaskInfo {
                 pid: i as u32 + 1,
@@ -388,7 +394,8 @@ impl Simulator {
                 if gen == self.tasks[id].gen {
                     let cpu = self.tasks[id].cpu;
                     self.with_rq(cpu, |f, c| f.update_curr(c));
-                    if let Burst::Until(end) = self.tasks[id].burst {
+                    let burst = self.tasks[id].burst;
+                    if let Burst::Until(end) | Burst::Paying(end) = burst {
                         let done = self.ents[id].sum_exec_runtime;
                         if done < end {
                             // IRQ time stole some of the wall time: come back for the rest.
@@ -397,7 +404,9 @@ impl Simulator {
                         }
                     }
                     self.tasks[id].burst = Burst::Idle;
-                    self.advance_pc(id);
+                    if !matches!(burst, Burst::Paying(_)) {
+                        self.advance_pc(id);
+                    }
                     self.run_program(id);
                     self.kick(cpu);
                 }

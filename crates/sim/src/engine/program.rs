@@ -70,6 +70,15 @@ impl Simulator {
         self.with_rq(cpu, |f, c| f.update_curr(c));
         for _ in 0..ZERO_TIME_STEPS {
             self.work += 1;
+            let owed = core::mem::take(&mut self.tasks[id].owed_ns);
+            if owed > 0 {
+                // A switch or wakeup cost comes first, as CPU time of this task.
+                let end = self.ents[id].sum_exec_runtime + owed;
+                self.tasks[id].burst = Burst::Paying(end);
+                let gen = self.tasks[id].gen;
+                self.push(self.now + owed, Ev::BurstEnd(id as u32, gen));
+                return;
+            }
             let pc = self.tasks[id].pc;
             let op = self.cfg.tasks[id].program[pc];
             match op {
@@ -153,6 +162,32 @@ impl Simulator {
         }
         let gen = self.tasks[id].gen;
         self.push(self.now, Ev::Resume(id as u32, gen));
+    }
+
+    /// `switch_cost_ns`: the task switched in pays it as CPU time before its program goes on
+    /// (a burst it was preempted in lasts that much longer; a hog's endless burst absorbs it).
+    pub(super) fn charge_switch(&mut self, id: Tid) {
+        let cost = self.cfg.switch_cost_ns;
+        if cost == 0 {
+            return;
+        }
+        let t = &mut self.tasks[id];
+        match t.burst {
+            Burst::Until(end) => t.burst = Burst::Until(end + cost),
+            Burst::Paying(end) => t.burst = Burst::Paying(end + cost),
+            Burst::Forever => {}
+            Burst::Idle => t.owed_ns += cost,
+        }
+    }
+
+    /// `wakeup_cost_ns`: a task that wakes another onto a different CPU pays for the IPI
+    /// before its program goes on (it is between ops: its burst is idle).
+    pub(super) fn charge_wakeup(&mut self, waker: Option<Tid>, remote: bool) {
+        if let Some(w) = waker {
+            if remote {
+                self.tasks[w].owed_ns += self.cfg.wakeup_cost_ns;
+            }
+        }
     }
 
     /// A sleep of `n` ns: an hrtimer that wakes the task on its CPU, then `block`.

@@ -1,0 +1,78 @@
+/* The CPU cost of a context switch and of a wakeup on this machine (schedlab's
+ * switch_cost_ns and wakeup_cost_ns; docs/measurements.md says how they are derived).
+ *
+ *   switchcost alone N CPU      one task, pinned: N x { write 1 byte to a pipe; read it back }
+ *   switchcost pair N CPU       two tasks pinned to one CPU ping-pong N round trips over two
+ *                               pipes: each round trip is the alone loop's work twice plus two
+ *                               wakeups and two switches
+ *   switchcost wake N CPU0 CPU1 as pair, the partner on another CPU; times the waker's write()
+ *                               that wakes the blocked partner, against a write() nobody waits on
+ * Prints ns per iteration (wall, CLOCK_MONOTONIC) and, for wake, the mean write() times. */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+static void pin(int cpu) {
+	cpu_set_t s;
+	CPU_ZERO(&s);
+	CPU_SET(cpu, &s);
+	if (sched_setaffinity(0, sizeof s, &s)) { perror("sched_setaffinity"); exit(1); }
+}
+static double now(void) {
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e9 + t.tv_nsec;
+}
+int main(int argc, char **argv) {
+	if (argc < 4) { fprintf(stderr, "usage: switchcost alone|pair|wake N CPU [CPU1]\n"); return 2; }
+	long n = atol(argv[2]);
+	int cpu = atoi(argv[3]);
+	int cpu1 = argc > 4 ? atoi(argv[4]) : cpu;
+	char b = 0;
+	int a2b[2], b2a[2];
+	if (pipe(a2b) || pipe(b2a)) { perror("pipe"); return 1; }
+	if (!strcmp(argv[1], "alone")) {
+		pin(cpu);
+		double t0 = now();
+		for (long i = 0; i < n; i++) {
+			if (write(a2b[1], &b, 1) != 1 || read(a2b[0], &b, 1) != 1) return 1;
+		}
+		printf("alone %.1f ns/iter\n", (now() - t0) / n);
+		return 0;
+	}
+	pid_t c = fork();
+	if (c == 0) {
+		pin(cpu1);
+		for (long i = 0; i < n; i++) {
+			if (read(a2b[0], &b, 1) != 1 || write(b2a[1], &b, 1) != 1) _exit(1);
+		}
+		_exit(0);
+	}
+	pin(cpu);
+	usleep(10000);
+	double tw = 0, t0 = now();
+	for (long i = 0; i < n; i++) {
+		double w0 = now();
+		if (write(a2b[1], &b, 1) != 1) return 1;
+		tw += now() - w0;
+		if (read(b2a[0], &b, 1) != 1) return 1;
+	}
+	double tot = now() - t0;
+	waitpid(c, 0, 0);
+	/* the same write with no reader blocked on it */
+	double tn = 0;
+	for (long i = 0; i < n; i++) {
+		double w0 = now();
+		if (write(a2b[1], &b, 1) != 1) return 1;
+		tn += now() - w0;
+		if (read(a2b[0], &b, 1) != 1) return 1;
+	}
+	printf("%s %.1f ns/round-trip; write waking the partner %.1f ns, write alone %.1f ns\n",
+	       argv[1], tot / n, tw / n, tn / n);
+	return 0;
+}
