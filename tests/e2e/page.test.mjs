@@ -399,6 +399,56 @@ test('a scenario file over the size cap is refused by its size, and the form kee
   assert.equal(await page.locator('input[data-path="name"]').inputValue(), before);
 });
 
+test('first divergence: hackbench eevdf-6.6 vs NO_RUN_TO_PARITY at the command line\'s time, both timelines there; identical variants have none', async () => {
+  const { readFileSync } = await import('node:fs');
+  const path = process.env.SCHEDLAB_NATIVE_CLI;
+  assert.ok(path, 'tests/e2e/run.sh passes the command line\'s answers');
+  const native = JSON.parse(readFileSync(path, 'utf8'));
+  await page.selectOption('#presets', 'preset:hackbench');
+  let n = await runCount();
+  await page.click('#run');
+  assert.equal(await waitRun(n + 1), 'done');
+  // The preset runs cfs-6.1, eevdf-6.6:NO_RUN_TO_PARITY, eevdf-6.6, eevdf-6.6:WAKEUP_DEADLINE.
+  await page.selectOption('#diff-a', '2');
+  await page.selectOption('#diff-b', '1');
+  // From the keyboard.
+  await page.focus('#diff-go');
+  await page.keyboard.press('Enter');
+  const res = page.locator('#divergence .div-result');
+  await res.waitFor();
+  assert.equal(await res.getAttribute('data-found'), 'true');
+  const at = (await res.locator('.div-at').innerText()).match(/first divergence at ([0-9.]+) s/)[1];
+  assert.equal(at, native.diff_hackbench, 'the page\'s divergence is schedlab diff\'s');
+  assert.match(await res.locator('.div-settings').innerText(), /RUN_TO_PARITY on \/ off/);
+  const sides = res.locator('.div-side');
+  assert.deepEqual(await sides.evaluateAll((e) => e.map((x) => x.dataset.variant)), ['eevdf-6.6', 'eevdf-6.6:NO_RUN_TO_PARITY']);
+  assert.match(await sides.nth(0).locator('.div-event').innerText(), /sched_/);
+  assert.match(await sides.nth(1).locator('.div-event').innerText(), /sched_switch/);
+  assert.ok(await sides.nth(0).locator('.div-state tr[data-task]').count() >= 1, 'the fair-class state of the tasks involved');
+  assert.match(await sides.nth(0).locator('.div-state').innerText(), /eligible/);
+  // The shared window holds it, and the ruler marks it.
+  const t = Number(await res.getAttribute('data-t-ns'));
+  const tl = page.locator('.timeline-panel');
+  const t0 = Number(await tl.getAttribute('data-t0-ns'));
+  const t1 = Number(await tl.getAttribute('data-t1-ns'));
+  assert.ok(t0 <= t && t < t1 && t1 - t0 <= 2_000_000, `${t0}..${t1} holds ${t}`);
+  assert.match(await page.locator('.tl-ruler').innerText(), /ruler: from/);
+
+  // Two identical variants of one scenario.
+  await page.selectOption('#presets', 'preset:sched-idle');
+  const doc = JSON.parse(await page.locator('#scenario-json').inputValue());
+  doc.variants = ['eevdf-6.6', 'eevdf-6.6'];
+  await page.locator('#scenario-json').fill(JSON.stringify(doc, null, 1));
+  n = await runCount();
+  await page.click('#run');
+  assert.equal(await waitRun(n + 1), 'done');
+  await page.click('#diff-go');
+  await res.waitFor();
+  assert.equal(await res.getAttribute('data-found'), 'false');
+  assert.match(await res.innerText(), /no divergence/);
+  assert.deepEqual(errors, []);
+});
+
 test('determinism: every preset gives the same traces in the page (wasm, in its worker) as natively', async () => {
   const { readFileSync } = await import('node:fs');
   const path = process.env.SCHEDLAB_NATIVE_HASHES;

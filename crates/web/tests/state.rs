@@ -257,6 +257,7 @@ fn results(run: u64, variants: Vec<VariantResult>, summary: Vec<VariantSummary>)
             variants: vec![],
             summary,
         },
+        divergences: vec![],
     }
 }
 
@@ -772,4 +773,78 @@ fn deltas_against_a_recording_have_a_row_per_variant() {
     let d = schedlab_web::recording::deltas_vs_recording(&rec, &[with_hog]);
     assert_eq!(d[0].iter().filter(|h| h.starts_with("share")).count(), 1);
     assert!(d[1].last().unwrap().ends_with("pp"), "{:?}", d[1]);
+}
+
+#[test]
+fn the_first_divergence_of_a_pair_in_either_order_and_none_between_identical_variants() {
+    use schedlab_sim::Variant;
+    let mut sc = schedlab_scenario::presets::preset("hackbench")
+        .unwrap()
+        .scenario();
+    sc.variants = ["eevdf-6.6", "eevdf-6.6:NO_RUN_TO_PARITY", "eevdf-6.6"]
+        .map(|v| Variant::parse(v).unwrap())
+        .to_vec();
+    let mut cfg = sc.sim_config();
+    cfg.record_snapshots = true;
+    let outs: Vec<_> = sc
+        .variants
+        .iter()
+        .map(|v| schedlab_sim::simulate(&cfg, v).unwrap())
+        .collect();
+    let mut s = State::initial().reduce(Action::Run);
+    let r = schedlab_web::model::results(s.runs, &sc, &outs);
+    // Every pair once, lower index first.
+    let pairs: Vec<_> = r.divergences.iter().map(|d| (d.a, d.b)).collect();
+    assert_eq!(pairs, [(0, 1), (0, 2), (1, 2)]);
+    s = s.reduce(Action::Finished(Box::new(r)));
+    assert_eq!(s.view.diff_pair, (0, 1));
+
+    // Picked the other way round: the sides follow the picking.
+    s = s.reduce(Action::SetDiffSide { side: 0, index: 1 });
+    s = s.reduce(Action::SetDiffSide { side: 1, index: 0 });
+    s = s.reduce(Action::ShowDivergence);
+    let d = s.divergence().unwrap();
+    assert_eq!((d.a, d.b), (1, 0));
+    assert_eq!(d.settings, ["RUN_TO_PARITY off / on"]);
+    let f = d
+        .found
+        .expect("RUN_TO_PARITY changes a decision in hackbench");
+    // Everything before it is shared; the two events differ.
+    let (ta, tb) = (&outs[1].trace, &outs[0].trace);
+    let decisions = |t: &schedlab_sim::Trace| -> Vec<schedlab_sim::Event> {
+        t.events
+            .iter()
+            .filter(|e| !matches!(e.kind, schedlab_sim::EventKind::StatRuntime { .. }))
+            .copied()
+            .collect()
+    };
+    let (da, db) = (decisions(ta), decisions(tb));
+    assert_eq!(da[..f.common], db[..f.common]);
+    assert_ne!(da.get(f.common), db.get(f.common));
+    assert_eq!(
+        f.t_ns,
+        da[f.common].t_ns.min(db[f.common].t_ns),
+        "the earlier of the two events"
+    );
+    assert_eq!(
+        f.event_ns,
+        [Some(da[f.common].t_ns), Some(db[f.common].t_ns)]
+    );
+    // The timelines jumped there and mark it.
+    let (t0, t1) = s.timeline_window().unwrap();
+    assert!(t0 <= f.t_ns && f.t_ns < t1, "{t0}..{t1} holds {}", f.t_ns);
+    assert_eq!(s.view.timeline.ruler, [f.t_ns]);
+    // The tasks of the two events, with their snapshots on each side.
+    assert!(!f.state[0].is_empty());
+    assert_eq!(
+        f.state[0].iter().map(|t| &t.task).collect::<Vec<_>>(),
+        f.state[1].iter().map(|t| &t.task).collect::<Vec<_>>()
+    );
+
+    // Two identical variants: none.
+    s = s.reduce(Action::SetDiffSide { side: 0, index: 2 });
+    s = s.reduce(Action::ShowDivergence);
+    let d = s.divergence().unwrap();
+    assert_eq!((d.a, d.b), (2, 0));
+    assert!(d.found.is_none() && d.settings.is_empty(), "{d:?}");
 }

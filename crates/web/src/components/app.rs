@@ -6,9 +6,10 @@ use yew::prelude::*;
 
 use crate::components::ctx::{Ctx, Store};
 use crate::components::{
-    json_view::JsonView, machine::MachineForm, presets_menu::PresetsMenu, recording::RecordingBar,
-    results::ResultsView, run_bar::RunBar, share_bar::ShareBar, tasks::TaskTable,
-    timeline::TimelinePanel, variants::VariantPicker, workloads::WorkloadTable,
+    divergence::DivergencePanel, json_view::JsonView, machine::MachineForm,
+    presets_menu::PresetsMenu, recording::RecordingBar, results::ResultsView, run_bar::RunBar,
+    share_bar::ShareBar, tasks::TaskTable, timeline::TimelinePanel, variants::VariantPicker,
+    workloads::WorkloadTable,
 };
 use crate::hooks::use_sim_worker;
 use crate::state::{Action, State, TimelineAction};
@@ -306,6 +307,7 @@ pub fn app() -> Html {
                     <RecordingBar state={ctx.state.clone()} dispatch={ctx.dispatch.clone()}
                         on_file={on_file} on_trace={on_trace} on_cancel={on_cancel_import} />
                     <ResultsView ..ctx.clone() />
+                    <DivergencePanel ..ctx.clone() />
                     <TimelinePanel ..ctx.clone() />
                 </section>
             </main>

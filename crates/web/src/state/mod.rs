@@ -49,6 +49,10 @@ pub struct ViewOpts {
     /// Merge tasks with the same name, like perf (false: one row per task, `perf -p`).
     pub merged: bool,
     pub sort: SortKey,
+    /// The two variants the "first divergence" control compares (indices into the run).
+    pub diff_pair: (usize, usize),
+    /// The divergence of `diff_pair` is shown (set by the control, cleared by a new run).
+    pub diff_shown: bool,
 }
 
 /// The whole page state.
@@ -165,6 +169,13 @@ pub enum Action {
     SetLogAxis(bool),
     SetMerged(bool),
     SortBy(SortKey),
+    /// Pick the variant on side `side` (0 or 1) of the "first divergence" control.
+    SetDiffSide {
+        side: usize,
+        index: usize,
+    },
+    /// Show where the picked pair first diverges: both timelines jump there and mark it.
+    ShowDivergence,
     Timeline(TimelineAction),
     /// A link was made (shown for copying).
     Linked(String),
@@ -210,6 +221,8 @@ impl State {
                 log_axis: None,
                 merged: true,
                 sort: SortKey::Perf,
+                diff_pair: (0, 1),
+                diff_shown: false,
             },
             runs: 0,
             notice: None,
@@ -354,6 +367,39 @@ impl State {
     pub fn run_request(&self) -> Option<(u64, Scenario)> {
         self.can_run().ok()?;
         Some((self.runs + 1, self.scenario.clone()?))
+    }
+
+    /// The divergence of the picked pair of variants, sides in the order picked, when the last
+    /// run is done and has both. A variant against itself has none.
+    pub fn divergence(&self) -> Option<crate::model::DivergenceView> {
+        let RunState::Done(r) = &self.run else {
+            return None;
+        };
+        let (a, b) = self.view.diff_pair;
+        if a >= r.variants.len() || b >= r.variants.len() {
+            return None;
+        }
+        if a == b {
+            return Some(crate::model::DivergenceView {
+                a,
+                b,
+                settings: vec![],
+                found: None,
+                events: 0,
+            });
+        }
+        // The run holds each pair once, lower index first.
+        let (lo, hi) = (a.min(b), a.max(b));
+        let d = r.divergences.iter().find(|d| d.a == lo && d.b == hi)?;
+        Some(if a > b { d.swapped() } else { d.clone() })
+    }
+
+    /// Shows a 2 ms window centred on `t_ns` in every timeline, with the ruler marking `t_ns`.
+    fn jump_to(&mut self, t_ns: u64) {
+        const SPAN: u64 = 2_000_000;
+        let a = t_ns.saturating_sub(SPAN / 2);
+        self.timeline_action(TimelineAction::Range(a, a + SPAN));
+        self.view.timeline.ruler = vec![t_ns];
     }
 
     /// The reducer.
@@ -512,6 +558,7 @@ impl State {
             }
             Action::Finished(r) => {
                 if matches!(s.run, RunState::Running(_)) && r.run == s.runs {
+                    let n = r.variants.len();
                     s.run = RunState::Done(Shared(std::rc::Rc::new(*r)));
                     let end = s.run_end_ns().unwrap_or(0);
                     let keep = std::mem::take(&mut s.keep_window);
@@ -521,6 +568,11 @@ impl State {
                         tl.t1_ns = 0;
                     }
                     tl.ruler.clear();
+                    let p = s.view.diff_pair;
+                    if p.0 >= n || p.1 >= n {
+                        s.view.diff_pair = (0, 1);
+                    }
+                    s.view.diff_shown = false;
                 }
                 return s;
             }
@@ -546,6 +598,29 @@ impl State {
             }
             Action::SortBy(k) => {
                 s.view.sort = k;
+                return s;
+            }
+            Action::SetDiffSide { side, index } => {
+                let n = match &s.run {
+                    RunState::Done(r) => r.variants.len(),
+                    _ => 0,
+                };
+                if index < n {
+                    let p = &mut s.view.diff_pair;
+                    if side == 0 {
+                        p.0 = index;
+                    } else {
+                        p.1 = index;
+                    }
+                    s.view.diff_shown = false;
+                }
+                return s;
+            }
+            Action::ShowDivergence => {
+                s.view.diff_shown = true;
+                if let Some(t) = s.divergence().and_then(|d| d.found.map(|f| f.t_ns)) {
+                    s.jump_to(t);
+                }
                 return s;
             }
             Action::Timeline(a) => {
