@@ -438,7 +438,9 @@ test('first divergence: hackbench eevdf-6.6 vs NO_RUN_TO_PARITY at the command l
   await page.selectOption('#presets', 'preset:sched-idle');
   const doc = JSON.parse(await page.locator('#scenario-json').inputValue());
   doc.variants = ['eevdf-6.6', 'eevdf-6.6'];
+  await page.evaluate(() => { document.querySelector('details.json').open = true; });
   await page.locator('#scenario-json').fill(JSON.stringify(doc, null, 1));
+  await page.evaluate(() => { document.querySelector('details.json').open = false; });
   n = await runCount();
   await page.click('#run');
   assert.equal(await waitRun(n + 1), 'done');
