@@ -451,6 +451,57 @@ test('first divergence: hackbench eevdf-6.6 vs NO_RUN_TO_PARITY at the command l
   assert.deepEqual(errors, []);
 });
 
+test('a sweep runs its points in workers, equals schedlab sweep row for row, plots, exports, and its link restores it; Cancel stops one', async () => {
+  const { readFileSync } = await import('node:fs');
+  const native = JSON.parse(readFileSync(process.env.SCHEDLAB_NATIVE_CLI, 'utf8'));
+  await page.selectOption('#presets', 'preset:sched-idle');
+  await page.fill('#sweep-param', 'latency_ns=3000000..12000000:4');
+  await page.fill('#sweep-figure', 'share:idle');
+  await page.click('#sweep-run');
+  const res = page.locator('#sweep .sweep-result');
+  await page.locator('#sweep .sweep-result[data-state="done"]').waitFor({ timeout: 120_000 });
+  // Every run's trace hash is the command line's for the same point and variant.
+  const want = native.sweep_sched_idle_csv.trim().split('\n').slice(1).map((l) => l.split(','));
+  const cells = await res.locator('td.job').evaluateAll((e) => e.map((x) => x.dataset.traceHash));
+  assert.deepEqual(cells, want.map((r) => r[11]), 'trace hashes, page vs schedlab sweep');
+  const save = async (id) => {
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click(id)]);
+    return { name: dl.suggestedFilename(), text: readFileSync(await dl.path(), 'utf8') };
+  };
+  const csv = await save('#sweep-csv');
+  assert.equal(csv.name, 'schedlab-sweep.csv');
+  assert.equal(csv.text, native.sweep_sched_idle_csv, 'the CSV is schedlab sweep --format csv');
+  const svg = await save('#sweep-svg');
+  assert.match(svg.text, /^<svg/);
+  // The plot: one line per variant.
+  assert.equal(await res.locator('.sweep-plot svg').count(), 1);
+  assert.match(await res.locator('.sweep-plot svg').innerHTML(), /cfs-5\.14[\s\S]*cfs-6\.1/);
+
+  // The link carries the sweep; a fresh page runs it again.
+  await page.click('#copy-link');
+  const link = await page.locator('#link').inputValue();
+  const fresh = await ctx.newPage();
+  await fresh.goto(link);
+  await fresh.locator('#sweep .sweep-result[data-state="done"]').waitFor({ timeout: 120_000 });
+  assert.equal(await fresh.locator('#sweep-param').inputValue(), 'latency_ns=3000000..12000000:4');
+  assert.equal(await fresh.locator('#sweep-figure').inputValue(), 'share:idle');
+  assert.deepEqual(await fresh.locator('#sweep td.job').evaluateAll((e) => e.map((x) => x.dataset.traceHash)), cells);
+  await fresh.close();
+
+  // Cancel: a long sweep stops at once, and the next one runs.
+  await page.selectOption('#presets', 'preset:hackbench');
+  await page.fill('#sweep-param', 'workloads.0.hackbench.loops=100..6400:8');
+  await page.click('#sweep-run');
+  await page.locator('#sweep td.job[data-state="running"]').first().waitFor();
+  await page.click('#sweep-cancel');
+  await page.locator('#sweep .sweep-result[data-state="cancelled"]').waitFor();
+  assert.ok(await page.locator('#sweep td.job[data-state="done"]').count() < 32);
+  await page.fill('#sweep-param', 'nonsense');
+  await page.click('#sweep-run');
+  assert.match(await page.locator('#sweep-error').innerText(), /nonsense/);
+  assert.deepEqual(errors, []);
+});
+
 test('determinism: every preset gives the same traces in the page (wasm, in its worker) as natively', async () => {
   const { readFileSync } = await import('node:fs');
   const path = process.env.SCHEDLAB_NATIVE_HASHES;

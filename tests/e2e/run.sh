@@ -34,7 +34,8 @@ for path in sorted(glob.glob("scenarios/presets/*.json")):
     out[name] = {v["variant"]: v["trace_hash"] for v in report["variants"]}
 json.dump(out, open(sys.argv[1], "w"), indent=1)
 PY
-# The command line's answers the page's panels must give too: schedlab diff's first divergence.
+# The command line's answers the page's panels must give too: schedlab diff's first divergence
+# and schedlab sweep's rows.
 native="$site_root/native-cli.json"
 python3 - "$native" <<'PY'
 import json, re, subprocess, sys
@@ -43,6 +44,8 @@ def cli(*args):
 diff = cli("diff", "--preset", "hackbench", "--variant", "eevdf-6.6", "--variant", "eevdf-6.6:NO_RUN_TO_PARITY")
 at = re.search(r"^first divergence at ([0-9.]+) s", diff, re.M)
 out = {"diff_hackbench": at.group(1)}
+# schedlab sweep's rows, for the sweep panel.
+out["sweep_sched_idle_csv"] = cli("sweep", "--preset", "sched-idle", "--param", "latency_ns=3000000..12000000:4", "--format", "csv")
 json.dump(out, open(sys.argv[1], "w"), indent=1)
 PY
 cd tests/e2e

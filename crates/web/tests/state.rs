@@ -402,6 +402,7 @@ fn the_first_state_comes_from_the_url() {
         selected: Some("tbench".into()),
         per_task: true,
         log_axis: Some(false),
+        sweep: None,
     };
     let url = format!("https://x.invalid/schedlab/#{}", encode(&sc, &view));
     let s = State::from_location(&url);
@@ -847,4 +848,59 @@ fn the_first_divergence_of_a_pair_in_either_order_and_none_between_identical_var
     let d = s.divergence().unwrap();
     assert_eq!((d.a, d.b), (2, 0));
     assert!(d.found.is_none() && d.settings.is_empty(), "{d:?}");
+}
+
+#[test]
+fn a_sweep_point_is_a_single_run_of_its_scenario_and_a_bad_parameter_is_named() {
+    use schedlab_web::state::JobState;
+    let sc = schedlab_scenario::presets::preset("sched-idle")
+        .unwrap()
+        .scenario();
+    let mut s = State::initial().reduce(Action::Load {
+        json: sc.to_json(),
+        source: None,
+    });
+    s = s.reduce(Action::SetSweepParam(
+        "latency_ns=3000000..12000000:4".into(),
+    ));
+    let run = s.sweep_request().unwrap();
+    assert_eq!((run.id, run.points.len(), run.jobs.len()), (1, 4, 8));
+    assert_eq!(run.labels, ["cfs-5.14", "cfs-6.1"]);
+    // The last point, second variant: its figures are those of a plain run of that scenario.
+    let (k, point, v) = run.work().pop().unwrap();
+    assert_eq!(point.variants[v].name, "cfs-6.1:latency_ns=12000000");
+    let f = schedlab_web::worker::sweep_point(&point, v).unwrap();
+    let out = schedlab_sim::simulate(&point.sim_config(), &point.variants[v]).unwrap();
+    assert_eq!(
+        f.trace_hash,
+        schedlab_report::export::trace_hash(&out.trace)
+    );
+    s = s.reduce(Action::SweepStarted(Box::new(run)));
+    s = s.reduce(Action::SweepRow {
+        id: 1,
+        job: k,
+        figures: Box::new(f),
+    });
+    let r = s.sweep.as_ref().unwrap();
+    assert!(matches!(r.states[k], JobState::Done(_)) && r.running());
+    assert_eq!(r.rows().len(), 1);
+    // The link carries the sweep.
+    let link = schedlab_scenario::link::decode(&s.link_payload().unwrap()).unwrap();
+    assert_eq!(
+        link.view.sweep.unwrap().param,
+        "latency_ns=3000000..12000000:4"
+    );
+    // Cancel: late rows are dropped.
+    s = s.reduce(Action::SweepCancel);
+    assert!(s.sweep.as_ref().unwrap().cancelled);
+
+    s = s.reduce(Action::SetSweepParam("base_slice_ns=1..2:2".into()));
+    let e = s.sweep_request().unwrap_err();
+    assert!(
+        e.contains("base_slice_ns does not exist in cfs-5.14"),
+        "{e}"
+    );
+    s = s.reduce(Action::SetSweepParam("no such thing".into()));
+    let e = s.sweep_request().unwrap_err();
+    assert!(e.contains("`no such thing`"), "{e}");
 }

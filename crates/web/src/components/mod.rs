@@ -14,6 +14,7 @@ pub mod recording;
 pub mod results;
 pub mod run_bar;
 pub mod share_bar;
+pub mod sweep;
 pub mod tasks;
 pub mod timeline;
 pub mod variants;

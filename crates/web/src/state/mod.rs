@@ -17,9 +17,11 @@ use crate::model::{Progress, Results, Shared};
 use crate::recording::Recording;
 
 mod form;
+mod sweep;
 mod timeline;
 
 pub use form::{Machine, MachineField, TaskField, TaskRow, VariantChoice, WorkloadRow};
+pub use sweep::{JobState, SweepForm, SweepRun, COMMON_PARAMS};
 pub use timeline::{TimelineAction, TimelineView};
 
 /// Most variants compared at once.
@@ -95,6 +97,16 @@ pub struct State {
     pub import_error: Option<String>,
     /// What the scenario in the editor could not take from the recording it was derived from.
     pub derived_notes: Vec<String>,
+    /// The sweep panel's fields.
+    pub sweep_form: SweepForm,
+    /// The last sweep started, in progress or done.
+    pub sweep: Option<SweepRun>,
+    /// Sweeps started so far.
+    pub sweeps: u64,
+    /// Why the last sweep could not start.
+    pub sweep_error: Option<String>,
+    /// The page was opened from a link with a sweep: run it once the page is up.
+    pub sweep_from_link: bool,
 }
 
 /// A recording being read.
@@ -174,6 +186,28 @@ pub enum Action {
         side: usize,
         index: usize,
     },
+    SetSweepParam(String),
+    SetSweepFigure(String),
+    /// A sweep was started (the page hands its work to the workers).
+    SweepStarted(Box<SweepRun>),
+    /// A sweep could not start: why.
+    SweepRefused(String),
+    /// Job `job` of sweep `id` is running in a worker.
+    SweepJobRunning {
+        id: u64,
+        job: usize,
+    },
+    SweepRow {
+        id: u64,
+        job: usize,
+        figures: Box<schedlab_report::sweep::RunFigures>,
+    },
+    SweepFailed {
+        id: u64,
+        job: usize,
+        message: String,
+    },
+    SweepCancel,
     /// Show where the picked pair first diverges: both timelines jump there and mark it.
     ShowDivergence,
     Timeline(TimelineAction),
@@ -234,6 +268,11 @@ impl State {
             importing: None,
             import_error: None,
             derived_notes: vec![],
+            sweep_form: SweepForm::default(),
+            sweep: None,
+            sweeps: 0,
+            sweep_error: None,
+            sweep_from_link: false,
         };
         let loaded = s.load(crate::examples::DEFAULT.1);
         debug_assert_eq!(loaded, Ok(()), "the bundled default scenario loads");
@@ -262,6 +301,13 @@ impl State {
                     tl.selected = l.view.selected;
                     tl.per_task = l.view.per_task;
                     s.view.log_axis = l.view.log_axis;
+                    if let Some(sw) = l.view.sweep {
+                        s.sweep_form = SweepForm {
+                            param: sw.param,
+                            figure: sw.figure,
+                        };
+                        s.sweep_from_link = true;
+                    }
                 }
                 Err(e) => {
                     s.notice = Some(format!(
@@ -287,6 +333,14 @@ impl State {
             selected: tl.selected.clone(),
             per_task: tl.per_task,
             log_axis: self.view.log_axis,
+            // The last sweep started, with the figure shown now.
+            sweep: self
+                .sweep
+                .as_ref()
+                .map(|r| schedlab_scenario::link::LinkSweep {
+                    param: r.spec.clone(),
+                    figure: self.sweep_form.figure.clone(),
+                }),
         };
         Some(schedlab_scenario::link::encode(sc, &view))
     }
@@ -613,6 +667,56 @@ impl State {
                         p.1 = index;
                     }
                     s.view.diff_shown = false;
+                }
+                return s;
+            }
+            Action::SetSweepParam(p) => {
+                s.sweep_form.param = p;
+                return s;
+            }
+            Action::SetSweepFigure(f) => {
+                s.sweep_form.figure = f;
+                return s;
+            }
+            Action::SweepStarted(r) => {
+                s.sweeps = s.sweeps.max(r.id);
+                s.sweep = Some(*r);
+                s.sweep_error = None;
+                s.sweep_from_link = false;
+                return s;
+            }
+            Action::SweepRefused(e) => {
+                s.sweep_error = Some(e);
+                s.sweep_from_link = false;
+                return s;
+            }
+            Action::SweepJobRunning { id, job } => {
+                if let Some(r) = s.sweep.as_mut().filter(|r| r.id == id && r.running()) {
+                    if let Some(st) = r.states.get_mut(job) {
+                        *st = JobState::Running;
+                    }
+                }
+                return s;
+            }
+            Action::SweepRow { id, job, figures } => {
+                if let Some(r) = s.sweep.as_mut().filter(|r| r.id == id && r.running()) {
+                    if let Some(st) = r.states.get_mut(job) {
+                        *st = JobState::Done(figures);
+                    }
+                }
+                return s;
+            }
+            Action::SweepFailed { id, job, message } => {
+                if let Some(r) = s.sweep.as_mut().filter(|r| r.id == id && r.running()) {
+                    if let Some(st) = r.states.get_mut(job) {
+                        *st = JobState::Failed(message);
+                    }
+                }
+                return s;
+            }
+            Action::SweepCancel => {
+                if let Some(r) = s.sweep.as_mut().filter(|r| r.running()) {
+                    r.cancelled = true;
                 }
                 return s;
             }
