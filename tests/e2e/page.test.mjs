@@ -502,6 +502,29 @@ test('a sweep runs its points in workers, equals schedlab sweep row for row, plo
   assert.deepEqual(errors, []);
 });
 
+test('a switch in the timeline says who was switched out, why, and both tasks\' fair-class state', async () => {
+  await page.selectOption('#presets', 'preset:sched-idle');
+  const n = await runCount();
+  await page.click('#run');
+  assert.equal(await waitRun(n + 1), 'done');
+  await page.locator('.variant-result').nth(1).locator('tr.task[data-task="idle"]').click();
+  const tl = page.locator('.tl-variant').nth(1);
+  await tl.locator('details.tl-runs summary').click();
+  // cfs-6.1: the SCHED_IDLE task runs 1 ms and the tick gives the CPU back to the hog.
+  await tl.locator('tr.tl-slice').nth(1).locator('button.tl-why').click();
+  const note = tl.locator('.tl-switch');
+  await note.waitFor();
+  assert.match(await note.locator('.tl-switch-what').innerText(), /^idle:\d+ ran 1(\.0+)? ?ms on CPU 0 .*switched out at .*preempted by hog:\d+ \(slice used up, tick\)/);
+  const rows = await note.locator('tr[data-task]').evaluateAll((r) => r.map((x) => x.dataset.task.split(':')[0]));
+  assert.deepEqual(rows, ['idle', 'hog']);
+  assert.match(await note.locator('tr[data-task]').nth(0).innerText(), /\d/);
+  // From the keyboard: the button is focusable; close with it.
+  await note.locator('button.tl-switch-close').focus();
+  await page.keyboard.press('Enter');
+  await note.waitFor({ state: 'detached' });
+  assert.deepEqual(errors, []);
+});
+
 test('determinism: every preset gives the same traces in the page (wasm, in its worker) as natively', async () => {
   const { readFileSync } = await import('node:fs');
   const path = process.env.SCHEDLAB_NATIVE_HASHES;

@@ -378,3 +378,58 @@ pub mod export {
         perfetto_json_from(&runs)
     }
 }
+
+/// What the trace and the snapshots say about one switch: the end of `slice` (its task
+/// switched out, and why), with the fair-class state of it and of the task that took the CPU
+/// at their last snapshots at or before the switch. The engine does not record the rule that
+/// decided; this is the evidence a reader checks fair.c's rules against.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwitchNote {
+    /// One sentence: who ran, when it was switched out and why.
+    pub sentence: String,
+    /// The task switched out and (when preempted) the one that took the CPU, each with its
+    /// last snapshot (`comm:pid`, snapshot).
+    pub tasks: Vec<(String, Option<schedlab_sim::Snapshot>)>,
+}
+
+/// The note on the switch that ended `slice` of timeline `tl`.
+pub fn switch_note(
+    tl: &schedlab_report::timeline::RunTimeline,
+    slice: &schedlab_report::timeline::Slice,
+) -> SwitchNote {
+    use schedlab_report::timeline::{fmt_duration, EndReason};
+    let label = |p: u32| format!("{}:{p}", tl.comm(p));
+    let sentence = format!(
+        "{} ran {} on CPU {} from {}; {} at {}: {}",
+        label(slice.pid),
+        fmt_duration(slice.end_ns - slice.start_ns),
+        slice.cpu,
+        fmt_duration(slice.start_ns),
+        if matches!(slice.reason, EndReason::TraceEnd) {
+            "the trace ends"
+        } else {
+            "switched out"
+        },
+        fmt_duration(slice.end_ns),
+        slice.reason.describe(label)
+    );
+    let mut pids = vec![slice.pid];
+    if let EndReason::Preempted { by, .. } = slice.reason {
+        pids.push(by);
+    }
+    // Snapshots are in time order: the last one of each task at or before the switch.
+    let upto = tl.snapshots.partition_point(|s| s.t_ns <= slice.end_ns);
+    let tasks = pids
+        .into_iter()
+        .filter(|&p| p != 0)
+        .map(|p| {
+            let snap = tl.snapshots[..upto]
+                .iter()
+                .rev()
+                .find(|s| s.pid == p)
+                .copied();
+            (label(p), snap)
+        })
+        .collect();
+    SwitchNote { sentence, tasks }
+}

@@ -904,3 +904,42 @@ fn a_sweep_point_is_a_single_run_of_its_scenario_and_a_bad_parameter_is_named() 
     let e = s.sweep_request().unwrap_err();
     assert!(e.contains("`no such thing`"), "{e}");
 }
+
+#[test]
+fn a_switch_note_names_who_was_switched_out_why_and_both_tasks_last_snapshots() {
+    use schedlab_report::timeline::{EndReason, RunTimeline};
+    let sc = schedlab_scenario::presets::preset("sched-idle")
+        .unwrap()
+        .scenario();
+    let mut cfg = sc.sim_config();
+    cfg.record_snapshots = true;
+    let v = &sc.variants[1];
+    let out = schedlab_sim::simulate(&cfg, v).unwrap();
+    let tl = RunTimeline::from_output(&out, v);
+    // The SCHED_IDLE task's runs end by the tick, in the hog's favour.
+    let slice = tl
+        .slices
+        .iter()
+        .find(|s| tl.comm(s.pid) == "idle" && matches!(s.reason, EndReason::Preempted { .. }))
+        .unwrap();
+    let n = schedlab_web::model::switch_note(&tl, slice);
+    assert!(
+        n.sentence.contains("preempted by hog:") && n.sentence.contains("(slice used up, tick)"),
+        "{}",
+        n.sentence
+    );
+    let names: Vec<&str> = n.tasks.iter().map(|(t, _)| t.as_str()).collect();
+    assert!(
+        names[0].starts_with("idle:") && names[1].starts_with("hog:"),
+        "{names:?}"
+    );
+    for (t, snap) in &n.tasks {
+        let snap = snap.unwrap_or_else(|| panic!("{t}: no snapshot"));
+        assert!(snap.t_ns <= slice.end_ns);
+        // The last one: no later snapshot of that task before the switch.
+        assert!(!tl
+            .snapshots
+            .iter()
+            .any(|s| s.pid == snap.pid && s.t_ns > snap.t_ns && s.t_ns <= slice.end_ns));
+    }
+}

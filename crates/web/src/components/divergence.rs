@@ -11,7 +11,8 @@ use crate::model::TaskState;
 use crate::state::{Action, RunState};
 use schedlab_report::timeline::fmt_duration;
 
-fn state_rows(states: &[TaskState]) -> Html {
+/// Tasks and their last snapshots as a table.
+pub(crate) fn state_rows(states: &[TaskState]) -> Html {
     html! {
         <table class="div-state">
             <tr><th>{ "task" }</th><th>{ "snapshot" }</th><th>{ "vruntime" }</th><th>{ "deadline" }</th><th>{ "V" }</th><th>{ "lag" }</th><th>{ "eligible" }</th></tr>
