@@ -399,6 +399,132 @@ test('a scenario file over the size cap is refused by its size, and the form kee
   assert.equal(await page.locator('input[data-path="name"]').inputValue(), before);
 });
 
+test('first divergence: hackbench eevdf-6.6 vs NO_RUN_TO_PARITY at the command line\'s time, both timelines there; identical variants have none', async () => {
+  const { readFileSync } = await import('node:fs');
+  const path = process.env.SCHEDLAB_NATIVE_CLI;
+  assert.ok(path, 'tests/e2e/run.sh passes the command line\'s answers');
+  const native = JSON.parse(readFileSync(path, 'utf8'));
+  await page.selectOption('#presets', 'preset:hackbench');
+  let n = await runCount();
+  await page.click('#run');
+  assert.equal(await waitRun(n + 1), 'done');
+  // The preset runs cfs-6.1, eevdf-6.6:NO_RUN_TO_PARITY, eevdf-6.6, eevdf-6.6:WAKEUP_DEADLINE.
+  await page.selectOption('#diff-a', '2');
+  await page.selectOption('#diff-b', '1');
+  // From the keyboard.
+  await page.focus('#diff-go');
+  await page.keyboard.press('Enter');
+  const res = page.locator('#divergence .div-result');
+  await res.waitFor();
+  assert.equal(await res.getAttribute('data-found'), 'true');
+  const at = (await res.locator('.div-at').innerText()).match(/first divergence at ([0-9.]+) s/)[1];
+  assert.equal(at, native.diff_hackbench, 'the page\'s divergence is schedlab diff\'s');
+  assert.match(await res.locator('.div-settings').innerText(), /RUN_TO_PARITY on \/ off/);
+  const sides = res.locator('.div-side');
+  assert.deepEqual(await sides.evaluateAll((e) => e.map((x) => x.dataset.variant)), ['eevdf-6.6', 'eevdf-6.6:NO_RUN_TO_PARITY']);
+  assert.match(await sides.nth(0).locator('.div-event').innerText(), /sched_/);
+  assert.match(await sides.nth(1).locator('.div-event').innerText(), /sched_switch/);
+  assert.ok(await sides.nth(0).locator('.div-state tr[data-task]').count() >= 1, 'the fair-class state of the tasks involved');
+  assert.match(await sides.nth(0).locator('.div-state').innerText(), /eligible/);
+  // The shared window holds it, and the ruler marks it.
+  const t = Number(await res.getAttribute('data-t-ns'));
+  const tl = page.locator('.timeline-panel');
+  const t0 = Number(await tl.getAttribute('data-t0-ns'));
+  const t1 = Number(await tl.getAttribute('data-t1-ns'));
+  assert.ok(t0 <= t && t < t1 && t1 - t0 <= 2_000_000, `${t0}..${t1} holds ${t}`);
+  assert.match(await page.locator('.tl-ruler').innerText(), /ruler: from/);
+
+  // Two identical variants of one scenario.
+  await page.selectOption('#presets', 'preset:sched-idle');
+  const doc = JSON.parse(await page.locator('#scenario-json').inputValue());
+  doc.variants = ['eevdf-6.6', 'eevdf-6.6'];
+  await page.evaluate(() => { document.querySelector('details.json').open = true; });
+  await page.locator('#scenario-json').fill(JSON.stringify(doc, null, 1));
+  await page.evaluate(() => { document.querySelector('details.json').open = false; });
+  n = await runCount();
+  await page.click('#run');
+  assert.equal(await waitRun(n + 1), 'done');
+  await page.click('#diff-go');
+  await res.waitFor();
+  assert.equal(await res.getAttribute('data-found'), 'false');
+  assert.match(await res.innerText(), /no divergence/);
+  assert.deepEqual(errors, []);
+});
+
+test('a sweep runs its points in workers, equals schedlab sweep row for row, plots, exports, and its link restores it; Cancel stops one', async () => {
+  const { readFileSync } = await import('node:fs');
+  const native = JSON.parse(readFileSync(process.env.SCHEDLAB_NATIVE_CLI, 'utf8'));
+  await page.selectOption('#presets', 'preset:sched-idle');
+  await page.fill('#sweep-param', 'latency_ns=3000000..12000000:4');
+  await page.fill('#sweep-figure', 'share:idle');
+  await page.click('#sweep-run');
+  const res = page.locator('#sweep .sweep-result');
+  await page.locator('#sweep .sweep-result[data-state="done"]').waitFor({ timeout: 120_000 });
+  // Every run's trace hash is the command line's for the same point and variant.
+  const want = native.sweep_sched_idle_csv.trim().split('\n').slice(1).map((l) => l.split(','));
+  const cells = await res.locator('td.job').evaluateAll((e) => e.map((x) => x.dataset.traceHash));
+  assert.deepEqual(cells, want.map((r) => r[11]), 'trace hashes, page vs schedlab sweep');
+  const save = async (id) => {
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click(id)]);
+    return { name: dl.suggestedFilename(), text: readFileSync(await dl.path(), 'utf8') };
+  };
+  const csv = await save('#sweep-csv');
+  assert.equal(csv.name, 'schedlab-sweep.csv');
+  assert.equal(csv.text, native.sweep_sched_idle_csv, 'the CSV is schedlab sweep --format csv');
+  const svg = await save('#sweep-svg');
+  assert.match(svg.text, /^<svg/);
+  // The plot: one line per variant.
+  assert.equal(await res.locator('.sweep-plot svg').count(), 1);
+  assert.match(await res.locator('.sweep-plot svg').innerHTML(), /cfs-5\.14[\s\S]*cfs-6\.1/);
+
+  // The link carries the sweep; a fresh page runs it again.
+  await page.click('#copy-link');
+  const link = await page.locator('#link').inputValue();
+  const fresh = await ctx.newPage();
+  await fresh.goto(link);
+  await fresh.locator('#sweep .sweep-result[data-state="done"]').waitFor({ timeout: 120_000 });
+  assert.equal(await fresh.locator('#sweep-param').inputValue(), 'latency_ns=3000000..12000000:4');
+  assert.equal(await fresh.locator('#sweep-figure').inputValue(), 'share:idle');
+  assert.deepEqual(await fresh.locator('#sweep td.job').evaluateAll((e) => e.map((x) => x.dataset.traceHash)), cells);
+  await fresh.close();
+
+  // Cancel: a long sweep stops at once, and the next one runs.
+  await page.selectOption('#presets', 'preset:hackbench');
+  await page.fill('#sweep-param', 'workloads.0.hackbench.loops=100..6400:8');
+  await page.click('#sweep-run');
+  await page.locator('#sweep td.job[data-state="running"]').first().waitFor();
+  await page.click('#sweep-cancel');
+  await page.locator('#sweep .sweep-result[data-state="cancelled"]').waitFor();
+  assert.ok(await page.locator('#sweep td.job[data-state="done"]').count() < 32);
+  await page.fill('#sweep-param', 'nonsense');
+  await page.click('#sweep-run');
+  assert.match(await page.locator('#sweep-error').innerText(), /nonsense/);
+  assert.deepEqual(errors, []);
+});
+
+test('a switch in the timeline says who was switched out, why, and both tasks\' fair-class state', async () => {
+  await page.selectOption('#presets', 'preset:sched-idle');
+  const n = await runCount();
+  await page.click('#run');
+  assert.equal(await waitRun(n + 1), 'done');
+  await page.locator('.variant-result').nth(1).locator('tr.task[data-task="idle"]').click();
+  const tl = page.locator('.tl-variant').nth(1);
+  await tl.locator('details.tl-runs summary').click();
+  // cfs-6.1: the SCHED_IDLE task runs 1 ms and the tick gives the CPU back to the hog.
+  await tl.locator('tr.tl-slice').nth(1).locator('button.tl-why').click();
+  const note = tl.locator('.tl-switch');
+  await note.waitFor();
+  assert.match(await note.locator('.tl-switch-what').innerText(), /^idle:\d+ ran 1(\.0+)? ?ms on CPU 0 .*switched out at .*preempted by hog:\d+ \(slice used up, tick\)/);
+  const rows = await note.locator('tr[data-task]').evaluateAll((r) => r.map((x) => x.dataset.task.split(':')[0]));
+  assert.deepEqual(rows, ['idle', 'hog']);
+  assert.match(await note.locator('tr[data-task]').nth(0).innerText(), /\d/);
+  // From the keyboard: the button is focusable; close with it.
+  await note.locator('button.tl-switch-close').focus();
+  await page.keyboard.press('Enter');
+  await note.waitFor({ state: 'detached' });
+  assert.deepEqual(errors, []);
+});
+
 test('determinism: every preset gives the same traces in the page (wasm, in its worker) as natively', async () => {
   const { readFileSync } = await import('node:fs');
   const path = process.env.SCHEDLAB_NATIVE_HASHES;

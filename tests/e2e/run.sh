@@ -34,7 +34,21 @@ for path in sorted(glob.glob("scenarios/presets/*.json")):
     out[name] = {v["variant"]: v["trace_hash"] for v in report["variants"]}
 json.dump(out, open(sys.argv[1], "w"), indent=1)
 PY
+# The command line's answers the page's panels must give too: schedlab diff's first divergence
+# and schedlab sweep's rows.
+native="$site_root/native-cli.json"
+python3 - "$native" <<'PY'
+import json, re, subprocess, sys
+def cli(*args):
+    return subprocess.check_output(["cargo", "run", "-q", "--locked", "-p", "schedlab-cli", "--", *args], text=True)
+diff = cli("diff", "--preset", "hackbench", "--variant", "eevdf-6.6", "--variant", "eevdf-6.6:NO_RUN_TO_PARITY")
+at = re.search(r"^first divergence at ([0-9.]+) s", diff, re.M)
+out = {"diff_hackbench": at.group(1)}
+# schedlab sweep's rows, for the sweep panel.
+out["sweep_sched_idle_csv"] = cli("sweep", "--preset", "sched-idle", "--param", "latency_ns=3000000..12000000:4", "--format", "csv")
+json.dump(out, open(sys.argv[1], "w"), indent=1)
+PY
 cd tests/e2e
 SCHEDLAB_URL="http://127.0.0.1:$PORT/" SCHEDLAB_SITE_URL="http://127.0.0.1:$SITE_PORT/schedlab/" \
-  SCHEDLAB_NATIVE_HASHES="$hashes" \
+  SCHEDLAB_NATIVE_HASHES="$hashes" SCHEDLAB_NATIVE_CLI="$native" \
   node --test --test-concurrency=1 page.test.mjs trace.test.mjs site.test.mjs

@@ -4,54 +4,12 @@
 use std::fmt::Write as _;
 use std::io::Write;
 
-use schedlab_report::diff::{first_divergence, format_divergence};
-use schedlab_sim::{Variant, ALL_FEATURES};
+use schedlab_report::diff::{first_divergence, format_divergence, setting_differences};
+use schedlab_sim::Variant;
 
 use crate::args::DiffArgs;
 use crate::sweep::run_one;
 use crate::{usage_err, Fail};
-
-/// What differs between two variants' settings: features on in one and off in the other, and
-/// tunables in force (after CPU scaling) that differ.
-fn setting_differences(a: &Variant, b: &Variant, ncpus: u32) -> Vec<String> {
-    let mut out = vec![];
-    for f in ALL_FEATURES {
-        let (x, y) = (a.has(f), b.has(f));
-        let avail = |v: &Variant| v.version.available.contains(&f);
-        if x != y && (avail(a) || avail(b)) {
-            let on = |v: bool| if v { "on" } else { "off" };
-            out.push(format!("{} {} / {}", f.name(), on(x), on(y)));
-        }
-    }
-    let (p, q) = (a.params(ncpus), b.params(ncpus));
-    for (name, x, y) in [
-        ("base_slice_ns", p.base_slice_ns, q.base_slice_ns),
-        ("latency_ns", p.latency_ns, q.latency_ns),
-        (
-            "min_granularity_ns",
-            p.min_granularity_ns,
-            q.min_granularity_ns,
-        ),
-        (
-            "wakeup_granularity_ns",
-            p.wakeup_granularity_ns,
-            q.wakeup_granularity_ns,
-        ),
-        (
-            "migration_cost_ns",
-            p.migration_cost_ns,
-            q.migration_cost_ns,
-        ),
-    ] {
-        if x != y {
-            out.push(format!("{name} {x} / {y}"));
-        }
-    }
-    if a.version.name != b.version.name {
-        out.insert(0, format!("kernel {} / {}", a.version.name, b.version.name));
-    }
-    out
-}
 
 pub(crate) fn diff(a: &DiffArgs, out: &mut dyn Write) -> Result<(), Fail> {
     let (_, sc) = a.source.load()?;

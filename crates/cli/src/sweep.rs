@@ -6,14 +6,11 @@
 //! scenario. Points run on worker threads (`--jobs`); rows are printed in grid order whatever
 //! the order they finish in, so the output does not depend on the number of jobs.
 
-use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use schedlab_report::export::trace_hash;
-use schedlab_report::figures::summaries;
-use schedlab_report::wakeup::wakeup_latencies_ns;
+use schedlab_report::sweep::{csv, figure_unit, measure, series, share_labels, Row, FIGURES};
 use schedlab_scenario::sweep::{apply, points, Param, Point, MAX_PARAMS, MAX_RUNS};
 use schedlab_scenario::Scenario;
 use schedlab_sim::{Output, Simulator, Status, Variant};
@@ -25,84 +22,6 @@ fn c_fixed(x: f64, prec: usize) -> String {
     format!("{x:.prec$}")
 }
 use crate::{progress_bar, usage_err, Fail};
-
-/// One run of the sweep: a point and a variant, and what it measured.
-#[derive(Clone, Debug)]
-pub(crate) struct Row {
-    point: Point,
-    /// The variant as the user named it.
-    variant: String,
-    /// The variant string the point ran (with the swept tunables and features appended).
-    run: String,
-    switches: u64,
-    delay_avg_ns: u64,
-    delay_max_ns: u64,
-    preempt_ratio: Option<f64>,
-    wakeup_p50_ns: Option<u64>,
-    wakeup_p99_ns: Option<u64>,
-    shares: Vec<(String, f64)>,
-    throughput: Option<(String, f64)>,
-    trace_hash: u64,
-}
-
-/// The figures `--plot` can draw.
-const FIGURES: &[&str] = &[
-    "switches",
-    "delay_avg",
-    "delay_max",
-    "preempt_ratio",
-    "wakeup_p50",
-    "wakeup_p99",
-    "throughput",
-    "share:NAME",
-];
-
-impl Row {
-    fn figure(&self, name: &str) -> Option<f64> {
-        let ms = |ns: u64| ns as f64 / 1e6;
-        match name {
-            "switches" => Some(self.switches as f64),
-            "delay_avg" => Some(ms(self.delay_avg_ns)),
-            "delay_max" => Some(ms(self.delay_max_ns)),
-            "preempt_ratio" => self.preempt_ratio.map(|r| r * 100.0),
-            "wakeup_p50" => self.wakeup_p50_ns.map(|n| n as f64 / 1e3),
-            "wakeup_p99" => self.wakeup_p99_ns.map(|n| n as f64 / 1e3),
-            "throughput" => self.throughput.as_ref().map(|t| t.1),
-            _ => {
-                let want = name.strip_prefix("share:")?;
-                self.shares
-                    .iter()
-                    .find(|(l, _)| l == want)
-                    .map(|(_, s)| s * 100.0)
-            }
-        }
-    }
-}
-
-fn figure_unit(name: &str, rows: &[Row]) -> String {
-    match name {
-        "switches" => "switches".into(),
-        "delay_avg" => "average delay (ms)".into(),
-        "delay_max" => "maximum delay (ms)".into(),
-        "preempt_ratio" => "wakeup preemption (%)".into(),
-        "wakeup_p50" => "wakeup latency p50 (µs)".into(),
-        "wakeup_p99" => "wakeup latency p99 (µs)".into(),
-        "throughput" => rows
-            .iter()
-            .find_map(|r| r.throughput.as_ref().map(|t| t.0.clone()))
-            .unwrap_or_else(|| "throughput".into()),
-        s => format!("CPU share of {} (%)", s.trim_start_matches("share:")),
-    }
-}
-
-/// The p-th percentile (nearest rank) of sorted samples.
-fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
-    if sorted.is_empty() {
-        return None;
-    }
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    Some(sorted[rank.clamp(1, sorted.len()) - 1])
-}
 
 /// Runs one variant of one scenario as `schedlab run` does, within `max_events` of work
 /// (with `snapshots`, recording the fair-class state at switches and ticks and the decision
@@ -131,26 +50,6 @@ pub(crate) fn run_one(
                 cfg.duration_ns as f64 / 1e9
             ));
         }
-    }
-}
-
-fn measure(sc: &Scenario, point: &Point, variant: &str, out: &Output) -> Row {
-    let s = summaries(sc, std::slice::from_ref(out)).remove(0);
-    let mut lat = wakeup_latencies_ns(&out.trace, None);
-    lat.sort_unstable();
-    Row {
-        point: point.clone(),
-        variant: variant.to_string(),
-        run: out.variant.clone(),
-        switches: s.switches,
-        delay_avg_ns: s.delay_avg_ns,
-        delay_max_ns: s.delay_max_ns,
-        preempt_ratio: s.preempt_ratio,
-        wakeup_p50_ns: percentile(&lat, 50.0),
-        wakeup_p99_ns: percentile(&lat, 99.0),
-        shares: s.shares,
-        throughput: s.throughput,
-        trace_hash: trace_hash(&out.trace),
     }
 }
 
@@ -235,8 +134,11 @@ pub(crate) fn sweep(a: &SweepArgs, out: &mut dyn Write) -> Result<(), Fail> {
                 let Some(&(i, j)) = jobs.get(k) else { break };
                 let sc = &scenarios[i];
                 let v = &sc.variants[j];
-                let r = run_one(sc, v, a.max_events, false)
-                    .map(|o| measure(sc, &pts[i], &labels[j], &o));
+                let r = run_one(sc, v, a.max_events, false).map(|o| Row {
+                    point: pts[i].clone(),
+                    variant: labels[j].clone(),
+                    f: measure(sc, &o),
+                });
                 let failed = r.is_err();
                 if let Ok(mut g) = slots.lock() {
                     g[k] = Some(r);
@@ -264,7 +166,22 @@ pub(crate) fn sweep(a: &SweepArgs, out: &mut dyn Write) -> Result<(), Fail> {
     }
     let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
     if let (Some(fig), Some(path)) = (&a.plot, &a.svg) {
-        let svg = plot_svg(&rows, &labels, names[0], fig, &base.name)?;
+        let series = series(&rows, &labels, fig);
+        if series.iter().all(|(_, p)| p.is_empty()) {
+            return Err(Fail(
+                1,
+                format!("--plot: no run has the figure `{fig}` (a share names a task group or workload; throughput needs a workload)"),
+            ));
+        }
+        let svg = schedlab_report::plot::sweep_svg(
+            &series,
+            &base.name,
+            names[0],
+            &figure_unit(fig, &rows),
+            800,
+            500,
+        )
+        .map_err(|e| Fail(1, e))?;
         std::fs::write(path, svg).map_err(|e| Fail(1, format!("cannot write {path}: {e}")))?;
     }
     let text = match a.format {
@@ -285,52 +202,6 @@ fn point_text(params: &[Param], p: &Point) -> String {
         .join(", ")
 }
 
-fn plot_svg(
-    rows: &[Row],
-    labels: &[String],
-    x: &str,
-    fig: &str,
-    title: &str,
-) -> Result<String, Fail> {
-    let series: Vec<(String, Vec<(f64, f64)>)> = labels
-        .iter()
-        .map(|l| {
-            let pts = rows
-                .iter()
-                .filter(|r| &r.variant == l)
-                .filter_map(|r| {
-                    let schedlab_scenario::sweep::Value1::Int(xv) = r.point[0] else {
-                        return None;
-                    };
-                    Some((xv as f64, r.figure(fig)?))
-                })
-                .collect();
-            (l.clone(), pts)
-        })
-        .collect();
-    if series.iter().all(|(_, p)| p.is_empty()) {
-        return Err(Fail(
-            1,
-            format!("--plot: no run has the figure `{fig}` (a share names a task group or workload; throughput needs a workload)"),
-        ));
-    }
-    schedlab_report::plot::sweep_svg(&series, title, x, &figure_unit(fig, rows), 800, 500)
-        .map_err(|e| Fail(1, e))
-}
-
-/// Share labels in the order they first appear.
-fn share_labels(rows: &[Row]) -> Vec<String> {
-    let mut out: Vec<String> = vec![];
-    for r in rows {
-        for (l, _) in &r.shares {
-            if !out.contains(l) {
-                out.push(l.clone());
-            }
-        }
-    }
-    out
-}
-
 fn cells(names: &[&str], rows: &[Row]) -> (Vec<String>, Vec<Vec<String>>) {
     let shares = share_labels(rows);
     let mut head: Vec<String> = names.iter().map(|s| s.to_string()).collect();
@@ -349,7 +220,7 @@ fn cells(names: &[&str], rows: &[Row]) -> (Vec<String>, Vec<Vec<String>>) {
     head.extend(shares.iter().map(|l| format!("share {l}")));
     let unit = rows
         .iter()
-        .find_map(|r| r.throughput.as_ref().map(|t| t.0.clone()));
+        .find_map(|r| r.f.throughput.as_ref().map(|t| t.0.clone()));
     if let Some(u) = &unit {
         head.push(u.clone());
     }
@@ -359,31 +230,35 @@ fn cells(names: &[&str], rows: &[Row]) -> (Vec<String>, Vec<Vec<String>>) {
         .map(|r| {
             let mut c: Vec<String> = r.point.iter().map(|v| v.to_string()).collect();
             c.push(r.variant.clone());
-            c.push(r.switches.to_string());
-            c.push(c_fixed(r.delay_avg_ns as f64 / 1e6, 3));
-            c.push(c_fixed(r.delay_max_ns as f64 / 1e6, 3));
+            c.push(r.f.switches.to_string());
+            c.push(c_fixed(r.f.delay_avg_ns as f64 / 1e6, 3));
+            c.push(c_fixed(r.f.delay_max_ns as f64 / 1e6, 3));
             c.push(
-                r.preempt_ratio
+                r.f.preempt_ratio
                     .map_or_else(dash, |p| format!("{}%", c_fixed(p * 100.0, 1))),
             );
             c.push(
-                r.wakeup_p50_ns
+                r.f.wakeup_p50_ns
                     .map_or_else(dash, |n| c_fixed(n as f64 / 1e3, 1)),
             );
             c.push(
-                r.wakeup_p99_ns
+                r.f.wakeup_p99_ns
                     .map_or_else(dash, |n| c_fixed(n as f64 / 1e3, 1)),
             );
             for l in &shares {
                 c.push(
-                    r.shares
+                    r.f.shares
                         .iter()
                         .find(|(k, _)| k == l)
                         .map_or_else(dash, |(_, s)| format!("{}%", c_fixed(s * 100.0, 1))),
                 );
             }
             if unit.is_some() {
-                c.push(r.throughput.as_ref().map_or_else(dash, |t| c_fixed(t.1, 2)));
+                c.push(
+                    r.f.throughput
+                        .as_ref()
+                        .map_or_else(dash, |t| c_fixed(t.1, 2)),
+                );
             }
             c
         })
@@ -426,55 +301,6 @@ fn table(names: &[&str], rows: &[Row]) -> String {
     s
 }
 
-fn csv(names: &[&str], rows: &[Row]) -> String {
-    let shares = share_labels(rows);
-    let f = schedlab_report::csv_field;
-    let mut s = String::new();
-    let mut head: Vec<String> = names.iter().map(|n| f(n)).collect();
-    head.extend(
-        [
-            "variant",
-            "run",
-            "switches",
-            "delay_avg_ns",
-            "delay_max_ns",
-            "wakeup_preempt_ratio",
-            "wakeup_p50_ns",
-            "wakeup_p99_ns",
-            "throughput",
-            "throughput_unit",
-            "trace_hash",
-        ]
-        .map(String::from),
-    );
-    head.extend(shares.iter().map(|l| f(&format!("share:{l}"))));
-    let _ = writeln!(s, "{}", head.join(","));
-    let opt = |o: Option<String>| o.unwrap_or_default();
-    for r in rows {
-        let mut c: Vec<String> = r.point.iter().map(|v| v.to_string()).collect();
-        c.push(f(&r.variant));
-        c.push(f(&r.run));
-        c.push(r.switches.to_string());
-        c.push(r.delay_avg_ns.to_string());
-        c.push(r.delay_max_ns.to_string());
-        c.push(opt(r.preempt_ratio.map(|p| p.to_string())));
-        c.push(opt(r.wakeup_p50_ns.map(|p| p.to_string())));
-        c.push(opt(r.wakeup_p99_ns.map(|p| p.to_string())));
-        c.push(opt(r.throughput.as_ref().map(|t| t.1.to_string())));
-        c.push(opt(r.throughput.as_ref().map(|t| f(&t.0))));
-        c.push(format!("{:016x}", r.trace_hash));
-        for l in &shares {
-            c.push(opt(r
-                .shares
-                .iter()
-                .find(|(k, _)| k == l)
-                .map(|(_, v)| v.to_string())));
-        }
-        let _ = writeln!(s, "{}", c.join(","));
-    }
-    s
-}
-
 fn json(names: &[&str], rows: &[Row]) -> String {
     use serde_json::{json, Map, Value};
     let rows: Vec<Value> = rows
@@ -491,16 +317,16 @@ fn json(names: &[&str], rows: &[Row]) -> String {
             json!({
                 "point": point,
                 "variant": r.variant,
-                "run": r.run,
-                "switches": r.switches,
-                "delay_avg_ns": r.delay_avg_ns,
-                "delay_max_ns": r.delay_max_ns,
-                "wakeup_preempt_ratio": r.preempt_ratio,
-                "wakeup_p50_ns": r.wakeup_p50_ns,
-                "wakeup_p99_ns": r.wakeup_p99_ns,
-                "cpu_shares": r.shares.iter().map(|(l, s)| json!({"tasks": l, "share": s})).collect::<Vec<_>>(),
-                "throughput": r.throughput.as_ref().map(|(u, v)| json!({"unit": u, "value": v})),
-                "trace_hash": format!("{:016x}", r.trace_hash),
+                "run": r.f.run,
+                "switches": r.f.switches,
+                "delay_avg_ns": r.f.delay_avg_ns,
+                "delay_max_ns": r.f.delay_max_ns,
+                "wakeup_preempt_ratio": r.f.preempt_ratio,
+                "wakeup_p50_ns": r.f.wakeup_p50_ns,
+                "wakeup_p99_ns": r.f.wakeup_p99_ns,
+                "cpu_shares": r.f.shares.iter().map(|(l, s)| json!({"tasks": l, "share": s})).collect::<Vec<_>>(),
+                "throughput": r.f.throughput.as_ref().map(|(u, v)| json!({"unit": u, "value": v})),
+                "trace_hash": format!("{:016x}", r.f.trace_hash),
             })
         })
         .collect();

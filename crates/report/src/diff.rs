@@ -15,7 +15,7 @@
 use std::fmt::Write as _;
 
 use schedlab_sim::decision::{Cause, Decision, DecisionKind, EntityView};
-use schedlab_sim::{Event, EventKind, Pid, PrevState, Snapshot, Trace};
+use schedlab_sim::{Event, EventKind, Pid, PrevState, Snapshot, Trace, Variant, ALL_FEATURES};
 
 /// The first place two traces differ.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,6 +28,27 @@ pub struct Divergence {
     pub a: Option<Event>,
     /// See `a`.
     pub b: Option<Event>,
+}
+
+impl Divergence {
+    /// When it happens: the earlier of the two events (one side did something the other did
+    /// not, or not yet).
+    pub fn t_ns(&self) -> u64 {
+        self.a
+            .iter()
+            .chain(self.b.iter())
+            .map(|e| e.t_ns)
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// The tasks the two events name, in pid order.
+    pub fn involved(&self) -> Vec<Pid> {
+        let mut v: Vec<Pid> = self.a.iter().chain(self.b.iter()).flat_map(pids).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
 }
 
 fn compared(e: &Event, runtime: bool) -> bool {
@@ -67,7 +88,50 @@ pub fn first_divergence(a: &Trace, b: &Trace, runtime: bool) -> Option<Divergenc
     }
 }
 
-fn task(t: &Trace, pid: Pid) -> String {
+/// What differs between two variants' settings: features on in one and off in the other, and
+/// tunables in force (after CPU scaling) that differ.
+pub fn setting_differences(a: &Variant, b: &Variant, ncpus: u32) -> Vec<String> {
+    let mut out = vec![];
+    for f in ALL_FEATURES {
+        let (x, y) = (a.has(f), b.has(f));
+        let avail = |v: &Variant| v.version.available.contains(&f);
+        if x != y && (avail(a) || avail(b)) {
+            let on = |v: bool| if v { "on" } else { "off" };
+            out.push(format!("{} {} / {}", f.name(), on(x), on(y)));
+        }
+    }
+    let (p, q) = (a.params(ncpus), b.params(ncpus));
+    for (name, x, y) in [
+        ("base_slice_ns", p.base_slice_ns, q.base_slice_ns),
+        ("latency_ns", p.latency_ns, q.latency_ns),
+        (
+            "min_granularity_ns",
+            p.min_granularity_ns,
+            q.min_granularity_ns,
+        ),
+        (
+            "wakeup_granularity_ns",
+            p.wakeup_granularity_ns,
+            q.wakeup_granularity_ns,
+        ),
+        (
+            "migration_cost_ns",
+            p.migration_cost_ns,
+            q.migration_cost_ns,
+        ),
+    ] {
+        if x != y {
+            out.push(format!("{name} {x} / {y}"));
+        }
+    }
+    if a.version.name != b.version.name {
+        out.insert(0, format!("kernel {} / {}", a.version.name, b.version.name));
+    }
+    out
+}
+
+/// A task as the events print it: `comm:pid`, or `swapper` for the idle task.
+pub fn task_label(t: &Trace, pid: Pid) -> String {
     if pid == 0 {
         "swapper".into()
     } else {
@@ -81,19 +145,19 @@ pub fn event_text(t: &Trace, e: &Event) -> String {
         EventKind::Waking { pid, target_cpu } => {
             format!(
                 "sched_waking       {} target_cpu={target_cpu}",
-                task(t, pid)
+                task_label(t, pid)
             )
         }
         EventKind::Wakeup { pid, target_cpu } => {
             format!(
                 "sched_wakeup       {} target_cpu={target_cpu}",
-                task(t, pid)
+                task_label(t, pid)
             )
         }
         EventKind::WakeupNew { pid, target_cpu } => {
             format!(
                 "sched_wakeup_new   {} target_cpu={target_cpu}",
-                task(t, pid)
+                task_label(t, pid)
             )
         }
         EventKind::Switch {
@@ -102,9 +166,9 @@ pub fn event_text(t: &Trace, e: &Event) -> String {
             next_pid,
         } => format!(
             "sched_switch       {} [{}] ==> {}",
-            task(t, prev_pid),
+            task_label(t, prev_pid),
             prev_state.letter(),
-            task(t, next_pid)
+            task_label(t, next_pid)
         ),
         EventKind::MigrateTask {
             pid,
@@ -112,19 +176,20 @@ pub fn event_text(t: &Trace, e: &Event) -> String {
             dest_cpu,
         } => format!(
             "sched_migrate_task {} orig_cpu={orig_cpu} dest_cpu={dest_cpu}",
-            task(t, pid)
+            task_label(t, pid)
         ),
         EventKind::StatRuntime { pid, runtime_ns } => {
             format!(
                 "sched_stat_runtime {} runtime={runtime_ns} [ns]",
-                task(t, pid)
+                task_label(t, pid)
             )
         }
     };
     format!("{:>14.6} [{:03}] {what}", e.t_ns as f64 / 1e9, e.cpu)
 }
 
-fn pids(e: &Event) -> Vec<Pid> {
+/// The tasks an event names (not the idle task).
+pub fn pids(e: &Event) -> Vec<Pid> {
     let v = match e.kind {
         EventKind::Waking { pid, .. }
         | EventKind::Wakeup { pid, .. }
@@ -139,7 +204,7 @@ fn pids(e: &Event) -> Vec<Pid> {
 }
 
 /// The last snapshot of `pid` at or before `t_ns`.
-fn last_snapshot(t: &Trace, pid: Pid, t_ns: u64) -> Option<&Snapshot> {
+pub fn last_snapshot(t: &Trace, pid: Pid, t_ns: u64) -> Option<&Snapshot> {
     t.snapshots
         .iter()
         .take_while(|s| s.t_ns <= t_ns)
@@ -150,7 +215,7 @@ fn last_snapshot(t: &Trace, pid: Pid, t_ns: u64) -> Option<&Snapshot> {
 fn view_text(t: &Trace, v: &EntityView) -> String {
     format!(
         "{} vruntime {} deadline {} lag {} {}{}",
-        task(t, v.pid),
+        task_label(t, v.pid),
         v.vruntime,
         v.deadline,
         v.lag,
@@ -174,14 +239,14 @@ pub fn decision_text(t: &Trace, d: &Decision) -> Vec<String> {
             let verdict = match outcome {
                 Ok(r) => format!(
                     "{} preempts {}: {}",
-                    task(t, wakee.pid),
-                    task(t, curr.pid),
+                    task_label(t, wakee.pid),
+                    task_label(t, curr.pid),
                     r.text()
                 ),
                 Err(k) => format!(
                     "{} does not preempt {}: {}",
-                    task(t, wakee.pid),
-                    task(t, curr.pid),
+                    task_label(t, wakee.pid),
+                    task_label(t, curr.pid),
                     k.text()
                 ),
             };
@@ -194,8 +259,8 @@ pub fn decision_text(t: &Trace, d: &Decision) -> Vec<String> {
         }
         DecisionKind::Preempt { prev, next, cause } => vec![format!(
             "{at} {} switched out for {}: {}",
-            task(t, prev),
-            task(t, next),
+            task_label(t, prev),
+            task_label(t, next),
             cause.text()
         )],
     }
@@ -291,13 +356,7 @@ pub fn format_divergence(
         );
         return s;
     };
-    // The earlier of the two events: one side did something the other did not (yet).
-    let at =
-        d.a.iter()
-            .chain(d.b.iter())
-            .map(|e| e.t_ns)
-            .min()
-            .unwrap_or(0);
+    let at = d.t_ns();
     let _ = writeln!(
         s,
         "first divergence at {:.6} s, after {} shared events",
@@ -350,9 +409,7 @@ pub fn format_divergence(
             }
         }
     }
-    let mut involved: Vec<Pid> = d.a.iter().chain(d.b.iter()).flat_map(pids).collect();
-    involved.sort_unstable();
-    involved.dedup();
+    let involved = d.involved();
     if !a.snapshots.is_empty() || !b.snapshots.is_empty() {
         let _ = writeln!(
             s,
@@ -365,7 +422,7 @@ pub fn format_divergence(
                         let _ = writeln!(
                             s,
                             "  {name:<w$}  {:<20} at {:.6} s cpu {}: vruntime {} deadline {} V {} lag {} {}",
-                            task(t, p),
+                            task_label(t, p),
                             sn.t_ns as f64 / 1e9,
                             sn.cpu,
                             sn.vruntime,
@@ -376,7 +433,8 @@ pub fn format_divergence(
                         );
                     }
                     None => {
-                        let _ = writeln!(s, "  {name:<w$}  {:<20} no snapshot yet", task(t, p));
+                        let _ =
+                            writeln!(s, "  {name:<w$}  {:<20} no snapshot yet", task_label(t, p));
                     }
                 }
             }

@@ -23,6 +23,7 @@ pub mod latency;
 pub mod percentiles;
 pub mod perfetto;
 pub mod plot;
+pub mod sweep;
 pub mod timehist;
 pub mod timeline;
 pub mod wakeup;

@@ -31,6 +31,19 @@ pub struct LinkView {
     /// The latency histograms' time axis: log (true), linear (false), or chosen from the data
     /// (absent). An optional key of v1: links without it keep opening.
     pub log_axis: Option<bool>,
+    /// The sweep panel's parameter and figure (an optional key of v1: links without it keep
+    /// opening, and a page that has no sweep panel ignores it).
+    pub sweep: Option<LinkSweep>,
+}
+
+/// A sweep in a link: the parameter as `schedlab sweep --param` takes it and the figure
+/// plotted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LinkSweep {
+    /// `NAME=FROM..TO:N`, `NAME=A,B,C` or a feature.
+    pub param: String,
+    /// `switches`, `wakeup_p99`, `share:NAME`, …
+    pub figure: String,
 }
 
 /// A decoded link.
@@ -71,6 +84,12 @@ pub fn encode(scenario: &Scenario, view: &LinkView) -> String {
     }
     if view.per_task {
         v.insert("per_task".into(), true.into());
+    }
+    if let Some(sw) = &view.sweep {
+        let mut o = Map::new();
+        o.insert("param".into(), sw.param.clone().into());
+        o.insert("figure".into(), sw.figure.clone().into());
+        v.insert("sweep".into(), Value::Object(o));
     }
     let mut doc = Map::new();
     doc.insert("scenario".into(), scenario.to_value());
@@ -183,6 +202,12 @@ fn decode_v1(data: &str) -> Result<Link, LinkError> {
             selected: v.get("selected").and_then(Value::as_str).map(String::from),
             per_task: v.get("per_task").and_then(Value::as_bool).unwrap_or(false),
             log_axis: v.get("log_axis").and_then(Value::as_bool),
+            sweep: v.get("sweep").and_then(|s| {
+                Some(LinkSweep {
+                    param: s.get("param")?.as_str()?.to_string(),
+                    figure: s.get("figure")?.as_str()?.to_string(),
+                })
+            }),
         },
         _ => LinkView::default(),
     };

@@ -1,6 +1,6 @@
 //! Links: round trips, the checked-in links of every released format version, and damage.
 
-use schedlab_scenario::link::{decode, embed_view, encode, find_payload, LinkView};
+use schedlab_scenario::link::{decode, embed_view, encode, find_payload, LinkSweep, LinkView};
 use schedlab_scenario::presets::presets;
 use schedlab_scenario::Scenario;
 
@@ -16,6 +16,10 @@ fn every_preset_round_trips_through_a_link() {
             selected: Some("idle".into()),
             per_task: true,
             log_axis: Some(true),
+            sweep: Some(LinkSweep {
+                param: "base_slice_ns=500000..4000000:8".into(),
+                figure: "share:idle".into(),
+            }),
         };
         let link = encode(&s, &view);
         assert!(link.starts_with("v1."), "{link}");

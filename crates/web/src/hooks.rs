@@ -432,3 +432,151 @@ pub fn use_sim_worker(dispatch: Callback<Action>) -> SimHandle {
     let slot = use_mut_ref(Slot::default);
     SimHandle { slot, dispatch }
 }
+
+/// Most workers a sweep runs at once, whatever the machine says it has.
+pub const MAX_SWEEP_WORKERS: usize = 8;
+
+/// How many workers a sweep runs at once: one per logical core (`navigator.hardwareConcurrency`),
+/// at most [`MAX_SWEEP_WORKERS`].
+fn sweep_workers() -> usize {
+    let n = web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency());
+    (n as usize).clamp(1, MAX_SWEEP_WORKERS)
+}
+
+/// The sweep in progress: the runs waiting and each running one's worker.
+struct Pool {
+    id: u64,
+    queue: std::collections::VecDeque<(usize, Scenario, usize)>,
+    running: Vec<(usize, Bridge)>,
+    width: usize,
+}
+
+/// A handle on the sweep's workers: each run of a sweep (a point and a variant) gets a fresh
+/// worker, at most [`sweep_workers`] at once; Cancel terminates them all.
+#[derive(Clone)]
+pub struct SweepHandle {
+    pool: Rc<RefCell<Option<Pool>>>,
+    dispatch: Callback<Action>,
+}
+
+impl PartialEq for SweepHandle {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.pool, &other.pool)
+    }
+}
+
+impl SweepHandle {
+    /// Runs sweep `run` (ending any sweep in progress).
+    pub fn start(&self, run: &crate::state::SweepRun) {
+        *self.pool.borrow_mut() = Some(Pool {
+            id: run.id,
+            queue: run.work().into(),
+            running: vec![],
+            width: sweep_workers(),
+        });
+        self.fill();
+    }
+
+    /// Stops the sweep: its workers are terminated.
+    pub fn cancel(&self) {
+        self.pool.borrow_mut().take();
+    }
+
+    /// Starts runs until the pool is full or nothing waits.
+    fn fill(&self) {
+        let mut started = vec![];
+        let mut failed = vec![];
+        {
+            let mut g = self.pool.borrow_mut();
+            let Some(p) = g.as_mut() else { return };
+            while p.running.len() < p.width {
+                let Some((job, scenario, variant)) = p.queue.pop_front() else {
+                    break;
+                };
+                let id = p.id;
+                let on_reply = {
+                    let d = self.dispatch.clone();
+                    let h = self.clone();
+                    move |reply: Reply| match reply {
+                        Reply::SweepRow { id, job, figures } => {
+                            d.emit(Action::SweepRow { id, job, figures });
+                            h.job_over(id, job, false);
+                        }
+                        Reply::SweepFailed { id, job, message } => {
+                            d.emit(Action::SweepFailed { id, job, message });
+                            h.job_over(id, job, true);
+                        }
+                        _ => {}
+                    }
+                };
+                let on_error = {
+                    let d = self.dispatch.clone();
+                    let h = self.clone();
+                    move |error: String| {
+                        d.emit(Action::SweepFailed {
+                            id,
+                            job,
+                            message: format!("its worker failed ({error})"),
+                        });
+                        h.job_over(id, job, true);
+                    }
+                };
+                match Bridge::spawn(on_reply, on_error) {
+                    Ok(b) => {
+                        b.send(&Request::SweepPoint {
+                            id,
+                            job,
+                            scenario: Box::new(scenario),
+                            variant,
+                        });
+                        p.running.push((job, b));
+                        started.push((id, job));
+                    }
+                    Err(e) => {
+                        failed.push((id, job, format!("a worker could not be started: {e}")));
+                        *g = None;
+                        break;
+                    }
+                }
+            }
+        }
+        for (id, job) in started {
+            self.dispatch.emit(Action::SweepJobRunning { id, job });
+        }
+        for (id, job, message) in failed {
+            self.dispatch.emit(Action::SweepFailed { id, job, message });
+        }
+    }
+
+    /// Run `job` of sweep `id` is over: its worker is terminated (once the handler that may be
+    /// running in its closure has returned), and the next run starts; a failure ends the sweep.
+    fn job_over(&self, id: u64, job: usize, failed: bool) {
+        let h = self.clone();
+        gloo::timers::callback::Timeout::new(0, move || {
+            {
+                let mut g = h.pool.borrow_mut();
+                let Some(p) = g.as_mut().filter(|p| p.id == id) else {
+                    return;
+                };
+                if failed {
+                    *g = None;
+                    return;
+                }
+                p.running.retain(|(j, _)| *j != job);
+                if p.running.is_empty() && p.queue.is_empty() {
+                    *g = None;
+                    return;
+                }
+            }
+            h.fill();
+        })
+        .forget();
+    }
+}
+
+/// The sweep's workers.
+#[hook]
+pub fn use_sweep_workers(dispatch: Callback<Action>) -> SweepHandle {
+    let pool = use_mut_ref(|| None::<Pool>);
+    SweepHandle { pool, dispatch }
+}

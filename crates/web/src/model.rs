@@ -95,6 +95,130 @@ pub struct Results {
     pub variants: Vec<VariantResult>,
     /// The report the CSV and JSON exports print (the command line prints the same one).
     pub report: RunReport,
+    /// Where each pair of variants `(a, b)`, `a < b`, first makes a different decision.
+    pub divergences: Vec<DivergenceView>,
+}
+
+/// Where two variants of the run first part ways ([`schedlab_report::diff`], as `schedlab
+/// diff` finds it): computed in the worker, which has the traces.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DivergenceView {
+    /// The two variants, by index in the run.
+    pub a: usize,
+    pub b: usize,
+    /// The settings that differ (`RUN_TO_PARITY on / off`, `base_slice_ns 3000000 / 750000`).
+    pub settings: Vec<String>,
+    /// None: the two runs make the same decisions to the end.
+    pub found: Option<DivergencePoint>,
+    /// Events the runs have (when there is no divergence, both have this many).
+    pub events: usize,
+}
+
+impl DivergenceView {
+    /// The same divergence seen from the other side (`b` first).
+    pub fn swapped(&self) -> DivergenceView {
+        let settings = self
+            .settings
+            .iter()
+            .map(|x| {
+                // "NAME x / y" → "NAME y / x".
+                let Some((head, y)) = x.rsplit_once(" / ") else {
+                    return x.clone();
+                };
+                match head.rsplit_once(' ') {
+                    Some((name, xv)) => format!("{name} {y} / {xv}"),
+                    None => x.clone(),
+                }
+            })
+            .collect();
+        DivergenceView {
+            a: self.b,
+            b: self.a,
+            settings,
+            found: self.found.as_ref().map(|f| {
+                let mut f = f.clone();
+                f.event.swap(0, 1);
+                f.event_ns.swap(0, 1);
+                f.state.swap(0, 1);
+                f
+            }),
+            events: self.events,
+        }
+    }
+}
+
+/// The first differing event of two runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DivergencePoint {
+    /// When: the earlier of the two events.
+    pub t_ns: u64,
+    /// Compared events the runs share before it.
+    pub common: usize,
+    /// Each side's event as a line (`None`: that run ends there).
+    pub event: [Option<String>; 2],
+    /// The event's time on each side.
+    pub event_ns: [Option<u64>; 2],
+    /// The shared event just before it, if any.
+    pub before: Option<String>,
+    /// The fair-class state on each side of the tasks the two events name, at their last
+    /// snapshot at or before `t_ns`.
+    pub state: [Vec<TaskState>; 2],
+}
+
+/// What a snapshot says of a task.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TaskState {
+    /// `comm:pid`.
+    pub task: String,
+    /// None: no snapshot of it yet.
+    pub snapshot: Option<schedlab_sim::Snapshot>,
+}
+
+/// Where variants `a` and `b` of `scenario` (with outputs `outs`) first make a different
+/// decision.
+pub fn divergence(scenario: &Scenario, outs: &[Output], a: usize, b: usize) -> DivergenceView {
+    use schedlab_report::diff::{
+        event_text, first_divergence, last_snapshot, setting_differences, task_label,
+    };
+    let vs = scenario.variants();
+    let (ta, tb) = (&outs[a].trace, &outs[b].trace);
+    let d = first_divergence(ta, tb, false);
+    let found = d.map(|d| {
+        let t_ns = d.t_ns();
+        let involved = d.involved();
+        let state = [ta, tb].map(|t| {
+            involved
+                .iter()
+                .map(|&p| TaskState {
+                    task: task_label(t, p),
+                    snapshot: last_snapshot(t, p, t_ns).copied(),
+                })
+                .collect()
+        });
+        let before = ta.events[..d.index.0]
+            .iter()
+            .rev()
+            .find(|e| !matches!(e.kind, schedlab_sim::EventKind::StatRuntime { .. }))
+            .map(|e| event_text(ta, e));
+        DivergencePoint {
+            t_ns,
+            common: d.common,
+            event: [
+                d.a.map(|e| event_text(ta, &e)),
+                d.b.map(|e| event_text(tb, &e)),
+            ],
+            event_ns: [d.a.map(|e| e.t_ns), d.b.map(|e| e.t_ns)],
+            before,
+            state,
+        }
+    });
+    DivergenceView {
+        a,
+        b,
+        settings: setting_differences(&vs[a], &vs[b], scenario.cpus as u32),
+        found,
+        events: ta.events.len(),
+    }
 }
 
 pub(crate) fn subsample(mut v: Vec<u64>) -> Vec<u64> {
@@ -152,11 +276,17 @@ pub fn results(run: u64, scenario: &Scenario, outs: &[Output]) -> Results {
             }
         })
         .collect();
+    let n = outs.len();
+    let divergences = (0..n)
+        .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+        .map(|(a, b)| divergence(scenario, outs, a, b))
+        .collect();
     Results {
         run,
         scenario: scenario.name.clone(),
         variants,
         report,
+        divergences,
     }
 }
 
@@ -247,4 +377,59 @@ pub mod export {
             .collect();
         perfetto_json_from(&runs)
     }
+}
+
+/// What the trace and the snapshots say about one switch: the end of `slice` (its task
+/// switched out, and why), with the fair-class state of it and of the task that took the CPU
+/// at their last snapshots at or before the switch. The engine does not record the rule that
+/// decided; this is the evidence a reader checks fair.c's rules against.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwitchNote {
+    /// One sentence: who ran, when it was switched out and why.
+    pub sentence: String,
+    /// The task switched out and (when preempted) the one that took the CPU, each with its
+    /// last snapshot (`comm:pid`, snapshot).
+    pub tasks: Vec<(String, Option<schedlab_sim::Snapshot>)>,
+}
+
+/// The note on the switch that ended `slice` of timeline `tl`.
+pub fn switch_note(
+    tl: &schedlab_report::timeline::RunTimeline,
+    slice: &schedlab_report::timeline::Slice,
+) -> SwitchNote {
+    use schedlab_report::timeline::{fmt_duration, EndReason};
+    let label = |p: u32| format!("{}:{p}", tl.comm(p));
+    let sentence = format!(
+        "{} ran {} on CPU {} from {}; {} at {}: {}",
+        label(slice.pid),
+        fmt_duration(slice.end_ns - slice.start_ns),
+        slice.cpu,
+        fmt_duration(slice.start_ns),
+        if matches!(slice.reason, EndReason::TraceEnd) {
+            "the trace ends"
+        } else {
+            "switched out"
+        },
+        fmt_duration(slice.end_ns),
+        slice.reason.describe(label)
+    );
+    let mut pids = vec![slice.pid];
+    if let EndReason::Preempted { by, .. } = slice.reason {
+        pids.push(by);
+    }
+    // Snapshots are in time order: the last one of each task at or before the switch.
+    let upto = tl.snapshots.partition_point(|s| s.t_ns <= slice.end_ns);
+    let tasks = pids
+        .into_iter()
+        .filter(|&p| p != 0)
+        .map(|p| {
+            let snap = tl.snapshots[..upto]
+                .iter()
+                .rev()
+                .find(|s| s.pid == p)
+                .copied();
+            (label(p), snap)
+        })
+        .collect();
+    SwitchNote { sentence, tasks }
 }

@@ -49,6 +49,14 @@ pub enum Request {
     ImportEnd {
         id: u64,
     },
+    /// Run variant `variant` of `scenario` (one point of sweep `id`, its job `job`) and say
+    /// what it measured. The page gives each point a fresh worker and terminates it to cancel.
+    SweepPoint {
+        id: u64,
+        job: usize,
+        scenario: Box<Scenario>,
+        variant: usize,
+    },
 }
 
 /// What the worker answers.
@@ -70,6 +78,17 @@ pub enum Reply {
     Imported(Box<Recording>),
     ImportFailed {
         id: u64,
+        message: String,
+    },
+    /// A point of a sweep ran.
+    SweepRow {
+        id: u64,
+        job: usize,
+        figures: Box<schedlab_report::sweep::RunFigures>,
+    },
+    SweepFailed {
+        id: u64,
+        job: usize,
         message: String,
     },
     /// The worker panicked (its wasm traps right after this): the panic's message, for the
@@ -155,6 +174,31 @@ pub fn register() {
     respond(Reply::Loaded);
 }
 
+/// Runs variant `v` of `sc` to the end, as `schedlab sweep` runs a point (no snapshots),
+/// within the page's [`MAX_EVENTS`].
+pub fn sweep_point(sc: &Scenario, v: usize) -> Result<schedlab_report::sweep::RunFigures, String> {
+    let variant = sc
+        .variants()
+        .get(v)
+        .ok_or_else(|| format!("no variant {v}"))?;
+    let cfg = sc.sim_config();
+    let mut sim = Simulator::new(&cfg, variant).map_err(|e| format!("{}: {e}", variant.name))?;
+    loop {
+        if sim.run(CHUNK_EVENTS) == Status::Done {
+            return Ok(schedlab_report::sweep::measure(sc, &sim.finish()));
+        }
+        if sim.work_done() >= MAX_EVENTS {
+            return Err(format!(
+                "{}: stopped after {} events and zero-time program steps at {:.3} s of {:.3} s simulated (the page's limit); shorten duration_ms or use schedlab sweep",
+                variant.name,
+                sim.work_done(),
+                sim.now_ns() as f64 / 1e9,
+                cfg.duration_ns as f64 / 1e9
+            ));
+        }
+    }
+}
+
 impl SimWorker {
     /// One chunk of run `run`: its replies.
     fn step(&mut self, run: u64) -> Vec<Reply> {
@@ -236,6 +280,19 @@ impl SimWorker {
                 schedule(run);
                 vec![]
             }
+            Request::SweepPoint {
+                id,
+                job,
+                scenario,
+                variant,
+            } => match sweep_point(&scenario, variant) {
+                Ok(f) => vec![Reply::SweepRow {
+                    id,
+                    job,
+                    figures: Box::new(f),
+                }],
+                Err(message) => vec![Reply::SweepFailed { id, job, message }],
+            },
             Request::ImportStart { id, file, variants } => {
                 self.import = Some(ImportJob {
                     id,

@@ -257,6 +257,7 @@ fn results(run: u64, variants: Vec<VariantResult>, summary: Vec<VariantSummary>)
             variants: vec![],
             summary,
         },
+        divergences: vec![],
     }
 }
 
@@ -401,6 +402,7 @@ fn the_first_state_comes_from_the_url() {
         selected: Some("tbench".into()),
         per_task: true,
         log_axis: Some(false),
+        sweep: None,
     };
     let url = format!("https://x.invalid/schedlab/#{}", encode(&sc, &view));
     let s = State::from_location(&url);
@@ -772,4 +774,172 @@ fn deltas_against_a_recording_have_a_row_per_variant() {
     let d = schedlab_web::recording::deltas_vs_recording(&rec, &[with_hog]);
     assert_eq!(d[0].iter().filter(|h| h.starts_with("share")).count(), 1);
     assert!(d[1].last().unwrap().ends_with("pp"), "{:?}", d[1]);
+}
+
+#[test]
+fn the_first_divergence_of_a_pair_in_either_order_and_none_between_identical_variants() {
+    use schedlab_sim::Variant;
+    let mut sc = schedlab_scenario::presets::preset("hackbench")
+        .unwrap()
+        .scenario();
+    sc.variants = ["eevdf-6.6", "eevdf-6.6:NO_RUN_TO_PARITY", "eevdf-6.6"]
+        .map(|v| Variant::parse(v).unwrap())
+        .to_vec();
+    let mut cfg = sc.sim_config();
+    cfg.record_snapshots = true;
+    let outs: Vec<_> = sc
+        .variants
+        .iter()
+        .map(|v| schedlab_sim::simulate(&cfg, v).unwrap())
+        .collect();
+    let mut s = State::initial().reduce(Action::Run);
+    let r = schedlab_web::model::results(s.runs, &sc, &outs);
+    // Every pair once, lower index first.
+    let pairs: Vec<_> = r.divergences.iter().map(|d| (d.a, d.b)).collect();
+    assert_eq!(pairs, [(0, 1), (0, 2), (1, 2)]);
+    s = s.reduce(Action::Finished(Box::new(r)));
+    assert_eq!(s.view.diff_pair, (0, 1));
+
+    // Picked the other way round: the sides follow the picking.
+    s = s.reduce(Action::SetDiffSide { side: 0, index: 1 });
+    s = s.reduce(Action::SetDiffSide { side: 1, index: 0 });
+    s = s.reduce(Action::ShowDivergence);
+    let d = s.divergence().unwrap();
+    assert_eq!((d.a, d.b), (1, 0));
+    assert_eq!(d.settings, ["RUN_TO_PARITY off / on"]);
+    let f = d
+        .found
+        .expect("RUN_TO_PARITY changes a decision in hackbench");
+    // Everything before it is shared; the two events differ.
+    let (ta, tb) = (&outs[1].trace, &outs[0].trace);
+    let decisions = |t: &schedlab_sim::Trace| -> Vec<schedlab_sim::Event> {
+        t.events
+            .iter()
+            .filter(|e| !matches!(e.kind, schedlab_sim::EventKind::StatRuntime { .. }))
+            .copied()
+            .collect()
+    };
+    let (da, db) = (decisions(ta), decisions(tb));
+    assert_eq!(da[..f.common], db[..f.common]);
+    assert_ne!(da.get(f.common), db.get(f.common));
+    assert_eq!(
+        f.t_ns,
+        da[f.common].t_ns.min(db[f.common].t_ns),
+        "the earlier of the two events"
+    );
+    assert_eq!(
+        f.event_ns,
+        [Some(da[f.common].t_ns), Some(db[f.common].t_ns)]
+    );
+    // The timelines jumped there and mark it.
+    let (t0, t1) = s.timeline_window().unwrap();
+    assert!(t0 <= f.t_ns && f.t_ns < t1, "{t0}..{t1} holds {}", f.t_ns);
+    assert_eq!(s.view.timeline.ruler, [f.t_ns]);
+    // The tasks of the two events, with their snapshots on each side.
+    assert!(!f.state[0].is_empty());
+    assert_eq!(
+        f.state[0].iter().map(|t| &t.task).collect::<Vec<_>>(),
+        f.state[1].iter().map(|t| &t.task).collect::<Vec<_>>()
+    );
+
+    // Two identical variants: none.
+    s = s.reduce(Action::SetDiffSide { side: 0, index: 2 });
+    s = s.reduce(Action::ShowDivergence);
+    let d = s.divergence().unwrap();
+    assert_eq!((d.a, d.b), (2, 0));
+    assert!(d.found.is_none() && d.settings.is_empty(), "{d:?}");
+}
+
+#[test]
+fn a_sweep_point_is_a_single_run_of_its_scenario_and_a_bad_parameter_is_named() {
+    use schedlab_web::state::JobState;
+    let sc = schedlab_scenario::presets::preset("sched-idle")
+        .unwrap()
+        .scenario();
+    let mut s = State::initial().reduce(Action::Load {
+        json: sc.to_json(),
+        source: None,
+    });
+    s = s.reduce(Action::SetSweepParam(
+        "latency_ns=3000000..12000000:4".into(),
+    ));
+    let run = s.sweep_request().unwrap();
+    assert_eq!((run.id, run.points.len(), run.jobs.len()), (1, 4, 8));
+    assert_eq!(run.labels, ["cfs-5.14", "cfs-6.1"]);
+    // The last point, second variant: its figures are those of a plain run of that scenario.
+    let (k, point, v) = run.work().pop().unwrap();
+    assert_eq!(point.variants[v].name, "cfs-6.1:latency_ns=12000000");
+    let f = schedlab_web::worker::sweep_point(&point, v).unwrap();
+    let out = schedlab_sim::simulate(&point.sim_config(), &point.variants[v]).unwrap();
+    assert_eq!(
+        f.trace_hash,
+        schedlab_report::export::trace_hash(&out.trace)
+    );
+    s = s.reduce(Action::SweepStarted(Box::new(run)));
+    s = s.reduce(Action::SweepRow {
+        id: 1,
+        job: k,
+        figures: Box::new(f),
+    });
+    let r = s.sweep.as_ref().unwrap();
+    assert!(matches!(r.states[k], JobState::Done(_)) && r.running());
+    assert_eq!(r.rows().len(), 1);
+    // The link carries the sweep.
+    let link = schedlab_scenario::link::decode(&s.link_payload().unwrap()).unwrap();
+    assert_eq!(
+        link.view.sweep.unwrap().param,
+        "latency_ns=3000000..12000000:4"
+    );
+    // Cancel: late rows are dropped.
+    s = s.reduce(Action::SweepCancel);
+    assert!(s.sweep.as_ref().unwrap().cancelled);
+
+    s = s.reduce(Action::SetSweepParam("base_slice_ns=1..2:2".into()));
+    let e = s.sweep_request().unwrap_err();
+    assert!(
+        e.contains("base_slice_ns does not exist in cfs-5.14"),
+        "{e}"
+    );
+    s = s.reduce(Action::SetSweepParam("no such thing".into()));
+    let e = s.sweep_request().unwrap_err();
+    assert!(e.contains("`no such thing`"), "{e}");
+}
+
+#[test]
+fn a_switch_note_names_who_was_switched_out_why_and_both_tasks_last_snapshots() {
+    use schedlab_report::timeline::{EndReason, RunTimeline};
+    let sc = schedlab_scenario::presets::preset("sched-idle")
+        .unwrap()
+        .scenario();
+    let mut cfg = sc.sim_config();
+    cfg.record_snapshots = true;
+    let v = &sc.variants[1];
+    let out = schedlab_sim::simulate(&cfg, v).unwrap();
+    let tl = RunTimeline::from_output(&out, v);
+    // The SCHED_IDLE task's runs end by the tick, in the hog's favour.
+    let slice = tl
+        .slices
+        .iter()
+        .find(|s| tl.comm(s.pid) == "idle" && matches!(s.reason, EndReason::Preempted { .. }))
+        .unwrap();
+    let n = schedlab_web::model::switch_note(&tl, slice);
+    assert!(
+        n.sentence.contains("preempted by hog:") && n.sentence.contains("(slice used up, tick)"),
+        "{}",
+        n.sentence
+    );
+    let names: Vec<&str> = n.tasks.iter().map(|(t, _)| t.as_str()).collect();
+    assert!(
+        names[0].starts_with("idle:") && names[1].starts_with("hog:"),
+        "{names:?}"
+    );
+    for (t, snap) in &n.tasks {
+        let snap = snap.unwrap_or_else(|| panic!("{t}: no snapshot"));
+        assert!(snap.t_ns <= slice.end_ns);
+        // The last one: no later snapshot of that task before the switch.
+        assert!(!tl
+            .snapshots
+            .iter()
+            .any(|s| s.pid == snap.pid && s.t_ns > snap.t_ns && s.t_ns <= slice.end_ns));
+    }
 }

@@ -6,11 +6,12 @@ use yew::prelude::*;
 
 use crate::components::ctx::{Ctx, Store};
 use crate::components::{
-    json_view::JsonView, machine::MachineForm, presets_menu::PresetsMenu, recording::RecordingBar,
-    results::ResultsView, run_bar::RunBar, share_bar::ShareBar, tasks::TaskTable,
-    timeline::TimelinePanel, variants::VariantPicker, workloads::WorkloadTable,
+    divergence::DivergencePanel, json_view::JsonView, machine::MachineForm,
+    presets_menu::PresetsMenu, recording::RecordingBar, results::ResultsView, run_bar::RunBar,
+    share_bar::ShareBar, sweep::SweepPanel, tasks::TaskTable, timeline::TimelinePanel,
+    variants::VariantPicker, workloads::WorkloadTable,
 };
-use crate::hooks::use_sim_worker;
+use crate::hooks::{use_sim_worker, use_sweep_workers};
 use crate::state::{Action, State, TimelineAction};
 
 #[function_component(App)]
@@ -21,7 +22,36 @@ pub fn app() -> Html {
         Callback::from(move |a: Action| store.dispatch(a))
     };
     let sim = use_sim_worker(dispatch.clone());
+    let sweeper = use_sweep_workers(dispatch.clone());
     let state: Rc<Store> = Rc::new(Store(store.0.clone()));
+    let on_sweep = {
+        let store = store.clone();
+        let sweeper = sweeper.clone();
+        Callback::from(move |_: ()| match store.0.sweep_request() {
+            Ok(run) => {
+                sweeper.start(&run);
+                store.dispatch(Action::SweepStarted(Box::new(run)));
+            }
+            Err(e) => store.dispatch(Action::SweepRefused(e)),
+        })
+    };
+    let on_sweep_cancel = {
+        let store = store.clone();
+        let sweeper = sweeper.clone();
+        Callback::from(move |_: ()| {
+            sweeper.cancel();
+            store.dispatch(Action::SweepCancel);
+        })
+    };
+    // A link with a sweep runs it once the page is up.
+    {
+        let on_sweep = on_sweep.clone();
+        use_effect_with(store.0.sweep_from_link, move |from_link| {
+            if *from_link {
+                on_sweep.emit(());
+            }
+        });
+    }
 
     // A first visit opens with the default comparison already run.
     {
@@ -306,7 +336,9 @@ pub fn app() -> Html {
                     <RecordingBar state={ctx.state.clone()} dispatch={ctx.dispatch.clone()}
                         on_file={on_file} on_trace={on_trace} on_cancel={on_cancel_import} />
                     <ResultsView ..ctx.clone() />
+                    <DivergencePanel ..ctx.clone() />
                     <TimelinePanel ..ctx.clone() />
+                    <SweepPanel state={ctx.state.clone()} dispatch={ctx.dispatch.clone()} on_start={on_sweep} on_cancel={on_sweep_cancel} />
                 </section>
             </main>
         </div>

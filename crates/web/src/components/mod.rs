@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod ctx;
+pub mod divergence;
 pub mod histogram;
 pub mod json_view;
 pub mod latency_table;
@@ -13,6 +14,7 @@ pub mod recording;
 pub mod results;
 pub mod run_bar;
 pub mod share_bar;
+pub mod sweep;
 pub mod tasks;
 pub mod timeline;
 pub mod variants;

@@ -17,6 +17,9 @@ use crate::components::ctx::Ctx;
 use crate::model::Shared;
 use crate::state::{Action, RunState, TimelineAction};
 
+/// What is under the pointer in a lane: the tooltip text, the task's comm and its run.
+type Picked = (String, String, Slice);
+
 /// Most lanes drawn per variant.
 const MAX_LANES: usize = 48;
 
@@ -106,7 +109,7 @@ fn lanes_view(p: &LanesProps) -> Html {
     let pick = {
         let data = p.data.clone();
         let lanes = lanes.clone();
-        move |x: f64, y: f64| -> Option<(u64, Option<(String, String)>)> {
+        move |x: f64, y: f64| -> Option<(u64, Option<Picked>)> {
             if x < LABEL_W as f64 {
                 return None;
             }
@@ -132,15 +135,22 @@ fn lanes_view(p: &LanesProps) -> Html {
                     why
                 }
             );
-            Some((t, Some((text, comm))))
+            Some((t, Some((text, comm, *s))))
         }
     };
+    // The switch clicked (a run's end), explained from the trace and the snapshots; it goes
+    // with the run it belongs to.
+    let note = use_state(|| None::<Slice>);
+    {
+        let note = note.clone();
+        use_effect_with(p.data.clone(), move |_| note.set(None));
+    }
     let onmousemove = {
         let on_hover = p.on_hover.clone();
         let pick = pick.clone();
         Callback::from(move |e: MouseEvent| {
             let r = pick(e.offset_x() as f64, e.offset_y() as f64);
-            on_hover.emit(r.map(|(t, tip)| (t, tip.map(|(text, _)| text).unwrap_or_default())));
+            on_hover.emit(r.map(|(t, tip)| (t, tip.map(|(text, _, _)| text).unwrap_or_default())));
         })
     };
     let onmouseleave = {
@@ -156,6 +166,7 @@ fn lanes_view(p: &LanesProps) -> Html {
     let onmouseup = {
         let d = p.dispatch.clone();
         let drag = drag.clone();
+        let note = note.clone();
         Callback::from(move |e: MouseEvent| {
             let Some((x0, shift)) = drag.borrow_mut().take() else {
                 return;
@@ -174,7 +185,8 @@ fn lanes_view(p: &LanesProps) -> Html {
             }
             match pick(x1, e.offset_y() as f64) {
                 Some((t, None)) => d.emit(Action::Timeline(TimelineAction::Ruler(t))),
-                Some((_, Some((_, comm)))) => {
+                Some((_, Some((_, comm, slice)))) => {
+                    note.set(Some(slice));
                     d.emit(Action::Timeline(TimelineAction::Select(Some(comm))))
                 }
                 None => {}
@@ -238,6 +250,9 @@ fn lanes_view(p: &LanesProps) -> Html {
             </h3>
             <canvas ref={canvas} class="timeline" width={width.to_string()} height={height.to_string()}
                 onmousemove={onmousemove} onmouseleave={onmouseleave} onmousedown={onmousedown} onmouseup={onmouseup} onwheel={onwheel} />
+            if let Some(sl) = *note {
+                { switch_note_view(&p.data, &sl, { let note = note.clone(); Callback::from(move |_: MouseEvent| note.set(None)) }) }
+            }
             if let Some(name) = p.selected.clone() {
                 <details class="tl-runs">
                     <summary>{ if runs_in_view > rows.len() {
@@ -253,13 +268,34 @@ fn lanes_view(p: &LanesProps) -> Html {
                                 <td>{ fmt_duration(s.start_ns) }</td>
                                 <td>{ fmt_duration(s.end_ns - s.start_ns) }</td>
                                 <td>{ s.cpu }</td>
-                                <td>{ s.reason.describe(|q| p.data.comm(q)) }</td>
+                                <td>{ s.reason.describe(|q| p.data.comm(q)) }
+                                    { " " }<button class="tl-why" onclick={{ let note = note.clone(); let s = *s; Callback::from(move |_: MouseEvent| note.set(Some(s))) }}
+                                        title="what the trace and the snapshots say about this switch">{ "why?" }</button></td>
                             </tr>
                         }) }
                         </tbody>
                     </table>
                 </details>
             }
+        </div>
+    }
+}
+
+/// The note on the switch that ended `slice`: who was switched out and why, and the fair-class
+/// state of it and of the task that took the CPU.
+fn switch_note_view(data: &RunTimeline, slice: &Slice, close: Callback<MouseEvent>) -> Html {
+    let n = crate::model::switch_note(data, slice);
+    let states: Vec<crate::model::TaskState> = n
+        .tasks
+        .into_iter()
+        .map(|(task, snapshot)| crate::model::TaskState { task, snapshot })
+        .collect();
+    html! {
+        <div class="tl-switch" role="status" data-pid={slice.pid.to_string()} data-end-ns={slice.end_ns.to_string()}>
+            <p class="tl-switch-what">{ n.sentence }</p>
+            { crate::components::divergence::state_rows(&states) }
+            <p class="hint">{ "Each task's fair-class state at its last snapshot (a switch or tick) at or before the switch. The engine does not record yet which rule of fair.c decided it." }</p>
+            <button class="tl-switch-close" onclick={close}>{ "close" }</button>
         </div>
     }
 }

@@ -17,9 +17,11 @@ use crate::model::{Progress, Results, Shared};
 use crate::recording::Recording;
 
 mod form;
+mod sweep;
 mod timeline;
 
 pub use form::{Machine, MachineField, TaskField, TaskRow, VariantChoice, WorkloadRow};
+pub use sweep::{JobState, SweepForm, SweepRun, COMMON_PARAMS};
 pub use timeline::{TimelineAction, TimelineView};
 
 /// Most variants compared at once.
@@ -49,6 +51,10 @@ pub struct ViewOpts {
     /// Merge tasks with the same name, like perf (false: one row per task, `perf -p`).
     pub merged: bool,
     pub sort: SortKey,
+    /// The two variants the "first divergence" control compares (indices into the run).
+    pub diff_pair: (usize, usize),
+    /// The divergence of `diff_pair` is shown (set by the control, cleared by a new run).
+    pub diff_shown: bool,
 }
 
 /// The whole page state.
@@ -91,6 +97,16 @@ pub struct State {
     pub import_error: Option<String>,
     /// What the scenario in the editor could not take from the recording it was derived from.
     pub derived_notes: Vec<String>,
+    /// The sweep panel's fields.
+    pub sweep_form: SweepForm,
+    /// The last sweep started, in progress or done.
+    pub sweep: Option<SweepRun>,
+    /// Sweeps started so far.
+    pub sweeps: u64,
+    /// Why the last sweep could not start.
+    pub sweep_error: Option<String>,
+    /// The page was opened from a link with a sweep: run it once the page is up.
+    pub sweep_from_link: bool,
 }
 
 /// A recording being read.
@@ -165,6 +181,35 @@ pub enum Action {
     SetLogAxis(bool),
     SetMerged(bool),
     SortBy(SortKey),
+    /// Pick the variant on side `side` (0 or 1) of the "first divergence" control.
+    SetDiffSide {
+        side: usize,
+        index: usize,
+    },
+    SetSweepParam(String),
+    SetSweepFigure(String),
+    /// A sweep was started (the page hands its work to the workers).
+    SweepStarted(Box<SweepRun>),
+    /// A sweep could not start: why.
+    SweepRefused(String),
+    /// Job `job` of sweep `id` is running in a worker.
+    SweepJobRunning {
+        id: u64,
+        job: usize,
+    },
+    SweepRow {
+        id: u64,
+        job: usize,
+        figures: Box<schedlab_report::sweep::RunFigures>,
+    },
+    SweepFailed {
+        id: u64,
+        job: usize,
+        message: String,
+    },
+    SweepCancel,
+    /// Show where the picked pair first diverges: both timelines jump there and mark it.
+    ShowDivergence,
     Timeline(TimelineAction),
     /// A link was made (shown for copying).
     Linked(String),
@@ -210,6 +255,8 @@ impl State {
                 log_axis: None,
                 merged: true,
                 sort: SortKey::Perf,
+                diff_pair: (0, 1),
+                diff_shown: false,
             },
             runs: 0,
             notice: None,
@@ -221,6 +268,11 @@ impl State {
             importing: None,
             import_error: None,
             derived_notes: vec![],
+            sweep_form: SweepForm::default(),
+            sweep: None,
+            sweeps: 0,
+            sweep_error: None,
+            sweep_from_link: false,
         };
         let loaded = s.load(crate::examples::DEFAULT.1);
         debug_assert_eq!(loaded, Ok(()), "the bundled default scenario loads");
@@ -249,6 +301,13 @@ impl State {
                     tl.selected = l.view.selected;
                     tl.per_task = l.view.per_task;
                     s.view.log_axis = l.view.log_axis;
+                    if let Some(sw) = l.view.sweep {
+                        s.sweep_form = SweepForm {
+                            param: sw.param,
+                            figure: sw.figure,
+                        };
+                        s.sweep_from_link = true;
+                    }
                 }
                 Err(e) => {
                     s.notice = Some(format!(
@@ -274,6 +333,14 @@ impl State {
             selected: tl.selected.clone(),
             per_task: tl.per_task,
             log_axis: self.view.log_axis,
+            // The last sweep started, with the figure shown now.
+            sweep: self
+                .sweep
+                .as_ref()
+                .map(|r| schedlab_scenario::link::LinkSweep {
+                    param: r.spec.clone(),
+                    figure: self.sweep_form.figure.clone(),
+                }),
         };
         Some(schedlab_scenario::link::encode(sc, &view))
     }
@@ -354,6 +421,39 @@ impl State {
     pub fn run_request(&self) -> Option<(u64, Scenario)> {
         self.can_run().ok()?;
         Some((self.runs + 1, self.scenario.clone()?))
+    }
+
+    /// The divergence of the picked pair of variants, sides in the order picked, when the last
+    /// run is done and has both. A variant against itself has none.
+    pub fn divergence(&self) -> Option<crate::model::DivergenceView> {
+        let RunState::Done(r) = &self.run else {
+            return None;
+        };
+        let (a, b) = self.view.diff_pair;
+        if a >= r.variants.len() || b >= r.variants.len() {
+            return None;
+        }
+        if a == b {
+            return Some(crate::model::DivergenceView {
+                a,
+                b,
+                settings: vec![],
+                found: None,
+                events: 0,
+            });
+        }
+        // The run holds each pair once, lower index first.
+        let (lo, hi) = (a.min(b), a.max(b));
+        let d = r.divergences.iter().find(|d| d.a == lo && d.b == hi)?;
+        Some(if a > b { d.swapped() } else { d.clone() })
+    }
+
+    /// Shows a 2 ms window centred on `t_ns` in every timeline, with the ruler marking `t_ns`.
+    fn jump_to(&mut self, t_ns: u64) {
+        const SPAN: u64 = 2_000_000;
+        let a = t_ns.saturating_sub(SPAN / 2);
+        self.timeline_action(TimelineAction::Range(a, a + SPAN));
+        self.view.timeline.ruler = vec![t_ns];
     }
 
     /// The reducer.
@@ -512,6 +612,7 @@ impl State {
             }
             Action::Finished(r) => {
                 if matches!(s.run, RunState::Running(_)) && r.run == s.runs {
+                    let n = r.variants.len();
                     s.run = RunState::Done(Shared(std::rc::Rc::new(*r)));
                     let end = s.run_end_ns().unwrap_or(0);
                     let keep = std::mem::take(&mut s.keep_window);
@@ -521,6 +622,11 @@ impl State {
                         tl.t1_ns = 0;
                     }
                     tl.ruler.clear();
+                    let p = s.view.diff_pair;
+                    if p.0 >= n || p.1 >= n {
+                        s.view.diff_pair = (0, 1);
+                    }
+                    s.view.diff_shown = false;
                 }
                 return s;
             }
@@ -546,6 +652,79 @@ impl State {
             }
             Action::SortBy(k) => {
                 s.view.sort = k;
+                return s;
+            }
+            Action::SetDiffSide { side, index } => {
+                let n = match &s.run {
+                    RunState::Done(r) => r.variants.len(),
+                    _ => 0,
+                };
+                if index < n {
+                    let p = &mut s.view.diff_pair;
+                    if side == 0 {
+                        p.0 = index;
+                    } else {
+                        p.1 = index;
+                    }
+                    s.view.diff_shown = false;
+                }
+                return s;
+            }
+            Action::SetSweepParam(p) => {
+                s.sweep_form.param = p;
+                return s;
+            }
+            Action::SetSweepFigure(f) => {
+                s.sweep_form.figure = f;
+                return s;
+            }
+            Action::SweepStarted(r) => {
+                s.sweeps = s.sweeps.max(r.id);
+                s.sweep = Some(*r);
+                s.sweep_error = None;
+                s.sweep_from_link = false;
+                return s;
+            }
+            Action::SweepRefused(e) => {
+                s.sweep_error = Some(e);
+                s.sweep_from_link = false;
+                return s;
+            }
+            Action::SweepJobRunning { id, job } => {
+                if let Some(r) = s.sweep.as_mut().filter(|r| r.id == id && r.running()) {
+                    if let Some(st) = r.states.get_mut(job) {
+                        *st = JobState::Running;
+                    }
+                }
+                return s;
+            }
+            Action::SweepRow { id, job, figures } => {
+                if let Some(r) = s.sweep.as_mut().filter(|r| r.id == id && r.running()) {
+                    if let Some(st) = r.states.get_mut(job) {
+                        *st = JobState::Done(figures);
+                    }
+                }
+                return s;
+            }
+            Action::SweepFailed { id, job, message } => {
+                if let Some(r) = s.sweep.as_mut().filter(|r| r.id == id && r.running()) {
+                    if let Some(st) = r.states.get_mut(job) {
+                        *st = JobState::Failed(message);
+                    }
+                }
+                return s;
+            }
+            Action::SweepCancel => {
+                if let Some(r) = s.sweep.as_mut().filter(|r| r.running()) {
+                    r.cancelled = true;
+                }
+                return s;
+            }
+            Action::ShowDivergence => {
+                s.view.diff_shown = true;
+                if let Some(t) = s.divergence().and_then(|d| d.found.map(|f| f.t_ns)) {
+                    s.jump_to(t);
+                }
                 return s;
             }
             Action::Timeline(a) => {
