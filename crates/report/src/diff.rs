@@ -266,6 +266,40 @@ pub fn decision_text(t: &Trace, d: &Decision) -> Vec<String> {
     }
 }
 
+/// Why each preemption of a trace happened, from its decision records: (time, CPU, lines),
+/// in time order. The lines are the preemption's record and, when a wakeup raised it, that
+/// wakeup check with its inputs (the first successful check on the CPU since its last
+/// switch: a later one finds the reschedule already pending).
+pub fn preemption_reasons(t: &Trace) -> Vec<(u64, u32, Vec<String>)> {
+    let mut last_ok: Vec<Option<&Decision>> = vec![None; t.cpus as usize];
+    let mut out = vec![];
+    for d in &t.decisions {
+        let slot = match last_ok.get_mut(d.cpu as usize) {
+            Some(s) => s,
+            None => continue,
+        };
+        match d.kind {
+            DecisionKind::Wakeup { outcome: Ok(_), .. } => {
+                if slot.is_none() {
+                    *slot = Some(d);
+                }
+            }
+            DecisionKind::Wakeup { .. } => {}
+            DecisionKind::Preempt { cause, .. } => {
+                let mut lines = decision_text(t, d);
+                if let (Cause::Wakeup { wakee, .. }, Some(w)) = (cause, *slot) {
+                    if matches!(w.kind, DecisionKind::Wakeup { wakee: v, .. } if v.pid == wakee) {
+                        lines.extend(decision_text(t, w));
+                    }
+                }
+                out.push((d.t_ns, d.cpu, lines));
+                *slot = None;
+            }
+        }
+    }
+    out
+}
+
 /// The decisions behind a divergence, per side (0: `a`, 1: `b`). Where a side's differing
 /// event is a preemption, its record and, for a wakeup preemption, the wakeup check that caused
 /// it, together with the other side's check of the same wakeup (the pair of decisions that

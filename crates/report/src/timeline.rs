@@ -105,6 +105,10 @@ pub struct RunTimeline {
     pub waits: Vec<Wait>,
     /// Scheduler state at switches and ticks (empty unless the run recorded it).
     pub snapshots: Vec<Snapshot>,
+    /// Why each preemption happened, from the engine's decision records (time, CPU, lines in
+    /// fair.c's terms; empty unless the run recorded them).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub why: Vec<(u64, u32, Vec<String>)>,
     /// Whether the kernel is EEVDF (the overlay shows lag, deadline − V and eligibility) or
     /// CFS (vruntime − min_vruntime).
     pub eevdf: bool,
@@ -130,6 +134,7 @@ impl RunTimeline {
             slices: tl.slices,
             waits: tl.waits,
             snapshots: trace.snapshots.clone(),
+            why: crate::diff::preemption_reasons(trace),
             eevdf,
         }
     }

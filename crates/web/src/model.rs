@@ -390,6 +390,9 @@ pub struct SwitchNote {
     /// The task switched out and (when preempted) the one that took the CPU, each with its
     /// last snapshot (`comm:pid`, snapshot).
     pub tasks: Vec<(String, Option<schedlab_sim::Snapshot>)>,
+    /// Why it was preempted, from the engine's decision records (empty for a recording, or
+    /// when the task was not preempted).
+    pub why: Vec<String>,
 }
 
 /// The note on the switch that ended `slice` of timeline `tl`.
@@ -431,5 +434,18 @@ pub fn switch_note(
             (label(p), snap)
         })
         .collect();
-    SwitchNote { sentence, tasks }
+    let why = if matches!(slice.reason, EndReason::Preempted { .. }) {
+        tl.why
+            .iter()
+            .find(|(t, cpu, _)| *t == slice.end_ns && *cpu == slice.cpu)
+            .map(|(_, _, lines)| lines.clone())
+            .unwrap_or_default()
+    } else {
+        vec![]
+    };
+    SwitchNote {
+        sentence,
+        tasks,
+        why,
+    }
 }

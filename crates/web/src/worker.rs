@@ -23,6 +23,10 @@ pub const CHUNK_EVENTS: u64 = 200_000;
 /// Most work (events and zero-time program steps) one variant may take before the run stops
 /// with a message.
 pub const MAX_EVENTS: u64 = 100_000_000;
+/// Most trace events a run may keep in the worker, all variants together: the views read them
+/// at the end, and at 32 bytes a record (wasm32) this bounds the trace memory near 512 MB,
+/// well inside what a worker can allocate.
+pub const MAX_KEPT_EVENTS: usize = 16_000_000;
 
 /// What the page asks.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -118,6 +122,8 @@ pub struct SimWorker {
     import: Option<ImportJob>,
     /// Most events kept of a recording ([`MAX_RECORDING_EVENTS`]).
     pub max_recording_events: usize,
+    /// Most trace events a run keeps, all variants together ([`MAX_KEPT_EVENTS`]).
+    pub max_kept_events: usize,
 }
 
 impl Default for SimWorker {
@@ -126,6 +132,7 @@ impl Default for SimWorker {
             job: None,
             import: None,
             max_recording_events: MAX_RECORDING_EVENTS,
+            max_kept_events: MAX_KEPT_EVENTS,
         }
     }
 }
@@ -146,6 +153,10 @@ fn respond(reply: Reply) {
 /// (a step of a run that was replaced or cancelled since is dropped, so one job is never driven
 /// by two step chains).
 fn schedule(run: u64) {
+    if cfg!(not(target_arch = "wasm32")) {
+        // Native tests drive `step` themselves; there is no event loop to post to.
+        return;
+    }
     gloo::timers::callback::Timeout::new(0, move || {
         let replies = WORKER.with(|w| w.borrow_mut().step(run));
         for r in replies {
@@ -228,6 +239,20 @@ impl SimWorker {
             duration_ns: job.cfg.duration_ns,
             events: sim.events_processed(),
         })];
+        let kept: usize =
+            job.outs.iter().map(|o| o.trace.events.len()).sum::<usize>() + sim.trace_kept();
+        if kept > self.max_kept_events {
+            let message = format!(
+                "{}: the run keeps more than {} trace events across its variants at {:.3} s of {:.3} s simulated (the page's memory limit); shorten duration_ms, run fewer variants, or use the command line",
+                variant.name,
+                self.max_kept_events,
+                sim.now_ns() as f64 / 1e9,
+                job.cfg.duration_ns as f64 / 1e9
+            );
+            out.push(Reply::Failed { run, message });
+            self.job = None;
+            return out;
+        }
         if status == Status::Running && sim.work_done() >= MAX_EVENTS {
             let message = format!(
                 "{}: stopped after {} events and zero-time program steps at {:.3} s of {:.3} s simulated (the page's limit); shorten duration_ms or use the command line",
@@ -270,6 +295,8 @@ impl SimWorker {
                 let mut cfg = scenario.sim_config();
                 // The timeline's overlays need the scheduler state at switches and ticks.
                 cfg.record_snapshots = true;
+                // The switch notes say which rule decided each preemption.
+                cfg.record_decisions = true;
                 self.job = Some(Job {
                     run,
                     cfg,
@@ -387,6 +414,45 @@ mod tests {
             env!("CARGO_MANIFEST_DIR")
         );
         std::fs::read(p).unwrap()
+    }
+
+    #[test]
+    fn a_run_that_keeps_too_many_trace_events_fails_with_a_message() {
+        // The job as Request::Run sets it up (its step chain is the page's event loop).
+        let sc = schedlab_scenario::presets::preset("sched-idle")
+            .unwrap()
+            .scenario();
+        let run = |cap: usize| {
+            let mut w = SimWorker {
+                max_kept_events: cap,
+                ..SimWorker::default()
+            };
+            w.job = Some(Job {
+                run: 4,
+                cfg: sc.sim_config(),
+                scenario: sc.clone(),
+                sim: None,
+                outs: vec![],
+            });
+            for _ in 0..1000 {
+                for r in w.step(4) {
+                    match r {
+                        Reply::Failed { message, .. } => return Err(message),
+                        Reply::Done(_) => return Ok(()),
+                        _ => {}
+                    }
+                }
+            }
+            panic!("the run neither ended nor failed");
+        };
+        // sched-idle's two variants keep a few thousand events together.
+        let e = run(2000).unwrap_err();
+        assert!(
+            e.contains("the run keeps more than 2000 trace events across its variants")
+                && e.contains("the page's memory limit"),
+            "{e}"
+        );
+        assert_eq!(run(MAX_KEPT_EVENTS), Ok(()));
     }
 
     #[test]

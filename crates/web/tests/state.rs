@@ -943,3 +943,62 @@ fn a_switch_note_names_who_was_switched_out_why_and_both_tasks_last_snapshots() 
             .any(|s| s.pid == snap.pid && s.t_ns > snap.t_ns && s.t_ns <= slice.end_ns));
     }
 }
+
+#[test]
+fn a_switch_note_says_which_rule_preempted() {
+    use schedlab_report::timeline::{EndReason, RunTimeline};
+    // sched-idle under cfs-6.1: the SCHED_IDLE task's turns end at the tick, by
+    // check_preempt_tick's slice test (its ideal slice is used up).
+    let sc = schedlab_scenario::presets::preset("sched-idle")
+        .unwrap()
+        .scenario();
+    let mut cfg = sc.sim_config();
+    cfg.record_snapshots = true;
+    cfg.record_decisions = true;
+    let v = &sc.variants[1];
+    let out = schedlab_sim::simulate(&cfg, v).unwrap();
+    let tl = RunTimeline::from_output(&out, v);
+    let slice = tl
+        .slices
+        .iter()
+        .find(|s| tl.comm(s.pid) == "idle" && matches!(s.reason, EndReason::Preempted { .. }))
+        .unwrap();
+    let n = schedlab_web::model::switch_note(&tl, slice);
+    assert!(
+        n.why.len() == 1
+            && n.why[0].contains("switched out for hog:")
+            && n.why[0].contains("curr ran its ideal slice"),
+        "{:?}",
+        n.why
+    );
+    // hackbench without RUN_TO_PARITY: a wakeup preemption shows the check that raised it.
+    let sc = schedlab_scenario::presets::preset("hackbench")
+        .unwrap()
+        .scenario();
+    let mut cfg = sc.sim_config();
+    cfg.record_decisions = true;
+    let v = schedlab_sim::Variant::parse("eevdf-6.6:NO_RUN_TO_PARITY").unwrap();
+    let out = schedlab_sim::simulate(&cfg, &v).unwrap();
+    let tl = RunTimeline::from_output(&out, &v);
+    let n = tl
+        .slices
+        .iter()
+        .filter(|s| matches!(s.reason, EndReason::Preempted { .. }))
+        .map(|s| schedlab_web::model::switch_note(&tl, s))
+        .find(|n| {
+            n.why
+                .iter()
+                .any(|l| l.contains("wakeup, check_preempt_wakeup (EEVDF, 6.6)"))
+        })
+        .expect("a wakeup preemption with its check");
+    assert!(
+        n.why.iter().any(|l| l.contains(" preempts ")),
+        "{:?}",
+        n.why
+    );
+    assert!(
+        n.why.iter().any(|l| l.trim_start().starts_with("curr ")),
+        "{:?}",
+        n.why
+    );
+}

@@ -285,6 +285,7 @@ fn lanes_view(p: &LanesProps) -> Html {
 /// state of it and of the task that took the CPU.
 fn switch_note_view(data: &RunTimeline, slice: &Slice, close: Callback<MouseEvent>) -> Html {
     let n = crate::model::switch_note(data, slice);
+    let why = n.why.clone();
     let states: Vec<crate::model::TaskState> = n
         .tasks
         .into_iter()
@@ -293,8 +294,11 @@ fn switch_note_view(data: &RunTimeline, slice: &Slice, close: Callback<MouseEven
     html! {
         <div class="tl-switch" role="status" data-pid={slice.pid.to_string()} data-end-ns={slice.end_ns.to_string()}>
             <p class="tl-switch-what">{ n.sentence }</p>
+            if !why.is_empty() {
+                <pre class="tl-switch-why">{ why.join("\n") }</pre>
+            }
             { crate::components::divergence::state_rows(&states) }
-            <p class="hint">{ "Each task's fair-class state at its last snapshot (a switch or tick) at or before the switch. The engine does not record yet which rule of fair.c decided it." }</p>
+            <p class="hint">{ "Why: the engine's decision records (the rule of fair.c that raised the reschedule, and the wakeup check with its inputs). The table: each task's fair-class state at its last snapshot (a switch or tick) at or before the switch." }</p>
             <button class="tl-switch-close" onclick={close}>{ "close" }</button>
         </div>
     }
