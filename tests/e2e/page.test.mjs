@@ -544,3 +544,24 @@ test('determinism: every preset gives the same traces in the page (wasm, in its 
     assert.deepEqual(got, Object.values(want), `${preset}: trace hashes, page vs native`);
   }
 });
+
+test('hostile names render as text: a scenario and task named with HTML run without creating elements', async () => {
+  const hostile = '<img src=x onerror=__xss=1>';
+  const scen = JSON.parse(await page.locator('#scenario-json').inputValue());
+  scen.name = hostile;
+  scen.tasks[0].name = hostile;
+  const dt = await page.evaluateHandle((t) => {
+    const d = new DataTransfer();
+    d.items.add(new File([t], 'hostile.json', { type: 'application/json' }));
+    return d;
+  }, JSON.stringify(scen));
+  await page.dispatchEvent('.page', 'dragover', { dataTransfer: dt });
+  await page.dispatchEvent('.page', 'drop', { dataTransfer: dt });
+  await page.waitForFunction((h) => document.querySelector('input[data-path="name"]')?.value === h, hostile);
+  const n = await runCount();
+  await page.click('#run');
+  assert.equal(await waitRun(n + 1), 'done');
+  assert.equal(await page.evaluate(() => document.querySelectorAll('img[src="x"]').length), 0, 'no element made from a name');
+  assert.equal(await page.evaluate(() => typeof globalThis.__xss), 'undefined', 'no handler ran');
+  assert.ok((await page.locator('.variant-result').first().innerText()).includes(hostile), 'the name shows as text');
+});
