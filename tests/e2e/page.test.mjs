@@ -547,11 +547,12 @@ test('determinism: every preset gives the same traces in the page (wasm, in its 
 
 test('hostile names render as text: a scenario and task named with HTML run without creating elements', async () => {
   const hostile = '<img src=x onerror=__xss=1>';
-  const scen = JSON.parse(await page.locator('#scenario-json').inputValue());
-  scen.name = hostile;
   // A task's name is a comm (at most 15 bytes).
   const comm = '<i id=xq>i</i>';
-  scen.tasks[0].name = comm;
+  const scen = {
+    version: 1, name: hostile, cpus: 1, hz: 1000, duration_ms: 100, seed: 1, variants: ['eevdf-6.6'],
+    tasks: [{ name: comm, program: [{ run: 'forever' }] }, { name: 'b', program: [{ run: 'forever' }] }],
+  };
   const dt = await page.evaluateHandle((t) => {
     const d = new DataTransfer();
     d.items.add(new File([t], 'hostile.json', { type: 'application/json' }));
