@@ -426,6 +426,9 @@ test('first divergence: hackbench eevdf-6.6 vs NO_RUN_TO_PARITY at the command l
   assert.match(await sides.nth(1).locator('.div-event').innerText(), /sched_switch/);
   assert.ok(await sides.nth(0).locator('.div-state tr[data-task]').count() >= 1, 'the fair-class state of the tasks involved');
   assert.match(await sides.nth(0).locator('.div-state').innerText(), /eligible/);
+  // The decision records name the same wakeup check on both sides.
+  assert.match(await sides.nth(0).locator('.div-why').innerText(), /does not preempt .*RUN_TO_PARITY protected curr/);
+  assert.match(await sides.nth(1).locator('.div-why').innerText(), / preempts .*nothing protected curr/);
   // The shared window holds it, and the ruler marks it.
   const t = Number(await res.getAttribute('data-t-ns'));
   const tl = page.locator('.timeline-panel');

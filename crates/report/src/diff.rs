@@ -300,6 +300,18 @@ pub fn preemption_reasons(t: &Trace) -> Vec<(u64, u32, Vec<String>)> {
     out
 }
 
+/// The decision records behind a divergence as lines, per side ([`decision_text`] of each,
+/// in time order): what `schedlab diff` prints under "why".
+pub fn explain_lines(a: &Trace, b: &Trace, d: &Divergence) -> [Vec<String>; 2] {
+    let at = d.t_ns();
+    let mut out: [Vec<String>; 2] = [vec![], vec![]];
+    for (side, x) in explain([a, b], d, at) {
+        let t = if side == 0 { a } else { b };
+        out[side].extend(decision_text(t, x));
+    }
+    out
+}
+
 /// The decisions behind a divergence, per side (0: `a`, 1: `b`). Where a side's differing
 /// event is a preemption, its record and, for a wakeup preemption, the wakeup check that caused
 /// it, together with the other side's check of the same wakeup (the pair of decisions that

@@ -140,6 +140,7 @@ impl DivergenceView {
                 f.event.swap(0, 1);
                 f.event_ns.swap(0, 1);
                 f.state.swap(0, 1);
+                f.why.swap(0, 1);
                 f
             }),
             events: self.events,
@@ -163,6 +164,10 @@ pub struct DivergencePoint {
     /// The fair-class state on each side of the tasks the two events name, at their last
     /// snapshot at or before `t_ns`.
     pub state: [Vec<TaskState>; 2],
+    /// Why, on each side: the engine's decision records behind the divergence (the same
+    /// wakeup check on both sides, the rule that preempted or kept curr).
+    #[serde(default)]
+    pub why: [Vec<String>; 2],
 }
 
 /// What a snapshot says of a task.
@@ -178,7 +183,8 @@ pub struct TaskState {
 /// decision.
 pub fn divergence(scenario: &Scenario, outs: &[Output], a: usize, b: usize) -> DivergenceView {
     use schedlab_report::diff::{
-        event_text, first_divergence, last_snapshot, setting_differences, task_label,
+        event_text, explain_lines, first_divergence, last_snapshot, setting_differences,
+        task_label,
     };
     let vs = scenario.variants();
     let (ta, tb) = (&outs[a].trace, &outs[b].trace);
@@ -210,6 +216,7 @@ pub fn divergence(scenario: &Scenario, outs: &[Output], a: usize, b: usize) -> D
             event_ns: [d.a.map(|e| e.t_ns), d.b.map(|e| e.t_ns)],
             before,
             state,
+            why: explain_lines(ta, tb, &d),
         }
     });
     DivergenceView {

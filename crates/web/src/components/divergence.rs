@@ -98,6 +98,9 @@ pub fn divergence_panel(ctx: &Ctx) -> Html {
                                 <div class="div-side" data-variant={name.clone()}>
                                     <h3>{ name.clone() }</h3>
                                     <pre class="div-event">{ f.event[k].clone().unwrap_or_else(|| "(the run ends here)".into()) }</pre>
+                                    if !f.why[k].is_empty() {
+                                        <pre class="div-why">{ f.why[k].join("\n") }</pre>
+                                    }
                                     { state_rows(&f.state[k]) }
                                 </div>
                             }) }
