@@ -23,9 +23,10 @@ pub const CHUNK_EVENTS: u64 = 200_000;
 /// Most work (events and zero-time program steps) one variant may take before the run stops
 /// with a message.
 pub const MAX_EVENTS: u64 = 100_000_000;
-/// Most trace events a run may keep in the worker, all variants together: the views read them
-/// at the end, and at 32 bytes a record (wasm32) this bounds the trace memory near 512 MB,
-/// well inside what a worker can allocate.
+/// Most trace events a run may keep in the worker, all variants together (a decision record
+/// counts as many events as its size): the views read them at the end, and at 32 bytes a
+/// record (wasm32) this bounds the trace memory near 512 MB, well inside what a worker can
+/// allocate.
 pub const MAX_KEPT_EVENTS: usize = 16_000_000;
 
 /// What the page asks.
@@ -239,8 +240,16 @@ impl SimWorker {
             duration_ns: job.cfg.duration_ns,
             events: sim.events_processed(),
         })];
-        let kept: usize =
-            job.outs.iter().map(|o| o.trace.events.len()).sum::<usize>() + sim.trace_kept();
+        // Decision records weigh as many events as their size.
+        let w = core::mem::size_of::<schedlab_sim::decision::Decision>()
+            .div_ceil(core::mem::size_of::<schedlab_sim::Event>());
+        let kept: usize = job
+            .outs
+            .iter()
+            .map(|o| o.trace.events.len() + w * o.trace.decisions.len())
+            .sum::<usize>()
+            + sim.trace_kept()
+            + w * sim.decisions_kept();
         if kept > self.max_kept_events {
             let message = format!(
                 "{}: the run keeps more than {} trace events across its variants at {:.3} s of {:.3} s simulated (the page's memory limit); shorten duration_ms, run fewer variants, or use the command line",

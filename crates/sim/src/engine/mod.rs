@@ -324,6 +324,11 @@ impl Simulator {
         self.rec.trace.events.len()
     }
 
+    /// Decision records kept so far (`record_decisions`).
+    pub fn decisions_kept(&self) -> usize {
+        self.rec.trace.decisions.len()
+    }
+
     /// Work done so far: events, and the zero-time program steps (send, a satisfied recv, a
     /// loop jump) they ran, so that a program that spins without advancing time still counts.
     pub fn work_done(&self) -> u64 {
