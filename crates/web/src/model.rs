@@ -183,8 +183,7 @@ pub struct TaskState {
 /// decision.
 pub fn divergence(scenario: &Scenario, outs: &[Output], a: usize, b: usize) -> DivergenceView {
     use schedlab_report::diff::{
-        event_text, explain_lines, first_divergence, last_snapshot, setting_differences,
-        task_label,
+        event_text, explain_lines, first_divergence, last_snapshot, setting_differences, task_label,
     };
     let vs = scenario.variants();
     let (ta, tb) = (&outs[a].trace, &outs[b].trace);
