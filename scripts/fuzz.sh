@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the fuzz targets (fuzz/, cargo-fuzz + libFuzzer on the nightly toolchain; the project
+# Runs the fuzz targets (fuzz/, cargo-fuzz + libFuzzer on a pinned nightly toolchain; the project
 # itself builds on stable).
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]   build, then run each target (all by default) for
@@ -16,6 +16,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 
+# The pinned nightly (scripts/setup.sh installs the same one).
+TOOLCHAIN=nightly-2026-05-19
+
 TARGETS=(scenario link variant trace simulate)
 build=1
 case "${1:-}" in
@@ -25,9 +28,9 @@ case "${1:-}" in
 esac
 
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
-triple=$(rustc +nightly -vV | sed -n 's/^host: //p')
+triple=$(rustc +"$TOOLCHAIN" -vV | sed -n 's/^host: //p')
 if [ "$build" != 0 ]; then
-  cargo +nightly fuzz build --target-dir "$target_dir" >&2
+  cargo +"$TOOLCHAIN" fuzz build --target-dir "$target_dir" >&2
   [ "$build" = only ] && exit 0
 fi
 

@@ -63,11 +63,13 @@ fi
 # The fuzz targets (fuzz/, scripts/fuzz.sh; test.sh runs each for a few seconds) need a
 # nightly toolchain (libFuzzer's instrumentation) and cargo-fuzz; the project itself builds
 # on stable.
+# The nightly is pinned (scripts/fuzz.sh reads the same name) so a fuzz run is reproducible.
 CARGO_FUZZ_VERSION=0.13.2
+FUZZ_TOOLCHAIN=nightly-2026-05-19
 if [ "$mode" = all ] && command -v rustup >/dev/null 2>&1; then
-  if ! rustup run nightly rustc --version >/dev/null 2>&1; then
-    say "installing the nightly toolchain (minimal profile) for the fuzz targets"
-    rustup toolchain install nightly --profile minimal
+  if ! rustup run "$FUZZ_TOOLCHAIN" rustc --version >/dev/null 2>&1; then
+    say "installing the $FUZZ_TOOLCHAIN toolchain (minimal profile) for the fuzz targets"
+    rustup toolchain install "$FUZZ_TOOLCHAIN" --profile minimal
   fi
   if ! cargo fuzz --version 2>/dev/null | grep -qx "cargo-fuzz $CARGO_FUZZ_VERSION"; then
     say "installing cargo-fuzz $CARGO_FUZZ_VERSION (about a minute, once)"

@@ -547,3 +547,27 @@ test('determinism: every preset gives the same traces in the page (wasm, in its 
     assert.deepEqual(got, Object.values(want), `${preset}: trace hashes, page vs native`);
   }
 });
+
+test('hostile names render as text: a scenario and task named with HTML run without creating elements', async () => {
+  const hostile = '<img src=x onerror=__xss=1>';
+  // A task's name is a comm (at most 15 bytes, no '/' or ':').
+  const comm = '<b id=xq>x';
+  const scen = {
+    version: 1, name: hostile, cpus: 1, hz: 1000, duration_ms: 100, seed: 1, variants: ['eevdf-6.6'],
+    tasks: [{ name: comm, program: [{ run: 'forever' }] }, { name: 'b', program: [{ run: 'forever' }] }],
+  };
+  const dt = await page.evaluateHandle((t) => {
+    const d = new DataTransfer();
+    d.items.add(new File([t], 'hostile.json', { type: 'application/json' }));
+    return d;
+  }, JSON.stringify(scen));
+  await page.dispatchEvent('.page', 'dragover', { dataTransfer: dt });
+  await page.dispatchEvent('.page', 'drop', { dataTransfer: dt });
+  await page.waitForFunction((h) => document.querySelector('input[data-path="name"]')?.value === h, hostile);
+  const n = await runCount();
+  await page.click('#run');
+  assert.equal(await waitRun(n + 1), 'done');
+  assert.equal(await page.evaluate(() => document.querySelectorAll('img[src="x"], #xq').length), 0, 'no element made from a name');
+  assert.equal(await page.evaluate(() => typeof globalThis.__xss), 'undefined', 'no handler ran');
+  assert.ok((await page.locator('.variant-result').first().innerText()).includes(comm), 'the task name shows as text');
+});
