@@ -43,6 +43,14 @@ async function runCount() {
   return Number(await page.locator('#status').getAttribute('data-run'));
 }
 
+// The scenario's JSON as its view shows it (the view's text area exists only while it is open).
+async function scenarioJson() {
+  await page.evaluate(() => { document.querySelector('details.json').open = true; });
+  const text = await page.locator('#scenario-json').inputValue();
+  await page.evaluate(() => { document.querySelector('details.json').open = false; });
+  return JSON.parse(text);
+}
+
 /** The runtime (ms) of the table row whose task is `task`, in variant column `col`. */
 async function runtimeOf(col, task) {
   const row = page.locator('.variant-result').nth(col).locator(`tr.task[data-task="${task}"]`).first();
@@ -303,7 +311,7 @@ test('a scenario file dropped on the page opens, and a file that is not one is n
     await page.dispatchEvent('.page', 'dragover', { dataTransfer: dt });
     await page.dispatchEvent('.page', 'drop', { dataTransfer: dt });
   };
-  const scen = JSON.parse(await page.locator('#scenario-json').inputValue());
+  const scen = await scenarioJson();
   scen.name = 'dropped scenario';
   await drop('dropped.json', JSON.stringify(scen));
   await page.waitForFunction(() => document.querySelector('input[data-path="name"]')?.value === 'dropped scenario');
@@ -320,7 +328,7 @@ test('workload parameters have a form whose fields edit the same document as the
   assert.equal(await groups.getAttribute('placeholder'), '10', 'the default is shown');
   assert.match(await groups.getAttribute('aria-description'), /1\.\.=1000/, 'what is allowed is said');
   await groups.fill('3');
-  const doc = JSON.parse(await page.locator('#scenario-json').inputValue());
+  const doc = await scenarioJson();
   assert.equal(doc.workloads[0].hackbench.groups, 3);
   await groups.fill('0');
   await page.locator('.field-error[data-path="workloads[0].hackbench.groups"]').waitFor();
@@ -439,7 +447,7 @@ test('first divergence: hackbench eevdf-6.6 vs NO_RUN_TO_PARITY at the command l
 
   // Two identical variants of one scenario.
   await page.selectOption('#presets', 'preset:sched-idle');
-  const doc = JSON.parse(await page.locator('#scenario-json').inputValue());
+  const doc = await scenarioJson();
   doc.variants = ['eevdf-6.6', 'eevdf-6.6'];
   await page.evaluate(() => { document.querySelector('details.json').open = true; });
   await page.locator('#scenario-json').fill(JSON.stringify(doc, null, 1));

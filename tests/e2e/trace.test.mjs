@@ -60,6 +60,14 @@ async function runCount() {
   return Number(await page.locator('#status').getAttribute('data-run'));
 }
 
+// The scenario's JSON as its view shows it (the view's text area exists only while it is open).
+async function scenarioJson() {
+  await page.evaluate(() => { document.querySelector('details.json').open = true; });
+  const text = await page.locator('#scenario-json').inputValue();
+  await page.evaluate(() => { document.querySelector('details.json').open = false; });
+  return JSON.parse(text);
+}
+
 /** Drops a file holding `bytes` (a Node Buffer) or `text` named `name` on the page. */
 async function drop(name, bytes) {
   const dt = await page.evaluateHandle(([n, b]) => {
@@ -142,7 +150,7 @@ test('a dropped text that is no trace is refused with the formats tried; a scena
   assert.match(await page.locator('#import-error').innerText(),
     /notes\.txt: not a scheduler trace: tried .*perf script.*ftrace.*timehist/);
   assert.equal(await page.locator('.recorded-result').count(), 0);
-  const scen = JSON.parse(await page.locator('#scenario-json').inputValue());
+  const scen = await scenarioJson();
   scen.name = 'still a scenario';
   await drop('s.json', Buffer.from(JSON.stringify(scen)));
   await page.waitForFunction(() => document.querySelector('input[data-path="name"]')?.value === 'still a scenario');
