@@ -25,6 +25,8 @@ step "the trace importers for wasm32 (the page will read recordings)"
 cargo build -p schedlab-trace --target wasm32-unknown-unknown --locked
 step "native = wasm in Node: every preset's trace hashes (scripts/check-node.sh)"
 scripts/check-node.sh
+step "native against wasm, once (scripts/bench-wasm.sh smoke: it runs, nothing is judged)"
+scripts/bench-wasm.sh --iterations 1
 step "fuzz smoke: each target for 5 s from its seeds (scripts/fuzz.sh, nightly)"
 scripts/fuzz.sh 5
 step "the page as a static site (scripts/build-site.sh: trunk build --release, relative URLs)"

@@ -32,7 +32,7 @@ fn scenario(json: &str) -> Result<Scenario, String> {
 }
 
 /// The per-variant results of one scenario, as JSON: `{"scenario": name, "seed": n,
-/// "variants": [{"variant": v, "trace_hash": "016x", "events": n, "end_ns": n}]}`.
+/// "variants": [{"variant": v, "trace_hash": "016x", "events": n, "end_ns": n, "switches": n}]}`.
 pub fn hashes_json(json: &str) -> Result<String, String> {
     let s = scenario(json)?;
     let cfg = s.sim_config();
@@ -44,6 +44,9 @@ pub fn hashes_json(json: &str) -> Result<String, String> {
             "trace_hash": format!("{:016x}", trace_hash(&out.trace)),
             "events": out.events_processed,
             "end_ns": out.trace.end_ns,
+            "switches": out.trace.events.iter()
+                .filter(|e| matches!(e.kind, schedlab_sim::EventKind::Switch { .. }))
+                .count(),
         }));
     }
     Ok(json!({"scenario": s.name, "seed": s.seed, "variants": variants}).to_string())
