@@ -12,12 +12,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
-target="${CARGO_TARGET_DIR:-$PWD/target}"
-cargo build --release --locked -p schedlab-node --target wasm32-unknown-unknown
-pkg="$target/node-pkg"
-wasm-bindgen --target nodejs --out-dir "$pkg" "$target/wasm32-unknown-unknown/release/schedlab_node.wasm"
-if [ -z "${SCHEDLAB:-}" ]; then
-  cargo build --release --locked -p schedlab-cli
-  SCHEDLAB="$target/release/schedlab"
-fi
-SCHEDLAB="$SCHEDLAB" node crates/node/bench/compare.mjs "$pkg/schedlab_node.js" "$@"
+. scripts/node-build.sh
+node crates/node/bench/compare.mjs "$pkg/schedlab_node.js" "$@"

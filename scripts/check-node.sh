@@ -7,12 +7,5 @@
 #   SCHEDLAB=path/to/schedlab scripts/check-node.sh   use that native binary
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target="${CARGO_TARGET_DIR:-$PWD/target}"
-cargo build --release --locked -p schedlab-node --target wasm32-unknown-unknown
-pkg="$target/node-pkg"
-wasm-bindgen --target nodejs --out-dir "$pkg" "$target/wasm32-unknown-unknown/release/schedlab_node.wasm"
-if [ -z "${SCHEDLAB:-}" ]; then
-  cargo build --release --locked -p schedlab-cli
-  SCHEDLAB="$target/release/schedlab"
-fi
-SCHEDLAB="$SCHEDLAB" node crates/node/tests/determinism.mjs "$pkg/schedlab_node.js"
+. scripts/node-build.sh
+node crates/node/tests/determinism.mjs "$pkg/schedlab_node.js"
