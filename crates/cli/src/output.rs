@@ -40,6 +40,7 @@ pub fn table_text(scenario: &Scenario, results: &[Output], layout_sum: bool, pid
         };
         s.push_str(t.strip_prefix('\n').unwrap_or(&t));
         s.push_str(&schedstat_line(&r.cpus));
+        s.push_str(&irq_time_line(&r.cpus));
         let figures = workload_figures(&infos, r);
         if !figures.text.is_empty() {
             s.push('\n');
@@ -61,6 +62,26 @@ pub(crate) fn table(scenario: &Scenario, results: &[Output], o: &RunOpts) -> Str
             s.push_str(&format_timehist(&r.trace, &timehist_lines(&r.trace)));
         }
     }
+    s
+}
+
+/// The interrupt load's time per CPU (`irq` sources), as `/proc/stat`'s irq + softirq columns
+/// would show it; empty when the scenario has none.
+pub(crate) fn irq_time_line(cpus: &[CpuStats]) -> String {
+    if cpus.iter().all(|c| c.irq_time_ns == 0) {
+        return String::new();
+    }
+    let mut s = String::from("  irq time:");
+    for (i, c) in cpus.iter().enumerate() {
+        let ns = c.irq_time_ns;
+        let _ = write!(
+            s,
+            "  cpu{i} {}.{:03} ms",
+            ns / 1_000_000,
+            ns % 1_000_000 / 1_000
+        );
+    }
+    s.push('\n');
     s
 }
 

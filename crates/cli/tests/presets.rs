@@ -375,3 +375,35 @@ fn histogram_labels_do_not_overlap() {
         }
     }
 }
+
+/// Interrupt load: 10 % periodic IRQ time on CPU 0 leaves its two hogs 900 ms of the second,
+/// less the ticks' own IRQ time (`irq_ns` each, 1000 ticks) and the switches' δ, to share
+/// equally; CPU 1's hog gets all but its random IRQ time and the ticks'.
+#[test]
+fn irq_load_leaves_the_rest() {
+    let (s, outs) = run("irq-load");
+    let cfg = s.sim_config();
+    let (delta, ticks_irq) = (cfg.switch_delay_ns, 1000 * cfg.irq_ns);
+    for o in &outs {
+        let v = &o.variant;
+        assert_eq!(o.cpus[0].irq_time_ns, 100_000_000, "{v}");
+        let (a, b) = (o.tasks[0].sum_exec_runtime_ns, o.tasks[1].sum_exec_runtime_ns);
+        let switches = o.cpus[0].sched_count;
+        assert!(
+            a + b <= 900_000_000 - delta
+                && a + b >= 900_000_000 - ticks_irq - switches * delta,
+            "{v}: {a} + {b}"
+        );
+        // Equal within one slice (CFS at 2 CPUs: 6 ms, ending on the next tick).
+        assert!(a.abs_diff(b) <= 7_000_000, "{v}: {a} vs {b}");
+        let irq1 = o.cpus[1].irq_time_ns;
+        assert!((80_000_000..=120_000_000).contains(&irq1), "{v}: {irq1}");
+        let h1 = o.tasks[2].sum_exec_runtime_ns;
+        let used = h1 + irq1;
+        // The last handler may end after the run (its time counted, up to 50 µs of it later).
+        assert!(
+            used + ticks_irq + delta >= 1_000_000_000 && used <= 1_000_000_000 + 50_000,
+            "{v}: {h1} + {irq1}"
+        );
+    }
+}

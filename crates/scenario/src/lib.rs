@@ -254,6 +254,22 @@ impl ChannelSpec {
     }
 }
 
+/// A source of interrupt load on one CPU (`"irq": [{"cpu": 0, "every_ns": 1000000,
+/// "cost_ns": 100000}]`): periodic (`every_ns`) or Poisson (`mean_interval_ns`, drawn from the
+/// scenario seed). Its time is IRQ time, charged to no task.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct IrqSpec {
+    /// The CPU it interrupts.
+    pub cpu: u64,
+    /// Periodic: one handler every this many ns.
+    pub every_ns: Option<u64>,
+    /// Poisson: the mean interval between handlers, ns.
+    pub mean_interval_ns: Option<u64>,
+    /// Each handler's time, ns.
+    pub cost_ns: u64,
+}
+
 /// A whole scenario. Every value here passed validation.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -297,6 +313,8 @@ pub struct Scenario {
     pub channels: Vec<ChannelSpec>,
     /// Workload generators, expanded into task groups after `tasks`.
     pub workloads: Vec<Workload>,
+    /// Interrupt load (`"irq"`), none by default.
+    pub irq: Vec<IrqSpec>,
 }
 
 fn num_f64(n: &Number) -> f64 {
@@ -471,6 +489,25 @@ impl Scenario {
                 .collect();
             m.insert("channels".into(), Value::Array(cs));
         }
+        if !self.irq.is_empty() {
+            let qs = self
+                .irq
+                .iter()
+                .map(|q| {
+                    let mut o = Map::new();
+                    o.insert("cpu".into(), q.cpu.into());
+                    if let Some(n) = q.every_ns {
+                        o.insert("every_ns".into(), n.into());
+                    }
+                    if let Some(n) = q.mean_interval_ns {
+                        o.insert("mean_interval_ns".into(), n.into());
+                    }
+                    o.insert("cost_ns".into(), q.cost_ns.into());
+                    Value::Object(o)
+                })
+                .collect();
+            m.insert("irq".into(), Value::Array(qs));
+        }
         Value::Object(m)
     }
 
@@ -589,6 +626,18 @@ impl Scenario {
             tasks,
             record_snapshots: false,
             record_decisions: false,
+            irq_load: self
+                .irq
+                .iter()
+                .map(|q| schedlab_sim::IrqSource {
+                    cpu: q.cpu as u32,
+                    arrival: match q.every_ns {
+                        Some(n) => schedlab_sim::IrqArrival::Every(n),
+                        None => schedlab_sim::IrqArrival::Poisson(q.mean_interval_ns.unwrap_or(1)),
+                    },
+                    cost_ns: q.cost_ns,
+                })
+                .collect(),
         }
     }
 }

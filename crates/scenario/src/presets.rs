@@ -109,6 +109,17 @@ static PRESETS: &[Preset] = &[
                    NO_DELAY_DEQUEUE 498, NO_WAKEUP_PREEMPTION with DELAY_DEQUEUE 427.",
         json: include_str!("../../../scenarios/presets/fio-grid.json"),
     },
+    Preset {
+        name: "irq-load",
+        title: "Interrupt load beside fair hogs",
+        source: "Issue 16 (the classes above fair as interference): CONFIG_IRQ_TIME_ACCOUNTING, \
+                 kernel/sched/core.c update_rq_clock_task",
+        observed: "With IRQ time accounting, the time hardirq and softirq handlers take on a CPU \
+                   is left out of rq_clock_task: a 10 % interrupt load leaves the CPU's fair \
+                   tasks 900 ms per second, shared by weight as if the CPU were that much \
+                   slower.",
+        json: include_str!("../../../scenarios/presets/irq-load.json"),
+    },
 ];
 
 /// Every bundled experiment, in a fixed order.

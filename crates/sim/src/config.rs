@@ -197,6 +197,33 @@ pub struct SimConfig {
     /// Record decision records (`decision.rs`): every wakeup-preemption check and the cause of
     /// every preemption.
     pub record_decisions: bool,
+    /// Interrupt load as a program: periodic or random hardirq/softirq time on a CPU, charged
+    /// as IRQ time (see [`IrqSource`]). Empty: none.
+    pub irq_load: Vec<IrqSource>,
+}
+
+/// When an [`IrqSource`]'s interrupts arrive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IrqArrival {
+    /// Every this many ns (the first at t = 0).
+    Every(u64),
+    /// A Poisson process with this mean interval in ns (exponential gaps from the scenario
+    /// seed); an interrupt that arrives while the previous one is still being handled starts
+    /// when it ends.
+    Poisson(u64),
+}
+
+/// A source of interrupt load on one CPU. Its handler's time is IRQ time: it is taken from
+/// whatever runs on that CPU and `rq_clock_task` excludes it (CONFIG_IRQ_TIME_ACCOUNTING), so
+/// no task's `sum_exec_runtime` or vruntime is charged for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IrqSource {
+    /// The CPU it interrupts.
+    pub cpu: u32,
+    /// When it fires.
+    pub arrival: IrqArrival,
+    /// How long each handler runs, in ns (> 0, shorter than a periodic source's interval).
+    pub cost_ns: u64,
 }
 
 /// The slice `sched_setattr(sched_runtime = ns)` gives on 6.12+: clamped to [0.1 ms, 100 ms].
@@ -252,6 +279,24 @@ impl SimConfig {
         }
         if self.irq_ns > self.switch_delay_ns {
             return Err("the IRQ time must not exceed the switch delay it is part of".into());
+        }
+        for (i, q) in self.irq_load.iter().enumerate() {
+            if q.cpu >= self.cpus {
+                return Err(format!("irq source {i}: cpu must be 0..{}", self.cpus));
+            }
+            match q.arrival {
+                IrqArrival::Every(p) if q.cost_ns == 0 || q.cost_ns >= p => {
+                    return Err(format!(
+                        "irq source {i}: the cost must be above 0 and below the interval"
+                    ));
+                }
+                IrqArrival::Poisson(m) if q.cost_ns == 0 || m == 0 => {
+                    return Err(format!(
+                        "irq source {i}: the cost and the mean interval must be above 0"
+                    ));
+                }
+                _ => {}
+            }
         }
         if self.tasks.len() > limits::MAX_TASKS {
             return Err("too many tasks".into());

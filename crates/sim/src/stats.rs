@@ -77,4 +77,6 @@ pub struct CpuStats {
     pub lb_newidle_pulled: u64,
     /// Balancing attempts that found an imbalance but could move nothing.
     pub lb_failed: u64,
+    /// Time the interrupt-load sources (`SimConfig::irq_load`) took on this CPU.
+    pub irq_time_ns: u64,
 }

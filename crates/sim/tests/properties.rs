@@ -89,6 +89,7 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
         tasks,
         record_snapshots: r.below(2) == 0,
         record_decisions: r.below(2) == 0,
+        irq_load: vec![],
     };
     let preset = &KERNEL_VERSIONS[r.below(KERNEL_VERSIONS.len() as u64) as usize];
     let mut items = vec![];

@@ -9,7 +9,7 @@ use serde_json::{Map, Number, Value};
 
 use crate::workload::Workload;
 use crate::{
-    Scenario, ScenarioError, ScenarioErrors, Step, TaskGroup, Topology, FORMAT_VERSION,
+    IrqSpec, Scenario, ScenarioError, ScenarioErrors, Step, TaskGroup, Topology, FORMAT_VERSION,
     MAX_TOTAL_OPS, MAX_VARIANTS,
 };
 
@@ -40,6 +40,7 @@ const TOP_KEYS: &[&str] = &[
     "tasks",
     "workloads",
     "channels",
+    "irq",
 ];
 pub(super) const TASK_KEYS: &[&str] = &[
     "name", "count", "nice", "policy", "affinity", "slice_us", "start_ms", "program",
@@ -509,6 +510,33 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             None
         }
     };
+    let irq = match o.get("irq") {
+        None => Some(vec![]),
+        Some(Value::Array(a)) if a.len() > MAX_IRQ_SOURCES => {
+            p.err(
+                "irq",
+                format!("{} sources; at most {MAX_IRQ_SOURCES} allowed", a.len()),
+            );
+            None
+        }
+        Some(Value::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, q)| irq_source(&mut p, &format!("irq[{i}]"), q, cpus))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .collect::<Option<Vec<_>>>(),
+        Some(v) => {
+            p.err(
+                "irq",
+                format!(
+                    "expected an array of {{\"cpu\", \"every_ns\" or \"mean_interval_ns\", \"cost_ns\"}} objects, got {}",
+                    show(v)
+                ),
+            );
+            None
+        }
+    };
     if !p.errs.is_empty() {
         return Err(ScenarioErrors(p.errs));
     }
@@ -532,9 +560,81 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             topology: topology?,
             tasks: tasks?,
             workloads: workloads?,
+            irq: irq?,
         })
     })();
     scenario.map_or_else(|| fail("", "the scenario is incomplete".into()), Ok)
+}
+
+/// Most interrupt-load sources in one scenario.
+const MAX_IRQ_SOURCES: usize = 1024;
+
+/// One interrupt-load source: `{"cpu", "every_ns" | "mean_interval_ns", "cost_ns"}`.
+fn irq_source(p: &mut P, path: &str, v: &Value, cpus: Option<u64>) -> Option<IrqSpec> {
+    let Value::Object(o) = v else {
+        p.err(
+            path,
+            format!(
+                "expected an object such as {{\"cpu\": 0, \"every_ns\": 1000000, \"cost_ns\": 100000}}, got {}",
+                show(v)
+            ),
+        );
+        return None;
+    };
+    p.unknown_keys(path, o, &["cpu", "every_ns", "mean_interval_ns", "cost_ns"]);
+    let max_cpu = cpus.unwrap_or(limits::MAX_CPUS as u64).saturating_sub(1);
+    let cpu = match o.get("cpu") {
+        Some(v) => p.uint(&format!("{path}.cpu"), v, 0, max_cpu),
+        None => {
+            p.err(&format!("{path}.cpu"), "missing (required)");
+            None
+        }
+    };
+    let cost = match o.get("cost_ns") {
+        Some(v) => p.uint(&format!("{path}.cost_ns"), v, 1, limits::MAX_DURATION_NS),
+        None => {
+            p.err(&format!("{path}.cost_ns"), "missing (required)");
+            None
+        }
+    };
+    let every = o
+        .get("every_ns")
+        .map(|v| p.uint(&format!("{path}.every_ns"), v, 1, limits::MAX_DURATION_NS));
+    let mean = o.get("mean_interval_ns").map(|v| {
+        p.uint(
+            &format!("{path}.mean_interval_ns"),
+            v,
+            1,
+            limits::MAX_DURATION_NS,
+        )
+    });
+    let (every, mean) = match (every, mean) {
+        (Some(e), None) => (Some(e?), None),
+        (None, Some(m)) => (None, Some(m?)),
+        _ => {
+            p.err(
+                path,
+                "give exactly one of \"every_ns\" (periodic) and \"mean_interval_ns\" (Poisson)",
+            );
+            return None;
+        }
+    };
+    let (cpu, cost) = (cpu?, cost?);
+    if let Some(e) = every {
+        if cost >= e {
+            p.err(
+                &format!("{path}.cost_ns"),
+                format!("{cost} is not below every_ns ({e}): the handlers would take the whole CPU"),
+            );
+            return None;
+        }
+    }
+    Some(IrqSpec {
+        cpu,
+        every_ns: every,
+        mean_interval_ns: mean,
+        cost_ns: cost,
+    })
 }
 
 fn topology(p: &mut P, v: &Value, cpus: Option<u64>) -> Option<Topology> {

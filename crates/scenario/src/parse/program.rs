@@ -125,6 +125,16 @@ pub(super) fn policy(p: &mut P, path: &str, v: &Value) -> Option<SchedPolicy> {
         Some("normal") => Some(SchedPolicy::Normal),
         Some("batch") => Some(SchedPolicy::Batch),
         Some("idle") => Some(SchedPolicy::Idle),
+        Some(c @ ("fifo" | "rr" | "deadline")) => {
+            p.err(
+                path,
+                format!(
+                    "\"{c}\" (SCHED_{}) is not modelled: schedlab simulates the fair class only (allowed \"normal\", \"batch\", \"idle\")",
+                    c.to_uppercase()
+                ),
+            );
+            None
+        }
         _ => {
             p.err(
                 path,

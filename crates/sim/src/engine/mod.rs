@@ -33,6 +33,7 @@ use crate::weight::LoadWeight;
 pub mod balance;
 mod check;
 mod core;
+mod irq;
 mod load;
 mod program;
 mod queue;
@@ -197,6 +198,8 @@ pub struct Simulator {
     alive: usize,
     /// CPUs per LLC.
     llc: u32,
+    /// Each interrupt-load source's PRNG (`irq.rs`).
+    irq_rng: Vec<Rng>,
 }
 
 impl Simulator {
@@ -301,11 +304,13 @@ impl Simulator {
             } else {
                 cfg.llc_size
             },
+            irq_rng: irq::rngs(cfg),
             cfg: cfg.clone(),
         };
         for (i, t) in cfg.tasks.iter().enumerate() {
             sim.push(t.start_ns, Ev::Start(i as u32));
         }
+        sim.irq_load_start();
         Ok(sim)
     }
 
@@ -434,6 +439,7 @@ impl Simulator {
                 }
             }
             Ev::Softirq(cpu) => self.trigger_load_balance(cpu),
+            Ev::Irq(k) => self.irq_load_exit(k),
             Ev::HrTick(cpu, gen) => {
                 if gen == self.cpus[cpu as usize].hrtick_gen {
                     self.cpus[cpu as usize].hrtick_expires = None;
@@ -490,7 +496,7 @@ impl Simulator {
     /// Whether an event is due to run: its generation is current.
     fn live(&self, ev: Ev) -> bool {
         match ev {
-            Ev::Start(_) | Ev::Tick(_) | Ev::Softirq(_) => true,
+            Ev::Start(_) | Ev::Tick(_) | Ev::Softirq(_) | Ev::Irq(_) => true,
             Ev::Schedule(cpu, gen) => self.cpus[cpu as usize].sched_gen == gen,
             Ev::HrTick(cpu, gen) => self.cpus[cpu as usize].hrtick_gen == gen,
             Ev::BurstEnd(id, gen) | Ev::Resume(id, gen) => self.tasks[id as usize].gen == gen,

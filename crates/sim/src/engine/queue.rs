@@ -42,6 +42,8 @@ pub(super) enum Ev {
     /// SCHED_SOFTIRQ on a CPU after its tick: periodic and NOHZ balancing (see `balance.rs`).
     /// It runs after every other event of its instant.
     Softirq(u32),
+    /// An interrupt-load source's handler ends (`irq.rs`): the index into `irq_load`.
+    Irq(u32),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -91,7 +93,7 @@ impl Queue {
             Ev::HrTick(cpu, _) => Some(2 * cpu as usize + 1),
             Ev::BurstEnd(id, _) | Ev::Resume(id, _) => Some(2 * c + 2 * id as usize),
             Ev::Timer(id, _) => Some(2 * c + 2 * id as usize + 1),
-            Ev::Start(_) | Ev::Tick(_) | Ev::Softirq(_) => None,
+            Ev::Start(_) | Ev::Tick(_) | Ev::Softirq(_) | Ev::Irq(_) => None,
         }
     }
 

@@ -47,6 +47,7 @@ pub fn cfg(cpus: u32, hz: u32, duration_ns: u64, tasks: Vec<TaskSpec>) -> SimCon
         tasks,
         record_snapshots: false,
         record_decisions: false,
+        irq_load: vec![],
     }
 }
 
