@@ -387,11 +387,13 @@ fn irq_load_leaves_the_rest() {
     for o in &outs {
         let v = &o.variant;
         assert_eq!(o.cpus[0].irq_time_ns, 100_000_000, "{v}");
-        let (a, b) = (o.tasks[0].sum_exec_runtime_ns, o.tasks[1].sum_exec_runtime_ns);
+        let (a, b) = (
+            o.tasks[0].sum_exec_runtime_ns,
+            o.tasks[1].sum_exec_runtime_ns,
+        );
         let switches = o.cpus[0].sched_count;
         assert!(
-            a + b <= 900_000_000 - delta
-                && a + b >= 900_000_000 - ticks_irq - switches * delta,
+            a + b <= 900_000_000 - delta && a + b >= 900_000_000 - ticks_irq - switches * delta,
             "{v}: {a} + {b}"
         );
         // Equal within one slice (CFS at 2 CPUs: 6 ms, ending on the next tick).

@@ -55,7 +55,10 @@ fn irq_time_is_not_charged_to_vruntime_two_hogs_share_what_is_left() {
         // All the CPU but the IRQ time and the switches' δ goes to the two, equally (within a
         // slice: 4 ms at HZ=1000 covers CFS's 3 ms slice and EEVDF's extra tick).
         let switches = out.cpus[0].sched_count;
-        assert!(a + b <= 900 * MS && a + b >= 900 * MS - switches * DELTA, "{v}: {a} + {b}");
+        assert!(
+            a + b <= 900 * MS && a + b >= 900 * MS - switches * DELTA,
+            "{v}: {a} + {b}"
+        );
         assert!(a.abs_diff(b) <= 4 * MS, "{v}: {a} vs {b}");
     }
 }
@@ -69,10 +72,16 @@ fn poisson_irq_load_takes_its_time_and_no_more() {
     );
     let out = run(&c, "eevdf-6.19");
     let irq = out.cpus[0].irq_time_ns;
-    assert!(irq % (100 * US) == 0 && (80 * MS..=120 * MS).contains(&irq), "{irq}");
+    assert!(
+        irq % (100 * US) == 0 && (80 * MS..=120 * MS).contains(&irq),
+        "{irq}"
+    );
     let hog = out.tasks[0].sum_exec_runtime_ns;
     // The last handler may end after 1 s (its time counted, not all of it taken from the run).
-    assert!(hog + irq >= S - 100 * US && hog + irq <= S + 100 * US, "{hog} + {irq}");
+    assert!(
+        hog + irq >= S - 100 * US && hog + irq <= S + 100 * US,
+        "{hog} + {irq}"
+    );
     // Same seed, same draws.
     assert_eq!(run(&c, "eevdf-6.19").cpus[0].irq_time_ns, irq);
 }

@@ -624,7 +624,9 @@ fn irq_source(p: &mut P, path: &str, v: &Value, cpus: Option<u64>) -> Option<Irq
         if cost >= e {
             p.err(
                 &format!("{path}.cost_ns"),
-                format!("{cost} is not below every_ns ({e}): the handlers would take the whole CPU"),
+                format!(
+                    "{cost} is not below every_ns ({e}): the handlers would take the whole CPU"
+                ),
             );
             return None;
         }
