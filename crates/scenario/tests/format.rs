@@ -141,8 +141,13 @@ fn bad_values_name_the_field_and_the_allowed_range() {
     );
     check_err(
         "\"policy\": \"idle\"",
-        "\"policy\": \"fifo\"",
-        "tasks[1].policy: \"fifo\" is not a policy",
+        "\"policy\": \"other\"",
+        "tasks[1].policy: \"other\" is not a policy",
+    );
+    check_err(
+        "\"policy\": \"idle\"",
+        "\"policy\": \"deadline\"",
+        "tasks[1].policy: \"deadline\" (SCHED_DEADLINE) is not modelled",
     );
     check_err(
         "{\"run_us\": 60}",
