@@ -43,7 +43,7 @@ mod workload;
 
 use core::fmt;
 
-use schedlab_sim::{Dist, Op, SchedPolicy, SimConfig, TaskSpec, Variant};
+use schedlab_sim::{CacheCost, Dist, Op, SchedPolicy, SimConfig, TaskSpec, Variant};
 use serde_json::{Map, Number, Value};
 
 pub use parse::MAX_SCENARIO_BYTES;
@@ -76,6 +76,29 @@ pub const MEASURED_SWITCH_COST_NS: u64 = 960;
 /// The waker's CPU cost of a wakeup onto another CPU measured on the same VM (the VM's IPI,
 /// 7–12 µs; docs/measurements.md; `SimConfig::wakeup_cost_ns`). Not the default.
 pub const MEASURED_WAKEUP_COST_NS: u64 = 9_000;
+
+/// The scenario key `"cache"`: the cache-warmth cost (`SimConfig::cache`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum CacheSetting {
+    /// `"measured"`: [`schedlab_sim::MEASURED_CACHE_COST`].
+    Measured,
+    /// `"off"`: no cost (the default).
+    Off,
+    /// `{"refill_ns", "migrate_ns", "hot_ns", "cold_ns"}`.
+    Custom(CacheCost),
+}
+
+impl CacheSetting {
+    /// The engine's setting.
+    pub fn cost(self) -> Option<CacheCost> {
+        match self {
+            CacheSetting::Measured => Some(schedlab_sim::MEASURED_CACHE_COST),
+            CacheSetting::Off => None,
+            CacheSetting::Custom(c) => Some(c),
+        }
+    }
+}
 
 /// One problem in a scenario: where, and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -301,6 +324,8 @@ pub struct Scenario {
     /// CPU time a wakeup onto another CPU costs the waker, in ns (default 0; measured
     /// [`MEASURED_WAKEUP_COST_NS`]).
     pub wakeup_cost_ns: Option<u64>,
+    /// The cache-warmth cost (default off).
+    pub cache: Option<CacheSetting>,
     /// Kernel variants to compare, parsed (each keeps the string it was written as in its
     /// `name`).
     pub variants: Vec<Variant>,
@@ -412,6 +437,21 @@ impl Scenario {
         }
         if let Some(d) = self.wakeup_cost_ns {
             m.insert("wakeup_cost_ns".into(), d.into());
+        }
+        if let Some(c) = self.cache {
+            let v = match c {
+                CacheSetting::Measured => Value::from("measured"),
+                CacheSetting::Off => Value::from("off"),
+                CacheSetting::Custom(c) => {
+                    let mut o = Map::new();
+                    o.insert("refill_ns".into(), c.refill_ns.into());
+                    o.insert("migrate_ns".into(), c.migrate_ns.into());
+                    o.insert("hot_ns".into(), c.hot_ns.into());
+                    o.insert("cold_ns".into(), c.cold_ns.into());
+                    Value::Object(o)
+                }
+            };
+            m.insert("cache".into(), v);
         }
         m.insert(
             "variants".into(),
@@ -638,6 +678,7 @@ impl Scenario {
                     cost_ns: q.cost_ns,
                 })
                 .collect(),
+            cache: self.cache.and_then(CacheSetting::cost),
         }
     }
 }

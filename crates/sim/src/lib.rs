@@ -17,6 +17,7 @@
 //! let cfg = SimConfig {
 //!     cpus: 16, llc_size: 0, smt: 1, hz: 1000, duration_ns: 1_000_000_000, seed: 1, switch_delay_ns: 5_000, irq_ns: 5_000, idle_wakeup_ns: 0, switch_cost_ns: 0, wakeup_cost_ns: 0,
 //!     channels: vec![], record_snapshots: false, record_decisions: false, irq_load: vec![],
+//!     cache: None,
 //!     tasks: vec![hog("hog", SchedPolicy::Normal), hog("idle", SchedPolicy::Idle)],
 //! };
 //! let out = simulate(&cfg, &Variant::parse("cfs-6.1").unwrap()).unwrap();
@@ -41,7 +42,8 @@ pub mod weight;
 mod wire;
 
 pub use config::{
-    limits, Channel, Dist, IrqArrival, IrqSource, Op, SchedPolicy, SimConfig, TaskSpec,
+    limits, CacheCost, Channel, Dist, IrqArrival, IrqSource, Op, SchedPolicy, SimConfig,
+    TaskSpec, MEASURED_CACHE_COST,
 };
 pub use engine::{balance, simulate, Deadlock, Output, Simulator, Status};
 pub use stats::{CpuStats, TaskStats};

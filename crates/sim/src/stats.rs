@@ -18,6 +18,13 @@ pub struct TaskStats {
     pub wakeups: u64,
     /// Migrations to another CPU (`nr_migrations`).
     pub migrations: u64,
+    /// CPU time charged for cache warmth (`SimConfig::cache`); absent from serialized output
+    /// when 0.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "crate::stats::is_zero")
+    )]
+    pub cache_cost_ns: u64,
     /// Most recent `sched_info.last_queued` (0 = not queued); internal.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) last_queued_ns: u64,
@@ -79,4 +86,10 @@ pub struct CpuStats {
     pub lb_failed: u64,
     /// Time the interrupt-load sources (`SimConfig::irq_load`) took on this CPU.
     pub irq_time_ns: u64,
+}
+
+/// Whether a counter is 0 (serde's `skip_serializing_if`).
+#[allow(dead_code)]
+pub(crate) fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

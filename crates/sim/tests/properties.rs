@@ -90,6 +90,15 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
         record_snapshots: r.below(2) == 0,
         record_decisions: r.below(2) == 0,
         irq_load: vec![],
+        cache: (r.below(3) == 0).then(|| {
+            let hot_ns = r.below(50 * US);
+            CacheCost {
+                refill_ns: r.below(10 * US),
+                migrate_ns: r.below(10 * US),
+                hot_ns,
+                cold_ns: hot_ns + 1 + r.below(200 * US),
+            }
+        }),
     };
     let preset = &KERNEL_VERSIONS[r.below(KERNEL_VERSIONS.len() as u64) as usize];
     let mut items = vec![];

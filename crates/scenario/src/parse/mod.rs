@@ -9,7 +9,8 @@ use serde_json::{Map, Number, Value};
 
 use crate::workload::Workload;
 use crate::{
-    IrqSpec, Scenario, ScenarioError, ScenarioErrors, Step, TaskGroup, Topology, FORMAT_VERSION,
+    CacheSetting, IrqSpec, Scenario, ScenarioError, ScenarioErrors, Step, TaskGroup, Topology,
+    FORMAT_VERSION,
     MAX_TOTAL_OPS, MAX_VARIANTS,
 };
 
@@ -35,6 +36,7 @@ const TOP_KEYS: &[&str] = &[
     "idle_wakeup_ns",
     "switch_cost_ns",
     "wakeup_cost_ns",
+    "cache",
     "variants",
     "topology",
     "tasks",
@@ -301,6 +303,10 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             .map(Some),
         None => Some(None),
     };
+    let cache = match o.get("cache") {
+        Some(v) => cache(&mut p, v).map(Some),
+        None => Some(None),
+    };
     let variants = match o.get("variants") {
         None => Some(vec![]),
         Some(Value::Array(a)) => {
@@ -556,6 +562,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             idle_wakeup_ns: idle_wakeup_ns?,
             switch_cost_ns: switch_cost_ns?,
             wakeup_cost_ns: wakeup_cost_ns?,
+            cache: cache?,
             variants: variants?,
             topology: topology?,
             tasks: tasks?,
@@ -637,6 +644,55 @@ fn irq_source(p: &mut P, path: &str, v: &Value, cpus: Option<u64>) -> Option<Irq
         mean_interval_ns: mean,
         cost_ns: cost,
     })
+const CACHE_KEYS: &[&str] = &["refill_ns", "migrate_ns", "hot_ns", "cold_ns"];
+
+/// `"cache"`: `"measured"`, `"off"`, or the four parameters, all of them.
+fn cache(p: &mut P, v: &Value) -> Option<CacheSetting> {
+    match v {
+        Value::String(s) if s == "measured" => Some(CacheSetting::Measured),
+        Value::String(s) if s == "off" => Some(CacheSetting::Off),
+        Value::Object(o) => {
+            p.unknown_keys("cache", o, CACHE_KEYS);
+            let mut get = |key: &str, hi: u64| match o.get(key) {
+                Some(v) => p.uint(&join("cache", key), v, 0, hi),
+                None => {
+                    p.err(
+                        &join("cache", key),
+                        format!("missing; \"cache\" as an object needs all of: {}", CACHE_KEYS.join(", ")),
+                    );
+                    None
+                }
+            };
+            let refill_ns = get("refill_ns", limits::MAX_CACHE_COST_NS);
+            let migrate_ns = get("migrate_ns", limits::MAX_CACHE_COST_NS);
+            let hot_ns = get("hot_ns", limits::MAX_CACHE_FOREIGN_NS);
+            let cold_ns = get("cold_ns", limits::MAX_CACHE_FOREIGN_NS);
+            let (refill_ns, migrate_ns, hot_ns, cold_ns) = (refill_ns?, migrate_ns?, hot_ns?, cold_ns?);
+            if hot_ns >= cold_ns {
+                p.err(
+                    "cache.cold_ns",
+                    format!("{cold_ns} must be above hot_ns ({hot_ns}): the cost ramps from hot_ns to cold_ns"),
+                );
+                return None;
+            }
+            Some(CacheSetting::Custom(schedlab_sim::CacheCost {
+                refill_ns,
+                migrate_ns,
+                hot_ns,
+                cold_ns,
+            }))
+        }
+        v => {
+            p.err(
+                "cache",
+                format!(
+                    "expected \"measured\", \"off\" or {{\"refill_ns\", \"migrate_ns\", \"hot_ns\", \"cold_ns\"}}, got {}",
+                    show(v)
+                ),
+            );
+            None
+        }
+    }
 }
 
 fn topology(p: &mut P, v: &Value, cpus: Option<u64>) -> Option<Topology> {

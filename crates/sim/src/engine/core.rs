@@ -343,6 +343,7 @@ impl Simulator {
                 }
                 self.snapshot(cpu, p);
             }
+            self.cache_switch(cpu, prev, next);
             if let Some(n) = next {
                 self.charge_switch(n);
                 // sched_info_arrive

@@ -31,6 +31,7 @@ use crate::variant::Variant;
 use crate::weight::LoadWeight;
 
 pub mod balance;
+mod cache;
 mod check;
 mod core;
 mod irq;
@@ -200,6 +201,8 @@ pub struct Simulator {
     llc: u32,
     /// Each interrupt-load source's PRNG (`irq.rs`).
     irq_rng: Vec<Rng>,
+    /// The cache-warmth bookkeeping (`cache.rs`).
+    warm: cache::Warmth,
 }
 
 impl Simulator {
@@ -265,6 +268,7 @@ impl Simulator {
             ents,
             tasks,
             cpus: (0..cfg.cpus).map(|_| Cpu::default()).collect(),
+            warm: cache::Warmth::new(cfg),
             chans: cfg
                 .channels
                 .iter()
