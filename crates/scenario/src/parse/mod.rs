@@ -644,6 +644,8 @@ fn irq_source(p: &mut P, path: &str, v: &Value, cpus: Option<u64>) -> Option<Irq
         mean_interval_ns: mean,
         cost_ns: cost,
     })
+}
+
 const CACHE_KEYS: &[&str] = &["refill_ns", "migrate_ns", "hot_ns", "cold_ns"];
 
 /// `"cache"`: `"measured"`, `"off"`, or the four parameters, all of them.
