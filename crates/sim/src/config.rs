@@ -336,8 +336,7 @@ impl SimConfig {
             return Err("switch or wakeup cost out of range".into());
         }
         if let Some(c) = &self.cache {
-            if c.refill_ns > limits::MAX_CACHE_COST_NS || c.migrate_ns > limits::MAX_CACHE_COST_NS
-            {
+            if c.refill_ns > limits::MAX_CACHE_COST_NS || c.migrate_ns > limits::MAX_CACHE_COST_NS {
                 return Err("cache refill or migration cost out of range".into());
             }
             if c.hot_ns >= c.cold_ns || c.cold_ns > limits::MAX_CACHE_FOREIGN_NS {

@@ -31,11 +31,7 @@ fn ramp_by_hand() {
 /// A ping-pong pair pinned to CPU 0: ping works `p` ns and wakes pong; pong (the neighbour)
 /// works `f` ns and replies. No IRQ time, so a run's wall time is its CPU time.
 fn pair(p: u64, f: u64, cache: Option<CacheCost>) -> SimConfig {
-    let ping = vec![
-        Op::Run(Some(Dist::Fixed(p))),
-        Op::Send(0),
-        Op::Recv(1),
-    ];
+    let ping = vec![Op::Run(Some(Dist::Fixed(p))), Op::Send(0), Op::Recv(1)];
     let pong = vec![Op::Recv(0), Op::Run(Some(Dist::Fixed(f))), Op::Send(1)];
     let mut c = cfg(
         1,

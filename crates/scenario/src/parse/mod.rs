@@ -10,8 +10,7 @@ use serde_json::{Map, Number, Value};
 use crate::workload::Workload;
 use crate::{
     CacheSetting, IrqSpec, Scenario, ScenarioError, ScenarioErrors, Step, TaskGroup, Topology,
-    FORMAT_VERSION,
-    MAX_TOTAL_OPS, MAX_VARIANTS,
+    FORMAT_VERSION, MAX_TOTAL_OPS, MAX_VARIANTS,
 };
 
 mod program;
@@ -660,7 +659,10 @@ fn cache(p: &mut P, v: &Value) -> Option<CacheSetting> {
                 None => {
                     p.err(
                         &join("cache", key),
-                        format!("missing; \"cache\" as an object needs all of: {}", CACHE_KEYS.join(", ")),
+                        format!(
+                            "missing; \"cache\" as an object needs all of: {}",
+                            CACHE_KEYS.join(", ")
+                        ),
                     );
                     None
                 }
@@ -669,7 +671,8 @@ fn cache(p: &mut P, v: &Value) -> Option<CacheSetting> {
             let migrate_ns = get("migrate_ns", limits::MAX_CACHE_COST_NS);
             let hot_ns = get("hot_ns", limits::MAX_CACHE_FOREIGN_NS);
             let cold_ns = get("cold_ns", limits::MAX_CACHE_FOREIGN_NS);
-            let (refill_ns, migrate_ns, hot_ns, cold_ns) = (refill_ns?, migrate_ns?, hot_ns?, cold_ns?);
+            let (refill_ns, migrate_ns, hot_ns, cold_ns) =
+                (refill_ns?, migrate_ns?, hot_ns?, cold_ns?);
             if hot_ns >= cold_ns {
                 p.err(
                     "cache.cold_ns",
