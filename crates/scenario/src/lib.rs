@@ -204,6 +204,9 @@ pub enum Step {
     /// `{"wait_period_us": P}` (or `_ns`, `_ms`): sleep until the next multiple of P since the
     /// task started (an absolute timer, like cyclictest's).
     WaitPeriod(Number, Unit),
+    /// `{"affinity": [2, 3]}`: the task's allowed CPUs become these (`sched_setaffinity` on
+    /// itself, taking no time); they must be a contiguous range.
+    Affinity(Vec<u64>),
 }
 
 /// The machine's cache and SMT layout (`"topology": {"llc_size": L, "smt": S}`).
@@ -694,6 +697,10 @@ fn push_ops(steps: &[Step], i: &str, chan: &mut impl FnMut(String) -> u32, ops: 
             Step::Recv(c) => Op::Recv(chan(c.replace("{i}", i))),
             Step::Exit => Op::Exit,
             Step::WaitPeriod(p, u) => Op::WaitPeriod(to_ns(p, *u)),
+            Step::Affinity(cpus) => Op::Affinity {
+                first: cpus.iter().copied().min().unwrap_or(0) as u32,
+                last: cpus.iter().copied().max().unwrap_or(0) as u32,
+            },
             Step::Loop(n, body) => {
                 let start = ops.len() as u32;
                 push_ops(body, i, chan, ops);
@@ -735,6 +742,12 @@ impl Step {
                 p.insert(
                     "steps".into(),
                     Value::Array(body.iter().map(Step::to_value).collect()),
+                );
+            }
+            Step::Affinity(cpus) => {
+                p.insert(
+                    "affinity".into(),
+                    Value::Array(cpus.iter().map(|&c| c.into()).collect()),
                 );
             }
             Step::WaitPeriod(n, u) => {

@@ -301,3 +301,32 @@ fn every_new_step_round_trips() {
     assert!(out.contains("\"loop\": 3"), "{out}");
     assert_eq!(s.sim_config(), again.sim_config());
 }
+
+/// `{"affinity": [..]}` as a program step: a contiguous range of CPUs becomes
+/// `Op::Affinity { first, last }`; a range with a gap or a CPU the machine lacks is refused
+/// by name.
+#[test]
+fn an_affinity_step_becomes_a_cpu_range() {
+    let p = ops(r#"[{"run_ms": 10}, {"affinity": [3, 2, 4]}, {"run": "forever"}]"#);
+    assert_eq!(p[1], Op::Affinity { first: 2, last: 4 });
+    let s = Scenario::from_json(&doc("", r#"[{"affinity": [0, 1]}, {"run": "forever"}]"#)).unwrap();
+    let back = Scenario::from_json(&s.to_json()).unwrap();
+    assert_eq!(
+        back.sim_config().tasks[0].program,
+        s.sim_config().tasks[0].program
+    );
+    has(
+        &errors(&doc("", r#"[{"affinity": [0, 2]}, {"run": "forever"}]"#)),
+        "contiguous range",
+    );
+    has(
+        &errors(&doc("", r#"[{"affinity": []}, {"run": "forever"}]"#)),
+        "at least one CPU",
+    );
+    let s = Scenario::from_json(&doc("", r#"[{"affinity": [8]}, {"run": "forever"}]"#)).unwrap();
+    assert!(s
+        .sim_config()
+        .check()
+        .unwrap_err()
+        .contains("affinity 8..=8"));
+}

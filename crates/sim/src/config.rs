@@ -83,6 +83,16 @@ pub enum Op {
     /// Sleep until the next multiple of this period since the task started (an absolute timer,
     /// like cyclictest's `clock_nanosleep(TIMER_ABSTIME)`); an overrun skips missed periods.
     WaitPeriod(u64),
+    /// `sched_setaffinity` of the task on itself: its allowed CPUs become `first..=last` (like
+    /// `taskset -p -c first-last PID`). Takes no time. Widening leaves the task where it is (the
+    /// load balancer may move it later); if its CPU is no longer allowed, the stopper
+    /// (`migration_cpu_stop`) preempts it and moves it to `first`.
+    Affinity {
+        /// The first allowed CPU.
+        first: u32,
+        /// The last allowed CPU.
+        last: u32,
+    },
 }
 
 /// A channel between tasks: a pipe carrying whole messages.
@@ -393,6 +403,14 @@ impl SimConfig {
                 match *op {
                     Op::Run(_) | Op::Sleep(_) | Op::Exit | Op::WaitPeriod(_) => progress = true,
                     Op::Recv(_) => {}
+                    Op::Affinity { first, last } => {
+                        if first > last || last >= self.cpus {
+                            return Err(format!(
+                                "task {i}: step {idx}: affinity {first}..={last} must name CPUs 0..{} in order",
+                                self.cpus
+                            ));
+                        }
+                    }
                     Op::Loop { start, times } => {
                         if start as usize >= t.program.len()
                             || times == 0

@@ -86,6 +86,13 @@ pub struct CpuStats {
     pub lb_failed: u64,
     /// Time the interrupt-load sources (`SimConfig::irq_load`) took on this CPU.
     pub irq_time_ns: u64,
+    /// `alb_count`: active balances run by a stopper for this CPU (schedstat's per-domain
+    /// counter, summed over this CPU's domains).
+    pub alb_count: u64,
+    /// `alb_pushed`: of those, the ones that pushed a task here.
+    pub alb_pushed: u64,
+    /// `alb_failed`: of those, the ones that found no task to push.
+    pub alb_failed: u64,
 }
 
 /// Whether a counter is 0 (serde's `skip_serializing_if`).

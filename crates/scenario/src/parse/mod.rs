@@ -48,6 +48,7 @@ pub(super) const TASK_KEYS: &[&str] = &[
 ];
 pub(super) const STEP_KEYS: &[&str] = &[
     "run",
+    "affinity",
     "run_ns",
     "run_us",
     "run_ms",

@@ -249,7 +249,7 @@ pub(super) fn program(p: &mut P, path: &str, v: &Value) -> Option<Vec<Step>> {
             | Step::Exit
             | Step::WaitPeriod(..) => true,
             Step::Loop(_, body) => body.iter().any(progresses),
-            Step::Send(_) | Step::Recv(_) => false,
+            Step::Send(_) | Step::Recv(_) | Step::Affinity(_) => false,
         }
     }
     if !steps.iter().any(progresses) {
@@ -389,6 +389,18 @@ pub(super) fn step(p: &mut P, path: &str, v: &Value) -> Option<Step> {
             } else {
                 Step::Recv(name)
             })
+        }
+        "affinity" => {
+            let mut cpus = affinity(p, &kp, val, None)?;
+            cpus.sort_unstable();
+            if cpus.windows(2).any(|w| w[1] != w[0] + 1) {
+                p.err(
+                    &kp,
+                    "a step's affinity must be a contiguous range of CPUs, such as [0, 1, 2]",
+                );
+                return None;
+            }
+            Some(Step::Affinity(cpus))
         }
         "exit" => match val {
             Value::Bool(true) => Some(Step::Exit),

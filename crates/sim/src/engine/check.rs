@@ -124,7 +124,7 @@ impl Simulator {
             }
         }
         for (i, t) in self.tasks.iter().enumerate() {
-            if !self.cfg.tasks[i].affinity.contains(&t.cpu) {
+            if !t.affinity.contains(&t.cpu) {
                 return Err(alloc::format!(
                     "task {} on cpu {} outside its affinity",
                     i + 1,

@@ -273,6 +273,8 @@ impl Simulator {
             Some(p) => self.pelt_update(p),
             None => self.pelt_cfs(cpu),
         }
+        // Active balance: the stopper preempted prev to push it elsewhere (balance/mod.rs).
+        let pushed = self.stopper_push(cpu, prev);
         let mut next = self.with_rq(cpu, |f, c| f.pick_next(c));
         if next.is_none() && self.newidle_balance(cpu) {
             next = self.with_rq(cpu, |f, c| f.pick_next(c));
@@ -288,7 +290,7 @@ impl Simulator {
             }
         }
         if next != prev {
-            if let Some(p) = prev {
+            if let (Some(p), false) = (prev, pushed) {
                 self.with_rq(cpu, |f, c| f.put_prev(c, p));
             }
             if let Some(n) = next {

@@ -87,6 +87,10 @@ struct TaskCtl {
     avg: crate::pelt::SchedAvg,
     /// Switch and wakeup costs charged while no burst was running, paid before the next op.
     owed_ns: u64,
+    /// `p->cpus_ptr`, sorted: the configured affinity until an [`Op::Affinity`] step changes it.
+    ///
+    /// [`Op::Affinity`]: crate::config::Op::Affinity
+    affinity: Vec<u32>,
 }
 
 #[derive(Default)]
@@ -112,6 +116,11 @@ struct Cpu {
     /// Since when this CPU has been idle while another CPU had a waiting task that may run
     /// here (for the balancing invariant).
     starved_since: Option<u64>,
+    /// `rq->active_balance` with `rq->push_cpu`: the stopper's work is queued, for that CPU.
+    active_balance: Option<u32>,
+    /// The stopper (active balance or a migration for an affinity change) preempts the running
+    /// task to push it to this CPU: `__schedule` detaches it after putting it back.
+    stop_push: Option<u32>,
 }
 
 /// Whether a run has more to do.
@@ -254,6 +263,12 @@ impl Simulator {
                 recent_used_cpu: t.affinity[0],
                 avg: crate::pelt::SchedAvg::default(),
                 owed_ns: 0,
+                affinity: {
+                    let mut a = t.affinity.clone();
+                    a.sort_unstable();
+                    a.dedup();
+                    a
+                },
             });
             infos.push(TaskInfo {
                 pid: i as u32 + 1,
@@ -444,6 +459,7 @@ impl Simulator {
             }
             Ev::Softirq(cpu) => self.trigger_load_balance(cpu),
             Ev::Irq(k) => self.irq_load_exit(k),
+            Ev::Stopper(cpu) => self.active_load_balance_cpu_stop(cpu),
             Ev::HrTick(cpu, gen) => {
                 if gen == self.cpus[cpu as usize].hrtick_gen {
                     self.cpus[cpu as usize].hrtick_expires = None;
@@ -500,7 +516,7 @@ impl Simulator {
     /// Whether an event is due to run: its generation is current.
     fn live(&self, ev: Ev) -> bool {
         match ev {
-            Ev::Start(_) | Ev::Tick(_) | Ev::Softirq(_) | Ev::Irq(_) => true,
+            Ev::Start(_) | Ev::Tick(_) | Ev::Softirq(_) | Ev::Irq(_) | Ev::Stopper(_) => true,
             Ev::Schedule(cpu, gen) => self.cpus[cpu as usize].sched_gen == gen,
             Ev::HrTick(cpu, gen) => self.cpus[cpu as usize].hrtick_gen == gen,
             Ev::BurstEnd(id, gen) | Ev::Resume(id, gen) => self.tasks[id as usize].gen == gen,
@@ -571,7 +587,7 @@ impl Simulator {
 
     /// Whether `id` may run on `cpu` (`cpumask_test_cpu(cpu, p->cpus_ptr)`).
     fn allowed(&self, id: Tid, cpu: u32) -> bool {
-        self.cfg.tasks[id].affinity.binary_search(&cpu).is_ok()
+        self.tasks[id].affinity.binary_search(&cpu).is_ok()
     }
 }
 

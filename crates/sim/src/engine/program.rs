@@ -158,6 +158,18 @@ impl Simulator {
                     self.block(id, TState::Dead);
                     return;
                 }
+                Op::Affinity { first, last } => {
+                    self.tasks[id].affinity = (first..=last).collect();
+                    self.advance_pc(id);
+                    if !self.allowed(id, cpu) {
+                        // __set_cpus_allowed_ptr on a running task: migration_cpu_stop moves
+                        // it. DEVIATION(kernel): to the first allowed CPU (the kernel's
+                        // cpumask_any_and_distribute spreads), by preemption (the kernel's
+                        // caller waits for the stopper's completion).
+                        self.stop_running(cpu, first);
+                        return;
+                    }
+                }
             }
         }
         let gen = self.tasks[id].gen;

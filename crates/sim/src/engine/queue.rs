@@ -44,6 +44,8 @@ pub(super) enum Ev {
     Softirq(u32),
     /// An interrupt-load source's handler ends (`irq.rs`): the index into `irq_load`.
     Irq(u32),
+    /// The CPU's stopper thread runs its queued work (`active_load_balance_cpu_stop`).
+    Stopper(u32),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -93,7 +95,7 @@ impl Queue {
             Ev::HrTick(cpu, _) => Some(2 * cpu as usize + 1),
             Ev::BurstEnd(id, _) | Ev::Resume(id, _) => Some(2 * c + 2 * id as usize),
             Ev::Timer(id, _) => Some(2 * c + 2 * id as usize + 1),
-            Ev::Start(_) | Ev::Tick(_) | Ev::Softirq(_) | Ev::Irq(_) => None,
+            Ev::Start(_) | Ev::Tick(_) | Ev::Softirq(_) | Ev::Irq(_) | Ev::Stopper(_) => None,
         }
     }
 

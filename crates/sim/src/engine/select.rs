@@ -215,7 +215,7 @@ impl Simulator {
         if self.allowed(id, target) {
             target
         } else {
-            self.cfg.tasks[id].affinity[0]
+            self.tasks[id].affinity[0]
         }
     }
 
@@ -225,7 +225,7 @@ impl Simulator {
     /// fewest queued tasks); in the last group take the most recently idled CPU, else the
     /// least loaded. Restricted to the task's affinity.
     pub(super) fn find_idlest_cpu(&self, id: Tid) -> u32 {
-        let aff = &self.cfg.tasks[id].affinity;
+        let aff = &self.tasks[id].affinity;
         if aff.len() == 1 || self.cfg.cpus == 1 {
             return aff[0];
         }

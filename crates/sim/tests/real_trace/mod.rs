@@ -92,6 +92,17 @@ fn gunzip(b: &[u8]) -> Vec<u8> {
     miniz_oxide::inflate::decompress_to_vec(&b[i..b.len() - 8]).expect("inflate")
 }
 
+/// The text of `tests/fixtures/real/<name>.perf-script.gz` from the workspace root.
+#[allow(dead_code)]
+pub fn load_text(name: &str) -> String {
+    let path = format!(
+        "{}/../../tests/fixtures/real/{name}.perf-script.gz",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let raw = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    String::from_utf8_lossy(&gunzip(&raw)).into_owned()
+}
+
 /// Reads `tests/fixtures/real/<name>.perf-script.gz` from the workspace root.
 pub fn load(name: &str) -> Recording {
     let path = format!(

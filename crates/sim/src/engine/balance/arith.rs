@@ -32,6 +32,17 @@ pub fn task_hot(now_ns: u64, exec_start_ns: u64, migration_cost_ns: u64) -> bool
     now_ns.saturating_sub(exec_start_ns) < migration_cost_ns
 }
 
+/// `need_active_balance` for the cases the model has (no asym packing, misfit or reduced
+/// capacity): `imbalanced_active_balance`, a migrate_task imbalance after more than
+/// `cache_nice_tries + 2` failed periodic balances.
+pub fn need_active_balance(
+    mtype: MigrationType,
+    nr_balance_failed: u32,
+    cache_nice_tries: u32,
+) -> bool {
+    mtype == MigrationType::Task && nr_balance_failed > cache_nice_tries + 2
+}
+
 /// `shr_bound`: `val >> shift`, the shift bounded by the type's width.
 pub fn shr_bound(val: u64, shift: u32) -> u64 {
     val >> shift.min(63)

@@ -1,7 +1,8 @@
 //! Load balancing (`kernel/sched/fair.c`), to the depth that decides who moves:
 //! - `trigger_load_balance` (`sched_balance_trigger` since 6.10) from a busy CPU's tick: the
 //!   SCHED_SOFTIRQ when `jiffies ≥ rq->next_balance`, and the NOHZ kick
-//!   (`nohz_balancer_kick`) that balances on behalf of idle CPUs;
+//!   (`nohz_balancer_kick`'s conditions) that balances on behalf of idle CPUs as
+//!   `_nohz_idle_balance` does;
 //! - `rebalance_domains` (`sched_balance_domains`) with `get_sd_balance_interval`, each domain's
 //!   `last_balance` and `balance_interval`, and `rq->next_balance`;
 //! - `newidle_balance` (`sched_balance_newidle`);
@@ -13,7 +14,10 @@
 //!   `task_hot`, LBF_ALL_PINNED), and the bookkeeping after it: `nr_balance_failed` counting
 //!   failures and reset on success or balance, the interval reset to `min_interval` when
 //!   unbalanced and doubled up to `max_interval` while balanced;
-//! - `detach_task` + `attach_task`.
+//! - `detach_task` + `attach_task`;
+//! - active balance: `need_active_balance` (`imbalanced_active_balance`), the stopper kicked
+//!   once per busiest CPU (`rq->active_balance`), `active_load_balance_cpu_stop` with
+//!   `detach_one_task` (LBF_ACTIVE_LB), and the stopper's preemption of the running task.
 //!
 //! Ticks and lockstep: the kernel's `sched_skew_tick` is 0 unless `skew_tick=1` is on the
 //! command line (it is not on the measured machine), so every CPU's tick expires at the same
@@ -41,16 +45,17 @@
 //! hog (ARCHITECTURE.md, "Compared with the machine"); capacities are 1024 per CPU (no RT/IRQ pressure);
 //! no misfit, asym packing, group_imbalanced (LBF_SOME_PINNED/LBF_DST_PINNED's retarget),
 //! CACHE_HOT_BUDDY, NUMA or SD_SERIALIZE; newidle balancing is not gated by `avg_idle`
-//! against `max_newidle_lb_cost`; no active balance (since v5.11, e9b9734b7465, the kernel
-//! pushes a running task only for migrate_task after `cache_nice_tries + 2` failures, for
-//! asym packing, misfit, or reduced capacity: none of these arise in the modelled topologies
-//! except the first, with pinned tasks). Listed in ARCHITECTURE.md.
+//! against `max_newidle_lb_cost`; active balance only for migrate_task after
+//! `cache_nice_tries + 2` failures (since v5.11, e9b9734b7465, the others are asym packing,
+//! misfit and reduced capacity, which the modelled topologies do not have). Listed in
+//! ARCHITECTURE.md.
 
 use alloc::vec::Vec;
 
 use crate::fair::Tid;
 use crate::trace::EventKind;
 
+use super::queue::Ev;
 use super::topology::Domain;
 use super::Simulator;
 
@@ -113,17 +118,52 @@ impl Simulator {
             };
             self.rebalance_domains(cpu, idle);
         }
-        if self.cpus[cpu as usize].rq.nr_running >= 2 {
-            for i in 0..self.cfg.cpus {
-                if i != cpu
-                    && self.idle_cpu(i)
-                    && self.jiffies() >= self.cpus[i as usize].next_balance
-                {
-                    self.pelt_cfs(i);
-                    self.rebalance_domains(i, IdleType::Idle);
-                }
+        if !self.nohz_balancer_kick(cpu) {
+            return;
+        }
+        // kick_ilb → find_new_ilb: the first idle CPU; its _nohz_idle_balance walks the idle
+        // CPUs from the one after it (for_each_cpu_wrap), itself last, balancing each whose
+        // rq->next_balance is due.
+        // DEVIATION(kernel): the kick's IPI and the idle balancer's wakeup take no time (it
+        // runs in the kicking CPU's softirq).
+        let n = self.cfg.cpus;
+        let Some(ilb) = (0..n).find(|&i| self.idle_cpu(i)) else {
+            return;
+        };
+        for k in 1..=n {
+            let i = (ilb + k) % n;
+            if self.idle_cpu(i) && self.jiffies() >= self.cpus[i as usize].next_balance {
+                self.pelt_cfs(i);
+                self.rebalance_domains(i, IdleType::Idle);
             }
         }
+    }
+
+    /// `nohz_balancer_kick` (6.x) from a busy CPU's tick, for the cases the model has (no
+    /// asym packing, misfit or reduced capacity): there are idle CPUs (tick stopped),
+    /// `nohz.next_balance` (the earliest of theirs) is due, and this CPU has two or more tasks
+    /// (`rq->nr_running >= 2`) or its LLC more than one busy CPU (`sds->nr_busy_cpus > 1`:
+    /// "we may need to spread load within the current LLC domain").
+    fn nohz_balancer_kick(&self, cpu: u32) -> bool {
+        if self.idle_cpu(cpu) {
+            return false;
+        }
+        let jiffies = self.jiffies();
+        let next = (0..self.cfg.cpus)
+            .filter(|&i| self.idle_cpu(i))
+            .map(|i| self.cpus[i as usize].next_balance)
+            .min();
+        if next.is_none_or(|nb| jiffies < nb) {
+            return false;
+        }
+        if self.cpus[cpu as usize].rq.nr_running >= 2 {
+            return true;
+        }
+        let llc = cpu / self.llc * self.llc;
+        let busy = (llc..(llc + self.llc).min(self.cfg.cpus))
+            .filter(|&c| !self.idle_cpu(c))
+            .count();
+        busy > 1
     }
 
     /// `rebalance_domains` (`sched_balance_domains` since 6.10): balance each domain whose
@@ -334,15 +374,28 @@ impl Simulator {
             let st = &mut self.cpus[this as usize];
             if moved == 0 {
                 st.rq.stats.lb_failed += 1;
+                // "Increment the failure counter only on periodic balance."
                 if idle != IdleType::NewlyIdle {
                     st.lb[level].nr_balance_failed += 1;
                 }
-                // need_active_balance: not modelled (see the file's header).
+                let failed = st.lb[level].nr_balance_failed;
+                if need_active_balance(mtype, failed, d.cache_nice_tries) {
+                    // "Don't kick the active_load_balance_cpu_stop, if the curr task on
+                    // busiest CPU can't be moved to this_cpu" (the idle task can't either).
+                    let curr = self.cpus[src as usize].rq.curr;
+                    if !curr.is_some_and(|c| self.allowed(c, this)) {
+                        self.lb_one_pinned(this, level, d, idle, false);
+                        return (0, true);
+                    }
+                    self.kick_active_balance(src, this);
+                }
             } else {
                 st.lb[level].nr_balance_failed = 0;
                 st.rq.stats.lb_pulled += moved as u64;
             }
-            // "We were unbalanced, so reset the balancing interval."
+            // "We were unbalanced, so reset the balancing interval" (also after a kick of the
+            // stopper: need_active_balance still holds).
+            let st = &mut self.cpus[this as usize];
             st.lb[level].balance_interval_ms = d.weight();
             return (moved, true);
         }
@@ -352,8 +405,13 @@ impl Simulator {
     /// resets and (not when newly idle) the interval doubles up to `max_interval` =
     /// 2 × `sd_weight` (`MAX_PINNED_INTERVAL` when every task was pinned).
     fn lb_balanced(&mut self, this: u32, level: usize, d: &Domain, idle: IdleType, pinned: bool) {
+        self.cpus[this as usize].lb[level].nr_balance_failed = 0;
+        self.lb_one_pinned(this, level, d, idle, pinned);
+    }
+
+    /// `out_one_pinned`: the interval doubles (not when newly idle), the failure count stays.
+    fn lb_one_pinned(&mut self, this: u32, level: usize, d: &Domain, idle: IdleType, pinned: bool) {
         let st = &mut self.cpus[this as usize].lb[level];
-        st.nr_balance_failed = 0;
         if idle == IdleType::NewlyIdle {
             return;
         }
@@ -508,11 +566,20 @@ impl Simulator {
 
     /// `detach_task` + `attach_task`: move a queued, not running task between CPUs.
     pub(super) fn migrate_queued(&mut self, id: Tid, from: u32, to: u32) {
+        self.detach_task(id, from, to, to);
+        self.attach_task(id, to);
+        self.kick(from);
+    }
+
+    /// `detach_task`: `deactivate_task` (a dequeue that takes the averages along) and
+    /// `set_task_cpu` (`sched_migrate_task`, traced on `trace_cpu`). The task is queued and
+    /// not running on `from`.
+    pub(super) fn detach_task(&mut self, id: Tid, from: u32, to: u32, trace_cpu: u32) {
         self.pelt_update(id);
         self.pelt_detach(id, from);
         self.with_rq(from, |f, c| f.dequeue_detach(c, id));
         self.emit(
-            to,
+            trace_cpu,
             EventKind::MigrateTask {
                 pid: id as u32 + 1,
                 orig_cpu: from,
@@ -522,10 +589,99 @@ impl Simulator {
         // sched_info: the wait continues on the new CPU.
         self.tasks[id].cpu = to;
         self.tasks[id].stats.migrations += 1;
+    }
+
+    /// `attach_task`: `activate_task` on `to` and `wakeup_preempt` (`check_preempt_curr`).
+    pub(super) fn attach_task(&mut self, id: Tid, to: u32) {
         self.pelt_attach(id, to);
         self.with_rq(to, |f, c| f.enqueue_attach(c, id));
         self.check_preempt_curr(to, id, false, false);
+        // DEVIATION(kernel): no IPI or idle-exit delay for an idle target (`idle_wakeup_ns` is
+        // applied to wakeups only).
         self.kick(to);
-        self.kick(from);
+    }
+
+    /// The end of `load_balance`'s failure path when `need_active_balance`: `busiest`'s
+    /// stopper is queued (`stop_one_cpu_nowait`) to push a task to `this`, unless its work is
+    /// queued already (`busiest->active_balance`). The stopper's wakeup preempts `busiest`'s
+    /// task as a higher class does: it runs after the reschedule's δ.
+    fn kick_active_balance(&mut self, busiest: u32, this: u32) {
+        let c = &mut self.cpus[busiest as usize];
+        if c.active_balance.is_none() {
+            c.active_balance = Some(this);
+            self.push(self.now + self.cfg.switch_delay_ns, Ev::Stopper(busiest));
+        }
+    }
+
+    /// `active_load_balance_cpu_stop` on `busiest`'s stopper: `detach_one_task` walks
+    /// `cfs_tasks` from its tail (least recently run first) for the first task that
+    /// `can_migrate_task` allows with LBF_ACTIVE_LB (no cache-hot test; the task the stopper
+    /// preempted is not running any more), detaches it and attaches it on the target. Counted
+    /// as `alb_count`, `alb_pushed`, `alb_failed` of the target's domain (here the target
+    /// CPU's counters); a push resets that domain's `nr_balance_failed`.
+    pub(super) fn active_load_balance_cpu_stop(&mut self, busiest: u32) {
+        let Some(target) = self.cpus[busiest as usize].active_balance.take() else {
+            return;
+        };
+        // "Is there any task to move?": rq->nr_running counts the stopper itself.
+        if self.cpus[busiest as usize].rq.nr_running == 0 {
+            return;
+        }
+        let (doms, n) = self.domains(target);
+        let Some(level) = doms[..n].iter().position(|d| d.contains(busiest)) else {
+            return;
+        };
+        self.cpus[target as usize].rq.stats.alb_count += 1;
+        let rq = &self.cpus[busiest as usize].rq;
+        let mut list: Vec<Tid> = rq.tree.iter().chain(rq.curr).collect();
+        list.sort_by_key(|&t| self.ents[t].mru);
+        // DEVIATION(kernel): delayed tasks are never migrated (as in detach_tasks).
+        let pick = list
+            .into_iter()
+            .find(|&t| self.allowed(t, target) && !self.ents[t].sched_delayed);
+        let Some(t) = pick else {
+            self.cpus[target as usize].rq.stats.alb_failed += 1;
+            return;
+        };
+        self.cpus[target as usize].rq.stats.alb_pushed += 1;
+        self.cpus[target as usize].lb[level].nr_balance_failed = 0;
+        if self.cpus[busiest as usize].rq.curr == Some(t) {
+            // The stopper preempted it: __schedule puts it back and pushes it (stopper_push).
+            self.stop_running(busiest, target);
+        } else {
+            // DEVIATION(kernel): the task the stopper preempted and that resumes after it is
+            // not switched out and back in (no put_prev/set_next pair, no switch events).
+            self.detach_task(t, busiest, target, busiest);
+            self.attach_task(t, target);
+        }
+    }
+
+    /// The stopper preempts `cpu`'s running task to push it to `target`: `__schedule` runs
+    /// at once (the stopper's own δ has passed) and calls [`Simulator::stopper_push`].
+    pub(super) fn stop_running(&mut self, cpu: u32, target: u32) {
+        let rq = &mut self.cpus[cpu as usize].rq;
+        if !rq.need_resched {
+            rq.resched_cause = Some(crate::decision::Cause::Other);
+        }
+        rq.need_resched = true;
+        self.cpus[cpu as usize].stop_push = Some(target);
+        self.schedule(cpu);
+    }
+
+    /// In `__schedule` before the pick: if the stopper preempted `prev` to push it, put it
+    /// back (`put_prev_task`), detach it and attach it on the target. Returns whether `prev`
+    /// is gone from this CPU (then `__schedule` must not put it back again).
+    pub(super) fn stopper_push(&mut self, cpu: u32, prev: Option<Tid>) -> bool {
+        let Some(target) = self.cpus[cpu as usize].stop_push.take() else {
+            return false;
+        };
+        let Some(p) = prev else { return false };
+        if self.cpus[cpu as usize].rq.curr != Some(p) || !self.ents[p].on_rq {
+            return false;
+        }
+        self.with_rq(cpu, |f, c| f.put_prev(c, p));
+        self.detach_task(p, cpu, target, cpu);
+        self.attach_task(p, target);
+        true
     }
 }
