@@ -46,6 +46,7 @@ use core::fmt;
 use schedlab_sim::{CacheCost, Dist, Op, SchedPolicy, SimConfig, TaskSpec, Variant};
 use serde_json::{Map, Number, Value};
 
+pub use parse::cgroups::{CgroupSpec, CgroupWeight, Cgroups, Membership};
 pub use parse::MAX_SCENARIO_BYTES;
 pub use strict::parse_json;
 pub use workload::{
@@ -343,6 +344,8 @@ pub struct Scenario {
     pub workloads: Vec<Workload>,
     /// Interrupt load (`"irq"`), none by default.
     pub irq: Vec<IrqSpec>,
+    /// Task groups: `"cgroups"`, `"autogroup"` and the task groups' memberships (default: none).
+    pub cgroups: Cgroups,
 }
 
 fn num_f64(n: &Number) -> f64 {
@@ -551,6 +554,7 @@ impl Scenario {
                 .collect();
             m.insert("irq".into(), Value::Array(qs));
         }
+        self.cgroups.write(&mut m);
         Value::Object(m)
     }
 
@@ -682,6 +686,10 @@ impl Scenario {
                 })
                 .collect(),
             cache: self.cache.and_then(CacheSetting::cost),
+            cgroups: self.cgroups.sim(
+                &self.tasks.iter().map(|t| t.count).collect::<Vec<_>>(),
+                generated.iter().map(|t| t.count as usize).sum(),
+            ),
         }
     }
 }

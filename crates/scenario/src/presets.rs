@@ -120,6 +120,34 @@ static PRESETS: &[Preset] = &[
                    slower.",
         json: include_str!("../../../scenarios/presets/irq-load.json"),
     },
+    Preset {
+        name: "cgroup-weights",
+        title: "Two cgroups with cpu.weight 100 and 300 sharing a CPU",
+        source:
+            "cgroup v2 cpu controller (Documentation/admin-guide/cgroup-v2.rst, \"cpu.weight\"); \
+                 recorded on this project's test machine (tests/fixtures/real/groups)",
+        observed:
+            "Two hogs pinned to one CPU in cgroups with cpu.shares 1024 and 3072 (cpu.weight \
+                   100 and 300): 25 % and 75 % of the CPU.",
+        json: include_str!("../../../scenarios/presets/cgroup-weights.json"),
+    },
+    Preset {
+        name: "cgroup-idle",
+        title: "A cpu.idle cgroup beside a busy cgroup",
+        source: "\"[PATCH v3] sched: Cgroup SCHED_IDLE support\", Josh Don, Aug 2021",
+        observed: "A hog in a cgroup with cpu.idle = 1 beside a nice-0 hog on one CPU gets about \
+                   3 / 1027 = 0.3 % of it, as a SCHED_IDLE task would.",
+        json: include_str!("../../../scenarios/presets/cgroup-idle.json"),
+    },
+    Preset {
+        name: "autogroup-nice",
+        title: "Autogroup: nice 19 vs nice 0 in two sessions",
+        source: "\"[PATCH] sched: automated per session task groups\", Mike Galbraith, Nov 2010; \
+                 sched(7), \"The autogroup feature\"",
+        observed: "With autogroup on, nice acts only inside a session: a nice 19 hog and a nice 0 \
+                   hog in two sessions split a CPU 50/50.",
+        json: include_str!("../../../scenarios/presets/autogroup-nice.json"),
+    },
 ];
 
 /// Every bundled experiment, in a fixed order.

@@ -236,6 +236,8 @@ pub struct IrqSource {
     pub arrival: IrqArrival,
     /// How long each handler runs, in ns (> 0, shorter than a periodic source's interval).
     pub cost_ns: u64,
+    /// Task groups (`cgroup.rs`); the default is a flat machine with no group work.
+    pub cgroups: crate::cgroup::Cgroups,
 }
 
 /// A cache-warmth cost: CPU time a task pays when it resumes with what it cached displaced.
@@ -443,6 +445,7 @@ impl SimConfig {
                 return Err(format!("task {i}: program never runs, sleeps or exits"));
             }
         }
+        self.cgroups.check(self.tasks.len())?;
         Ok(())
     }
 }

@@ -18,6 +18,7 @@
 //!     cpus: 16, llc_size: 0, smt: 1, hz: 1000, duration_ns: 1_000_000_000, seed: 1, switch_delay_ns: 5_000, irq_ns: 5_000, idle_wakeup_ns: 0, switch_cost_ns: 0, wakeup_cost_ns: 0,
 //!     channels: vec![], record_snapshots: false, record_decisions: false, irq_load: vec![],
 //!     cache: None,
+//!     cgroups: Default::default(),
 //!     tasks: vec![hog("hog", SchedPolicy::Normal), hog("idle", SchedPolicy::Idle)],
 //! };
 //! let out = simulate(&cfg, &Variant::parse("cfs-6.1").unwrap()).unwrap();
@@ -29,6 +30,7 @@
 
 extern crate alloc;
 
+pub mod cgroup;
 pub mod config;
 pub mod decision;
 mod engine;

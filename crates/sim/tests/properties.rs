@@ -99,6 +99,7 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
                 cold_ns: hot_ns + 1 + r.below(200 * US),
             }
         }),
+        cgroups: Default::default(),
     };
     let preset = &KERNEL_VERSIONS[r.below(KERNEL_VERSIONS.len() as u64) as usize];
     let mut items = vec![];

@@ -13,6 +13,7 @@ use crate::{
     FORMAT_VERSION, MAX_TOTAL_OPS, MAX_VARIANTS,
 };
 
+pub(crate) mod cgroups;
 mod program;
 mod workloads;
 
@@ -42,9 +43,21 @@ const TOP_KEYS: &[&str] = &[
     "workloads",
     "channels",
     "irq",
+    "autogroup",
+    "cgroups",
 ];
 pub(super) const TASK_KEYS: &[&str] = &[
-    "name", "count", "nice", "policy", "affinity", "slice_us", "start_ms", "program",
+    "name",
+    "count",
+    "nice",
+    "policy",
+    "affinity",
+    "slice_us",
+    "start_ms",
+    "program",
+    "cgroup",
+    "session",
+    "autogroup_nice",
 ];
 pub(super) const STEP_KEYS: &[&str] = &[
     "run",
@@ -369,6 +382,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             None
         }
     };
+    let cgroups = cgroups::cgroups(&mut p, &o);
     let workloads = match o.get("workloads") {
         None => Some(vec![]),
         Some(Value::Array(a)) => {
@@ -568,6 +582,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             tasks: tasks?,
             workloads: workloads?,
             irq: irq?,
+            cgroups: cgroups?,
         })
     })();
     scenario.map_or_else(|| fail("", "the scenario is incomplete".into()), Ok)

@@ -70,6 +70,7 @@ impl Simulator {
         self.tasks[id].recent_used_cpu = cpu;
         self.tasks[id].state = TState::Runnable;
         self.pelt_new(id, cpu);
+        self.group_update(cpu, Some(id));
         self.with_rq(cpu, |f, c| f.enqueue_new(c, id));
         self.sched_info_enqueue(id);
         self.emit(
@@ -191,6 +192,7 @@ impl Simulator {
                 self.pelt_attach(id, new_cpu);
             }
             idle_target = self.idle_cpu(new_cpu);
+            self.group_update(new_cpu, Some(id));
             self.with_rq(new_cpu, |f, c| f.enqueue_wakeup(c, id, migrated));
             self.sched_info_enqueue(id);
             self.check_preempt_curr(new_cpu, id, false, sync);
@@ -238,6 +240,7 @@ impl Simulator {
         let hr = c.hrtick_expires.is_some_and(|t| t > self.now);
         // entity_tick → update_load_avg(cfs_rq, curr).
         self.pelt_update(curr);
+        self.group_update(cpu, None);
         self.with_rq(cpu, |f, c| f.task_tick(c, false, hr));
         self.irq_exit(cpu);
         if self.cfg.cpus > 1 {
@@ -437,6 +440,7 @@ impl Simulator {
         self.with_rq(cpu, |f, c| {
             f.dequeue_sleep(c, id, special);
         });
+        self.group_update(cpu, None);
         // sched_info_dequeue: a running task has no pending wait.
         let s = &mut self.tasks[id].stats;
         if s.last_queued_ns != 0 {

@@ -35,6 +35,7 @@ mod cache;
 mod check;
 mod core;
 mod irq;
+mod group;
 mod load;
 mod program;
 mod queue;
@@ -212,6 +213,8 @@ pub struct Simulator {
     irq_rng: Vec<Rng>,
     /// The cache-warmth bookkeeping (`cache.rs`).
     warm: cache::Warmth,
+    /// Task groups (`group.rs`).
+    grp: group::GroupState,
 }
 
 impl Simulator {
@@ -324,8 +327,10 @@ impl Simulator {
                 cfg.llc_size
             },
             irq_rng: irq::rngs(cfg),
+            grp: group::GroupState::new(cfg),
             cfg: cfg.clone(),
         };
+        sim.group_init();
         for (i, t) in cfg.tasks.iter().enumerate() {
             sim.push(t.start_ns, Ev::Start(i as u32));
         }

@@ -38,6 +38,7 @@ mod check;
 mod pick;
 mod place;
 mod preempt;
+mod reweight;
 mod tree;
 
 pub(crate) use tree::Tree;
@@ -67,6 +68,8 @@ pub(crate) struct Entity {
     /// Position in `rq->cfs_tasks` (most recently enqueued or picked = largest): the load
     /// balancer detaches from the other end, least recently run first.
     pub mru: u64,
+    /// In an idle task group (`cpu.idle = 1`): `se_is_idle` of its group entity.
+    pub group_idle: bool,
 }
 
 impl Entity {
@@ -88,11 +91,13 @@ impl Entity {
             prev_sum_exec_runtime: 0,
             seq: 0,
             mru: 0,
+            group_idle: false,
         }
     }
-    /// `se_is_idle` with group scheduling built in: the task's policy.
+    /// `se_is_idle` with group scheduling built in: the task's policy, or an idle group on
+    /// its path (the flat run queue stands for the group entity, see `engine/group.rs`).
     pub(crate) fn idle(&self) -> bool {
-        self.policy == SchedPolicy::Idle
+        self.policy == SchedPolicy::Idle || self.group_idle
     }
     /// User-visible weight.
     pub fn load_user(&self) -> u64 {

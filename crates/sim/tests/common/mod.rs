@@ -49,6 +49,7 @@ pub fn cfg(cpus: u32, hz: u32, duration_ns: u64, tasks: Vec<TaskSpec>) -> SimCon
         record_decisions: false,
         irq_load: vec![],
         cache: None,
+        cgroups: Default::default(),
     }
 }
 

@@ -578,6 +578,7 @@ impl Simulator {
         self.pelt_update(id);
         self.pelt_detach(id, from);
         self.with_rq(from, |f, c| f.dequeue_detach(c, id));
+        self.group_update(from, None);
         self.emit(
             trace_cpu,
             EventKind::MigrateTask {
@@ -594,6 +595,7 @@ impl Simulator {
     /// `attach_task`: `activate_task` on `to` and `wakeup_preempt` (`check_preempt_curr`).
     pub(super) fn attach_task(&mut self, id: Tid, to: u32) {
         self.pelt_attach(id, to);
+        self.group_update(to, Some(id));
         self.with_rq(to, |f, c| f.enqueue_attach(c, id));
         self.check_preempt_curr(to, id, false, false);
         // DEVIATION(kernel): no IPI or idle-exit delay for an idle target (`idle_wakeup_ns` is

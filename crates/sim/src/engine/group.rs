@@ -1,0 +1,130 @@
+//! Group scheduling (`CONFIG_FAIR_GROUP_SCHED`) on a flat run queue.
+//!
+//! The kernel queues one group entity per group per CPU, each with its own `cfs_rq`, and picks
+//! down the hierarchy. The model keeps one flat queue per CPU and gives every task in a group
+//! its hierarchical effective weight, as `task_h_load` computes it for the load balancer: the
+//! task's own weight scaled, at each level up to the root, by the group entity's weight over
+//! the group's queued load on this CPU. The group entity's weight is `calc_group_shares`
+//! (`update_cfs_group`), from the group's load here and `tg->load_avg`, which each CPU updates
+//! through `update_tg_load_avg`'s 1/64 filter. A group with `cpu.idle = 1` has the weight
+//! `WEIGHT_IDLEPRIO` and its tasks count as idle entities (`se_is_idle`).
+//!
+//! DEVIATION(kernel): no group entities, so no per-group vruntime, slice, placement or pick:
+//! the share of CPU time between groups follows from the weights, but the order within a
+//! period is that of a flat queue of the same effective weights. A group's load on a CPU is
+//! its queued weight (`cfs_rq->load.weight`), not the PELT average the kernel takes the
+//! larger of; `tg->load_avg` is updated at every group update (the kernel's 6.7+ rate limit
+//! of once per ms is not modelled).
+//!
+//! With no task outside the root group (the default) none of this runs.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::Simulator;
+use crate::config::{SchedPolicy, SimConfig};
+use crate::weight::LoadWeight;
+
+/// The per-group state the kernel keeps in `struct task_group` and the group `cfs_rq`s.
+#[derive(Default)]
+pub(super) struct GroupState {
+    /// `cfs_rq->tg_load_avg_contrib`, by group × CPU.
+    contrib: Vec<u64>,
+    /// `tg->load_avg`, by group.
+    load_avg: Vec<u64>,
+    /// Each task's own weight (nice or SCHED_IDLE), scaled.
+    base: Vec<u64>,
+}
+
+impl GroupState {
+    pub(super) fn new(cfg: &SimConfig) -> GroupState {
+        if !cfg.cgroups.active() {
+            return GroupState::default();
+        }
+        let ng = cfg.cgroups.groups.len();
+        GroupState {
+            contrib: vec![0; ng * cfg.cpus as usize],
+            load_avg: vec![0; ng],
+            base: cfg
+                .tasks
+                .iter()
+                .map(|t| match t.policy {
+                    SchedPolicy::Idle => LoadWeight::idle().weight,
+                    _ => LoadWeight::from_nice(t.nice).weight,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl Simulator {
+    /// Marks the tasks of idle groups as idle entities (at set-up, before anything is queued).
+    pub(super) fn group_init(&mut self) {
+        if !self.cfg.cgroups.active() {
+            return;
+        }
+        for (id, &g) in self.cfg.cgroups.task_group.iter().enumerate() {
+            self.ents[id].group_idle = self.cfg.cgroups.idle_path(g);
+        }
+    }
+
+    /// `update_cfs_group` for every group with tasks queued on `cpu`, bottom-up, then the
+    /// queued tasks' effective weights (`reweight_entity` where one changed). `incoming` is a
+    /// task about to be enqueued here: it counts as queued and gets its weight before its
+    /// placement, which scales by it (START_DEBIT, the lag).
+    pub(super) fn group_update(&mut self, cpu: u32, incoming: Option<super::Tid>) {
+        if self.grp.base.is_empty() {
+            return;
+        }
+        let cg = &self.cfg.cgroups;
+        let ng = cg.groups.len();
+        let ncpu = self.cfg.cpus as usize;
+        // cfs_rq->load.weight of each group on this CPU, user units.
+        let mut load = vec![0u64; ng];
+        for (id, &g) in cg.task_group.iter().enumerate() {
+            let here = Some(id) == incoming || (self.tasks[id].cpu == cpu && self.ents[id].on_rq);
+            if g != 0 && here {
+                load[g as usize] += crate::weight::scale_load_down(self.grp.base[id]);
+            }
+        }
+        // Children come after their parents: walking backwards, a group's load is complete
+        // (its own tasks plus its child entities) before its share goes to its parent.
+        let mut share = vec![0u64; ng];
+        for g in (1..ng).rev() {
+            let k = g * ncpu + cpu as usize;
+            let old = self.grp.contrib[k];
+            let new = crate::cgroup::filtered_contrib(load[g], old);
+            if new != old {
+                self.grp.load_avg[g] = self.grp.load_avg[g] - old + new;
+                self.grp.contrib[k] = new;
+            }
+            if load[g] == 0 {
+                continue;
+            }
+            share[g] = crate::cgroup::calc_group_shares(
+                cg.groups[g].shares,
+                load[g],
+                self.grp.load_avg[g],
+                self.grp.contrib[k],
+            );
+            load[cg.groups[g].parent as usize] += share[g];
+        }
+        for id in 0..cg.task_group.len() {
+            let g = self.cfg.cgroups.task_group[id];
+            let here = Some(id) == incoming || (self.tasks[id].cpu == cpu && self.ents[id].on_rq);
+            if g == 0 || !here {
+                continue;
+            }
+            let mut w = self.grp.base[id] as u128;
+            let mut h = g as usize;
+            while h != 0 {
+                w = w * share[h] as u128 / load[h] as u128;
+                h = self.cfg.cgroups.groups[h].parent as usize;
+            }
+            let w = (w as u64).max(crate::cgroup::MIN_SHARES);
+            if w != self.ents[id].load.weight {
+                self.with_rq(cpu, |f, c| f.reweight(c, id, LoadWeight::sum(w)));
+            }
+        }
+    }
+}
