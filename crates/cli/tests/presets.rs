@@ -431,7 +431,7 @@ fn irq_load_leaves_the_rest() {
 /// 1:3 (25 % / 75 % ± 0.5 pp), cgroup-idle gives the idle group WEIGHT_IDLEPRIO's
 /// 3 / 1027 = 0.29 % (± 0.1 pp), autogroup-nice splits a nice-19 and a nice-0 hog in two
 /// sessions 50/50 (± 0.5 pp). Recorded on the test machine (tests/fixtures/real/groups-*):
-/// 25.0 %, 0.40 %, 49.2 %.
+/// 25.1 %, 0.27 %, 50.0 % (crates/sim/tests/real_groups.rs).
 #[test]
 fn group_presets_split_by_group_weight() {
     for (name, pid, want, tol) in [
