@@ -99,10 +99,9 @@ impl Cgroups {
 /// `tg_shares · load / (tg_load_avg − contrib + load)`, clamped to `MIN_SHARES..=tg_shares`.
 pub fn calc_group_shares(tg_shares: u64, load: u64, tg_load_avg: u64, contrib: u64) -> u64 {
     let tg_weight = tg_load_avg.saturating_sub(contrib) + load;
-    let mut shares = tg_shares.saturating_mul(load);
-    if tg_weight != 0 {
-        shares /= tg_weight;
-    }
+    let shares = tg_shares.saturating_mul(load);
+    // `if (tg_weight) shares /= tg_weight;`
+    let shares = shares.checked_div(tg_weight).unwrap_or(shares);
     shares.clamp(MIN_SHARES, tg_shares.max(MIN_SHARES))
 }
 

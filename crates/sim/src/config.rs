@@ -212,6 +212,8 @@ pub struct SimConfig {
     pub irq_load: Vec<IrqSource>,
     /// The cache-warmth cost (`engine/cache.rs`): `None` (the default) charges nothing.
     pub cache: Option<CacheCost>,
+    /// Task groups (`cgroup.rs`); the default is a flat machine with no group work.
+    pub cgroups: crate::cgroup::Cgroups,
 }
 
 /// When an [`IrqSource`]'s interrupts arrive.
@@ -236,8 +238,6 @@ pub struct IrqSource {
     pub arrival: IrqArrival,
     /// How long each handler runs, in ns (> 0, shorter than a periodic source's interval).
     pub cost_ns: u64,
-    /// Task groups (`cgroup.rs`); the default is a flat machine with no group work.
-    pub cgroups: crate::cgroup::Cgroups,
 }
 
 /// A cache-warmth cost: CPU time a task pays when it resumes with what it cached displaced.

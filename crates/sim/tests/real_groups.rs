@@ -15,7 +15,6 @@ mod real_trace;
 use common::*;
 use real_trace::load;
 use schedlab_sim::cgroup::{Cgroups, Group};
-use schedlab_sim::*;
 
 /// Percent of the two hogs' total CPU time that `a` got, in the recording `name`.
 fn recorded(name: &str, a: &str, b: &str) -> f64 {
