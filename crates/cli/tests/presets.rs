@@ -450,4 +450,24 @@ fn group_presets_split_by_group_weight() {
             );
         }
     }
+/// RT interference: the FIFO hog leaves the two fair hogs 50 ms of each second, by RT
+/// throttling (6.1, 6.6) or the fair server (6.12, 6.19), shared equally; the RT hog is a row
+/// of the table like any task.
+#[test]
+fn rt_hog_leaves_fair_tasks_50_ms_per_second() {
+    let (s, outs) = run("rt-hog");
+    let delta = s.sim_config().switch_delay_ns;
+    for o in &outs {
+        let v = &o.variant;
+        let rt = o.tasks[0].sum_exec_runtime_ns;
+        let (a, b) = (o.tasks[1].sum_exec_runtime_ns, o.tasks[2].sum_exec_runtime_ns);
+        // 3 s: 150 ms of fair time, less the ticks' IRQ time while they run (150 ticks of
+        // `irq_ns`), give or take the switches' δ.
+        let irq = 150 * s.sim_config().irq_ns;
+        assert!((a + b).abs_diff(150_000_000) <= irq + 20 * delta, "{v}: {a} + {b}");
+        assert!(rt.abs_diff(2_850_000_000) <= 3_000 * delta, "{v}: rt {rt}");
+        assert!(a.abs_diff(b) <= 7_000_000, "{v}: {a} vs {b}");
+    }
+    let text = schedlab_cli::table_text(&s, &outs, true, false);
+    assert!(text.contains("  rt:1 "), "{text}");
 }

@@ -249,6 +249,19 @@ pub struct TaskGroup {
     pub start_ms: Option<Number>,
     /// The behaviour program.
     pub program: Vec<Step>,
+    /// SCHED_FIFO / SCHED_RR (`"policy": "fifo"` or `"rr"`, with `"rt_priority"`); `policy`
+    /// is then `Normal` and unused.
+    pub rt: Option<RtSpec>,
+}
+
+/// A task group's RT policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RtSpec {
+    /// SCHED_RR (else SCHED_FIFO).
+    pub rr: bool,
+    /// `rt_priority`, 1..=99.
+    pub priority: u64,
 }
 
 /// How many messages a channel holds before its writers block.
@@ -346,6 +359,13 @@ pub struct Scenario {
     pub irq: Vec<IrqSpec>,
     /// Task groups: `"cgroups"`, `"autogroup"` and the task groups' memberships (default: none).
     pub cgroups: Cgroups,
+    /// `sched_rt_runtime_us` (−1: no throttling; default 950000).
+    pub sched_rt_runtime_us: Option<i64>,
+    /// `sched_rt_period_us` (default 1000000).
+    pub sched_rt_period_us: Option<u64>,
+    /// The fair server's `runtime` and `period` in ns (`"fair_server": {"runtime": 50000000,
+    /// "period": 1000000000}`, the defaults).
+    pub fair_server: Option<(u64, u64)>,
 }
 
 fn num_f64(n: &Number) -> f64 {
@@ -480,7 +500,10 @@ impl Scenario {
                 if t.nice != 0 {
                     o.insert("nice".into(), t.nice.into());
                 }
-                if t.policy != SchedPolicy::Normal {
+                if let Some(rt) = t.rt {
+                    o.insert("policy".into(), if rt.rr { "rr" } else { "fifo" }.into());
+                    o.insert("rt_priority".into(), rt.priority.into());
+                } else if t.policy != SchedPolicy::Normal {
                     o.insert("policy".into(), t.policy.name().into());
                 }
                 if let Some(a) = &t.affinity {
@@ -555,6 +578,18 @@ impl Scenario {
             m.insert("irq".into(), Value::Array(qs));
         }
         self.cgroups.write(&mut m);
+        if let Some(r) = self.sched_rt_runtime_us {
+            m.insert("sched_rt_runtime_us".into(), r.into());
+        }
+        if let Some(p) = self.sched_rt_period_us {
+            m.insert("sched_rt_period_us".into(), p.into());
+        }
+        if let Some((r, p)) = self.fair_server {
+            let mut o = Map::new();
+            o.insert("runtime".into(), r.into());
+            o.insert("period".into(), p.into());
+            m.insert("fair_server".into(), Value::Object(o));
+        }
         Value::Object(m)
     }
 
@@ -631,6 +666,7 @@ impl Scenario {
         };
         let generated = self.expand_workloads().0;
         let mut tasks = Vec::new();
+        let mut rt_tasks = Vec::new();
         for (g, t) in self.tasks.iter().chain(generated.iter()).enumerate() {
             let affinity: Vec<u32> = match &t.affinity {
                 Some(a) => {
@@ -641,6 +677,17 @@ impl Scenario {
                 None => (0..self.cpus as u32).collect(),
             };
             for i in 0..t.count {
+                if let Some(rt) = t.rt {
+                    rt_tasks.push(schedlab_sim::RtTask {
+                        task: tasks.len() as u32,
+                        policy: if rt.rr {
+                            schedlab_sim::RtPolicy::Rr
+                        } else {
+                            schedlab_sim::RtPolicy::Fifo
+                        },
+                        priority: rt.priority as u32,
+                    });
+                }
                 let mut program = Vec::new();
                 push_ops(&t.program, &i.to_string(), &mut chan, &mut program);
                 tasks.push(TaskSpec {
@@ -690,6 +737,21 @@ impl Scenario {
                 &self.tasks.iter().map(|t| t.count).collect::<Vec<_>>(),
                 generated.iter().map(|t| t.count as usize).sum(),
             ),
+            rt_tasks,
+            rt_bandwidth: {
+                let d = schedlab_sim::RtBandwidth::default();
+                let period = self.sched_rt_period_us.map_or(d.rt_period_ns, |p| p * 1000);
+                schedlab_sim::RtBandwidth {
+                    rt_runtime_ns: match self.sched_rt_runtime_us {
+                        None => d.rt_runtime_ns,
+                        Some(r) if r < 0 => None,
+                        Some(r) => Some(r as u64 * 1000),
+                    },
+                    rt_period_ns: period,
+                    fair_server_runtime_ns: self.fair_server.map_or(d.fair_server_runtime_ns, |f| f.0),
+                    fair_server_period_ns: self.fair_server.map_or(d.fair_server_period_ns, |f| f.1),
+                }
+            },
         }
     }
 }

@@ -147,6 +147,15 @@ static PRESETS: &[Preset] = &[
         observed: "With autogroup on, nice acts only inside a session: a nice 19 hog and a nice 0 \
                    hog in two sessions split a CPU 50/50.",
         json: include_str!("../../../scenarios/presets/autogroup-nice.json"),
+        name: "rt-hog",
+        title: "A SCHED_FIFO hog beside fair hogs: RT throttling and the fair server",
+        source: "Issue 16; \"sched/rt: Remove default bandwidth control\" and the deferred \
+                 fair server (Peter Zijlstra, Daniel Bristot de Oliveira, v6.12)",
+        observed: "Until 6.11 RT tasks are throttled to sched_rt_runtime_us (950 ms) per \
+                   sched_rt_period_us (1 s), leaving fair tasks 50 ms per second; from 6.12 \
+                   the fair server (50 ms per 1 s, deferred to its zero-laxity point) gives \
+                   them the same 50 ms per second.",
+        json: include_str!("../../../scenarios/presets/rt-hog.json"),
     },
 ];
 

@@ -214,6 +214,56 @@ pub struct SimConfig {
     pub cache: Option<CacheCost>,
     /// Task groups (`cgroup.rs`); the default is a flat machine with no group work.
     pub cgroups: crate::cgroup::Cgroups,
+    /// The RT tasks (SCHED_FIFO, SCHED_RR) among `tasks`; the others are fair.
+    pub rt_tasks: Vec<RtTask>,
+    /// RT throttling and fair-server tunables.
+    pub rt_bandwidth: RtBandwidth,
+}
+
+/// An RT scheduling policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtPolicy {
+    /// SCHED_FIFO: runs until it blocks or a higher priority preempts it.
+    Fifo,
+    /// SCHED_RR: SCHED_FIFO with a 100 ms time slice among tasks of its priority.
+    Rr,
+}
+
+/// A task of `tasks` that is an RT task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RtTask {
+    /// Index into `tasks`.
+    pub task: u32,
+    /// Its policy.
+    pub policy: RtPolicy,
+    /// `sched_priority`, 1..=99 (higher runs first).
+    pub priority: u32,
+}
+
+/// The bandwidth tunables of the classes above fair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RtBandwidth {
+    /// `/proc/sys/kernel/sched_rt_runtime_us` in ns; `None` is −1 (no throttling). Used by
+    /// kernels without the fair server (6.1, 6.6).
+    pub rt_runtime_ns: Option<u64>,
+    /// `/proc/sys/kernel/sched_rt_period_us` in ns.
+    pub rt_period_ns: u64,
+    /// `/sys/kernel/debug/sched/fair_server/cpuN/runtime` (6.12+); 0 turns it off.
+    pub fair_server_runtime_ns: u64,
+    /// `/sys/kernel/debug/sched/fair_server/cpuN/period`.
+    pub fair_server_period_ns: u64,
+}
+
+impl Default for RtBandwidth {
+    /// The kernel's defaults: 950 ms per 1 s, and a 50 ms per 1 s fair server.
+    fn default() -> RtBandwidth {
+        RtBandwidth {
+            rt_runtime_ns: Some(950_000_000),
+            rt_period_ns: 1_000_000_000,
+            fair_server_runtime_ns: 50_000_000,
+            fair_server_period_ns: 1_000_000_000,
+        }
+    }
 }
 
 /// When an [`IrqSource`]'s interrupts arrive.
@@ -374,6 +424,19 @@ impl SimConfig {
                     ));
                 }
                 _ => {}
+            }
+        }
+        let bw = self.rt_bandwidth;
+        if bw.rt_period_ns == 0
+            || bw.rt_runtime_ns.is_some_and(|r| r > bw.rt_period_ns)
+            || bw.fair_server_period_ns == 0
+            || bw.fair_server_runtime_ns > bw.fair_server_period_ns
+        {
+            return Err("rt bandwidth: a runtime must not exceed its period (> 0)".into());
+        }
+        for r in &self.rt_tasks {
+            if r.task as usize >= self.tasks.len() || !(1..=99).contains(&r.priority) {
+                return Err(format!("rt task {}: bad index or priority", r.task));
             }
         }
         if self.tasks.len() > limits::MAX_TASKS {

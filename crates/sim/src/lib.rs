@@ -19,6 +19,7 @@
 //!     channels: vec![], record_snapshots: false, record_decisions: false, irq_load: vec![],
 //!     cache: None,
 //!     cgroups: Default::default(),
+//!     rt_tasks: vec![], rt_bandwidth: Default::default(),
 //!     tasks: vec![hog("hog", SchedPolicy::Normal), hog("idle", SchedPolicy::Idle)],
 //! };
 //! let out = simulate(&cfg, &Variant::parse("cfs-6.1").unwrap()).unwrap();
@@ -44,8 +45,8 @@ pub mod weight;
 mod wire;
 
 pub use config::{
-    limits, CacheCost, Channel, Dist, IrqArrival, IrqSource, Op, SchedPolicy, SimConfig, TaskSpec,
-    MEASURED_CACHE_COST,
+    limits, CacheCost, Channel, Dist, IrqArrival, IrqSource, Op, RtBandwidth, RtPolicy, RtTask,
+    SchedPolicy, SimConfig, TaskSpec, MEASURED_CACHE_COST,
 };
 pub use engine::{balance, simulate, Deadlock, Output, Simulator, Status};
 pub use stats::{CpuStats, TaskStats};

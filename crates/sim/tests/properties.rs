@@ -100,6 +100,8 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
             }
         }),
         cgroups: Default::default(),
+        rt_tasks: vec![],
+        rt_bandwidth: Default::default(),
     };
     let preset = &KERNEL_VERSIONS[r.below(KERNEL_VERSIONS.len() as u64) as usize];
     let mut items = vec![];

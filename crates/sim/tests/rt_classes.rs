@@ -103,3 +103,120 @@ fn bad_irq_sources_are_rejected() {
     c.irq_load = vec![irq(0, IrqArrival::Every(MS), MS)];
     assert!(simulate(&c, &Variant::parse("cfs-6.1").unwrap()).is_err());
 }
+
+// ---- RT tasks, RT throttling, the fair server.
+
+fn rt(cfg: &mut SimConfig, task: u32, policy: RtPolicy, priority: u32) {
+    cfg.rt_tasks.push(RtTask {
+        task,
+        policy,
+        priority,
+    });
+}
+
+/// A SCHED_FIFO hog (priority 1) beside a nice-0 hog on one CPU, no IRQ time.
+fn rt_hog_beside_fair(duration_ns: u64) -> SimConfig {
+    let mut c = one_cpu(vec![hog("rt", 0), hog("fair", 0)], vec![]);
+    c.duration_ns = duration_ns;
+    rt(&mut c, 0, RtPolicy::Fifo, 1);
+    c
+}
+
+#[test]
+fn rt_throttling_gives_the_rt_hog_950_ms_per_second_and_fair_tasks_50() {
+    // sched_rt_runtime_us 950000 per sched_rt_period_us 1000000, periods from the first RT
+    // enqueue (t = 0): the RT hog runs from δ until rt_time reaches 950 ms, the fair hog the
+    // rest of each period; each hand-over costs δ of the incoming task's wall time.
+    let c = rt_hog_beside_fair(2 * S);
+    for v in ["cfs-6.1", "eevdf-6.6"] {
+        let out = run(&c, v);
+        let (rt, fair) = (
+            out.tasks[0].sum_exec_runtime_ns,
+            out.tasks[1].sum_exec_runtime_ns,
+        );
+        assert!(rt.abs_diff(2 * 950 * MS) <= 4 * DELTA, "{v}: rt {rt}");
+        assert!(fair.abs_diff(2 * 50 * MS) <= 4 * DELTA, "{v}: fair {fair}");
+        // The fair hog runs at the end of each period: from 950 ms (+ δ) to 1 s.
+        let st = stints(&out.trace, 2);
+        assert!(st[0].0.abs_diff(950 * MS) <= 2 * DELTA, "{v}: {st:?}");
+        assert!(st[0].1.abs_diff(S) <= 2 * DELTA, "{v}: {st:?}");
+    }
+}
+
+#[test]
+fn without_rt_throttling_the_fair_hog_starves_before_6_12() {
+    let mut c = rt_hog_beside_fair(2 * S);
+    c.rt_bandwidth.rt_runtime_ns = None;
+    let out = run(&c, "cfs-6.1");
+    assert_eq!(out.tasks[1].sum_exec_runtime_ns, 0);
+    assert_eq!(out.tasks[0].sum_exec_runtime_ns, 2 * S - DELTA);
+}
+
+#[test]
+fn the_fair_server_gives_fair_tasks_50_ms_per_second_from_6_12() {
+    // fair_server 50 ms / 1 s, deferred: started at t = 0 with the fair hog, its zero-laxity
+    // timer fires at deadline − runtime = 950 ms; it then runs the fair hog ahead of the RT hog
+    // for 50 ms. Replenished at its deadline (1 s) and still dl_defer_running, it runs again
+    // at once: 50 ms of fair time in every period after.
+    let c = rt_hog_beside_fair(3 * S);
+    for v in ["eevdf-6.12", "eevdf-6.19"] {
+        let out = run(&c, v);
+        let fair = out.tasks[1].sum_exec_runtime_ns;
+        assert!(fair.abs_diff(3 * 50 * MS) <= 6 * DELTA, "{v}: fair {fair}");
+        let st = stints(&out.trace, 2);
+        assert!(st[0].0.abs_diff(950 * MS) <= 2 * DELTA, "{v}: {st:?}");
+        // RT throttling is gone with the fair server: no fair task, no limit.
+        let mut alone = one_cpu(vec![hog("rt", 0)], vec![]);
+        rt(&mut alone, 0, RtPolicy::Fifo, 1);
+        assert_eq!(run(&alone, v).tasks[0].sum_exec_runtime_ns, S - DELTA, "{v}");
+    }
+}
+
+#[test]
+fn rr_tasks_of_one_priority_alternate_every_100_ms() {
+    let mut c = one_cpu(vec![hog("a", 0), hog("b", 0)], vec![]);
+    rt(&mut c, 0, RtPolicy::Rr, 10);
+    rt(&mut c, 1, RtPolicy::Rr, 10);
+    c.rt_bandwidth.rt_runtime_ns = None;
+    for v in ["cfs-6.1", "eevdf-6.19"] {
+        let out = run(&c, v);
+        let a = stints(&out.trace, 1);
+        let b = stints(&out.trace, 2);
+        assert!(a.len() >= 4 && b.len() >= 4, "{v}: {a:?} {b:?}");
+        for (s, e) in a.iter().chain(&b) {
+            // RR_TIMESLICE of CPU time, plus the δ until the next task switches in.
+            assert!((e - s).abs_diff(100 * MS) <= DELTA, "{v}: {s}..{e}");
+        }
+        // They alternate: each of b's stints begins where one of a's ends.
+        for (s, _) in &b {
+            assert!(a.iter().any(|(_, e)| e == s), "{v}: {a:?} {b:?}");
+        }
+    }
+}
+
+#[test]
+fn fifo_runs_until_it_blocks_and_higher_priority_preempts() {
+    // A priority-50 task running 1 ms every 10 ms beside a priority-10 hog: it preempts the hog
+    // at once on each wakeup; the FIFO hog is never sliced otherwise.
+    let mut c = one_cpu(
+        vec![
+            hog("low", 0),
+            task(
+                "high",
+                0,
+                SchedPolicy::Normal,
+                vec![Op::Run(Some(Dist::Fixed(MS))), Op::WaitPeriod(10 * MS)],
+            ),
+        ],
+        vec![],
+    );
+    rt(&mut c, 0, RtPolicy::Fifo, 10);
+    rt(&mut c, 1, RtPolicy::Fifo, 50);
+    c.rt_bandwidth.rt_runtime_ns = None;
+    let out = run(&c, "cfs-6.1");
+    let high = out.tasks[1];
+    assert!(high.sum_exec_runtime_ns.abs_diff(100 * MS) <= 2 * MS, "{high:?}");
+    // Its wait for the CPU after each wakeup is the δ of the preemption.
+    assert!(high.run_delay_ns <= high.pcount * DELTA, "{high:?}");
+    assert_eq!(high.involuntary_switches, 0);
+}

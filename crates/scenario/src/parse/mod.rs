@@ -58,6 +58,12 @@ pub(super) const TASK_KEYS: &[&str] = &[
     "cgroup",
     "session",
     "autogroup_nice",
+    "sched_rt_runtime_us",
+    "sched_rt_period_us",
+    "fair_server",
+];
+pub(super) const TASK_KEYS: &[&str] = &[
+    "name", "count", "nice", "policy", "affinity", "slice_us", "start_ms", "program", "rt_priority",
 ];
 pub(super) const STEP_KEYS: &[&str] = &[
     "run",
@@ -557,6 +563,47 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             None
         }
     };
+    let sched_rt_period_us = match o.get("sched_rt_period_us") {
+        Some(v) => p.uint("sched_rt_period_us", v, 1, 1_000_000_000).map(Some),
+        None => Some(None),
+    };
+    let sched_rt_runtime_us = match o.get("sched_rt_runtime_us") {
+        Some(v) => {
+            let period = sched_rt_period_us.flatten().unwrap_or(1_000_000);
+            match v.as_i64() {
+                Some(-1) => Some(Some(-1)),
+                Some(n) if (0..=period as i64).contains(&n) => Some(Some(n)),
+                _ => {
+                    p.err(
+                        "sched_rt_runtime_us",
+                        format!("{} is out of range (allowed -1 = no throttling, or 0..={period}: at most sched_rt_period_us)", show(v)),
+                    );
+                    None
+                }
+            }
+        }
+        None => Some(None),
+    };
+    let fair_server = match o.get("fair_server") {
+        None => Some(None),
+        Some(Value::Object(f)) => {
+            p.unknown_keys("fair_server", f, &["runtime", "period"]);
+            let period = f
+                .get("period")
+                .map_or(Some(1_000_000_000), |v| p.uint("fair_server.period", v, 1, 10_000_000_000));
+            let runtime = f.get("runtime").map_or(Some(50_000_000), |v| {
+                p.uint("fair_server.runtime", v, 0, period.unwrap_or(10_000_000_000))
+            });
+            runtime.zip(period).map(Some)
+        }
+        Some(v) => {
+            p.err(
+                "fair_server",
+                format!("expected {{\"runtime\": ns, \"period\": ns}}, got {}", show(v)),
+            );
+            None
+        }
+    };
     if !p.errs.is_empty() {
         return Err(ScenarioErrors(p.errs));
     }
@@ -583,6 +630,9 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             workloads: workloads?,
             irq: irq?,
             cgroups: cgroups?,
+            sched_rt_runtime_us: sched_rt_runtime_us?,
+            sched_rt_period_us: sched_rt_period_us?,
+            fair_server: fair_server?,
         })
     })();
     scenario.map_or_else(|| fail("", "the scenario is incomplete".into()), Ok)

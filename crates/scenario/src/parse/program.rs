@@ -35,6 +35,30 @@ pub(super) fn task_group(
     let policy = o.get("policy").map_or(Some(SchedPolicy::Normal), |v| {
         policy(p, &join(path, "policy"), v)
     });
+    let is_rt = matches!(o.get("policy").and_then(Value::as_str), Some("fifo" | "rr"));
+    let rt = match (is_rt, o.get("rt_priority")) {
+        (true, Some(v)) => p.uint(&join(path, "rt_priority"), v, 1, 99).map(|prio| {
+            Some(crate::RtSpec {
+                rr: o.get("policy").and_then(Value::as_str) == Some("rr"),
+                priority: prio,
+            })
+        }),
+        (true, None) => {
+            p.err(
+                &join(path, "rt_priority"),
+                "missing: a \"fifo\" or \"rr\" task needs an rt_priority (1..=99)",
+            );
+            None
+        }
+        (false, Some(_)) => {
+            p.err(
+                &join(path, "rt_priority"),
+                "only a \"fifo\" or \"rr\" task has an rt_priority",
+            );
+            None
+        }
+        (false, None) => Some(None),
+    };
     let affinity = opt(o.get("affinity"), |v| {
         affinity(p, &join(path, "affinity"), v, cpus)
     });
@@ -59,6 +83,7 @@ pub(super) fn task_group(
         slice_us: slice_us?,
         start_ms: start_ms?,
         program: program?,
+        rt: rt?,
     })
 }
 
@@ -125,11 +150,12 @@ pub(super) fn policy(p: &mut P, path: &str, v: &Value) -> Option<SchedPolicy> {
         Some("normal") => Some(SchedPolicy::Normal),
         Some("batch") => Some(SchedPolicy::Batch),
         Some("idle") => Some(SchedPolicy::Idle),
-        Some(c @ ("fifo" | "rr" | "deadline")) => {
+        Some("fifo" | "rr") => Some(SchedPolicy::Normal),
+        Some(c @ "deadline") => {
             p.err(
                 path,
                 format!(
-                    "\"{c}\" (SCHED_{}) is not modelled: schedlab simulates the fair class only (allowed \"normal\", \"batch\", \"idle\")",
+                    "\"{c}\" (SCHED_{}) is not modelled (allowed \"normal\", \"batch\", \"idle\", \"fifo\", \"rr\")",
                     c.to_uppercase()
                 ),
             );
@@ -139,7 +165,7 @@ pub(super) fn policy(p: &mut P, path: &str, v: &Value) -> Option<SchedPolicy> {
             p.err(
                 path,
                 format!(
-                    "{} is not a policy (allowed \"normal\", \"batch\", \"idle\")",
+                    "{} is not a policy (allowed \"normal\", \"batch\", \"idle\", \"fifo\", \"rr\")",
                     show(v)
                 ),
             );

@@ -25,6 +25,7 @@ fn group(name: &str, count: u64, affinity: Option<Vec<u64>>, program: Vec<Step>)
         slice_us: None,
         start_ms: None,
         program,
+        rt: None,
     }
 }
 

@@ -64,6 +64,9 @@ impl Simulator {
 
     /// `wake_up_new_task`: a new task is placed by the fork slow path and enqueued.
     pub(super) fn wake_up_new_task(&mut self, id: Tid) {
+        if self.rt_task(id) {
+            return self.rt_wake_up_new_task(id);
+        }
         // wake_up_new_task → select_task_rq(WF_FORK): the slow path.
         let cpu = self.find_idlest_cpu(id);
         self.tasks[id].cpu = cpu;
@@ -87,6 +90,10 @@ impl Simulator {
 
     /// `check_preempt_curr` (`wakeup_preempt` since 6.7): an idle CPU is always preempted by a fair task.
     pub(super) fn check_preempt_curr(&mut self, cpu: u32, id: Tid, fork: bool, sync: bool) {
+        if self.rt_fair_enqueued(cpu) {
+            // An RT task runs there: a fair wakee never preempts it (rt.rs).
+            return;
+        }
         if self.cpus[cpu as usize].rq.curr.is_none() {
             let rq = &mut self.cpus[cpu as usize].rq;
             if !rq.need_resched {
@@ -146,6 +153,9 @@ impl Simulator {
     ) {
         if self.tasks[id].state != TState::Sleeping {
             return;
+        }
+        if self.rt_task(id) {
+            return self.rt_try_to_wake_up(id, waker_cpu, waker);
         }
         let cpu = self.tasks[id].cpu;
         let pid = id as u32 + 1;
@@ -234,7 +244,11 @@ impl Simulator {
         let c = &mut self.cpus[cpu as usize];
         c.tick_armed = false;
         let Some(curr) = c.rq.curr else {
-            // NO_HZ idle: the tick stops on an idle CPU.
+            // NO_HZ idle: the tick stops on an idle CPU. It goes on under an RT task (whose
+            // budgets rt.rs enforces with its own timer).
+            if self.rt_curr(cpu).is_some() {
+                self.arm_tick(cpu);
+            }
             return;
         };
         let hr = c.hrtick_expires.is_some_and(|t| t > self.now);
@@ -269,19 +283,26 @@ impl Simulator {
             self.cancel(Ev::Schedule(cpu, 0));
             self.cancel(Ev::HrTick(cpu, 0));
         }
-        let prev = self.cpus[cpu as usize].rq.curr;
+        let prev = self.cpus[cpu as usize].rq.curr.or(self.rt_curr(cpu));
         let cause = self.cpus[cpu as usize].rq.resched_cause.take();
         // put_prev_entity → update_load_avg (or the idle CPU's own averages).
         match prev {
+            Some(p) if self.rt_task(p) => {}
             Some(p) => self.pelt_update(p),
             None => self.pelt_cfs(cpu),
         }
         // Active balance: the stopper preempted prev to push it elsewhere (balance/mod.rs).
         let pushed = self.stopper_push(cpu, prev);
-        let mut next = self.with_rq(cpu, |f, c| f.pick_next(c));
-        if next.is_none() && self.newidle_balance(cpu) {
+        // ---- The classes above fair first (rt.rs): an RT task, unless throttled or the
+        // fair server runs; then the fair class.
+        let mut next = self.rt_pick(cpu);
+        if next.is_none() {
             next = self.with_rq(cpu, |f, c| f.pick_next(c));
+            if next.is_none() && self.newidle_balance(cpu) {
+                next = self.with_rq(cpu, |f, c| f.pick_next(c));
+            }
         }
+        // ----
         // clear_tsk_need_resched(prev) comes after pick_next_task: a resched that the pick's
         // update_curr raised on prev is void.
         self.cpus[cpu as usize].rq.need_resched = false;
@@ -293,13 +314,19 @@ impl Simulator {
             }
         }
         if next != prev {
-            if let (Some(p), false) = (prev, pushed) {
-                self.with_rq(cpu, |f, c| f.put_prev(c, p));
+            match prev {
+                Some(p) if self.rt_task(p) => self.rt_put_prev(cpu, p),
+                Some(p) if !pushed => self.with_rq(cpu, |f, c| f.put_prev(c, p)),
+                _ => {}
             }
-            if let Some(n) = next {
-                // set_next_entity → update_load_avg.
-                self.pelt_update(n);
-                self.with_rq(cpu, |f, c| f.set_next(c, n));
+            match next {
+                Some(n) if self.rt_task(n) => self.rt_set_next(cpu, n),
+                Some(n) => {
+                    // set_next_entity → update_load_avg.
+                    self.pelt_update(n);
+                    self.with_rq(cpu, |f, c| f.set_next(c, n));
+                }
+                None => {}
             }
             let prev_state = match prev {
                 None => PrevState::Running,
@@ -379,6 +406,7 @@ impl Simulator {
             self.arm_tick(cpu);
             self.hrtick_start(cpu);
         }
+        self.rt_rearm(cpu);
         self.kick(cpu);
     }
 
@@ -428,6 +456,9 @@ impl Simulator {
 
     /// The running task blocks (or exits) and calls `schedule()` itself.
     pub(super) fn block(&mut self, id: Tid, state: TState) {
+        if self.rt_task(id) {
+            return self.rt_block(id, state);
+        }
         let cpu = self.tasks[id].cpu;
         self.tasks[id].state = state;
         self.tasks[id].burst = Burst::Idle;

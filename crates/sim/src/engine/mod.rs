@@ -38,6 +38,7 @@ mod group;
 mod irq;
 mod load;
 mod program;
+mod rt;
 mod queue;
 mod select;
 mod topology;
@@ -215,6 +216,8 @@ pub struct Simulator {
     warm: cache::Warmth,
     /// Task groups (`group.rs`).
     grp: group::GroupState,
+    /// The classes above fair (`rt.rs`).
+    rt: rt::RtState,
 }
 
 impl Simulator {
@@ -328,6 +331,7 @@ impl Simulator {
             },
             irq_rng: irq::rngs(cfg),
             grp: group::GroupState::new(cfg),
+            rt: rt::RtState::new(cfg),
             cfg: cfg.clone(),
         };
         sim.group_init();
@@ -428,6 +432,7 @@ impl Simulator {
                 if gen == self.tasks[id].gen {
                     let cpu = self.tasks[id].cpu;
                     self.with_rq(cpu, |f, c| f.update_curr(c));
+                    self.rt_account(cpu);
                     let burst = self.tasks[id].burst;
                     if let Burst::Until(end) | Burst::Paying(end) = burst {
                         let done = self.ents[id].sum_exec_runtime;
@@ -465,6 +470,11 @@ impl Simulator {
             Ev::Softirq(cpu) => self.trigger_load_balance(cpu),
             Ev::Irq(k) => self.irq_load_exit(k),
             Ev::Stopper(cpu) => self.active_load_balance_cpu_stop(cpu),
+            Ev::Rt(cpu, gen) => {
+                if gen == self.rt.cpus[cpu as usize].gen {
+                    self.rt_timer(cpu);
+                }
+            }
             Ev::HrTick(cpu, gen) => {
                 if gen == self.cpus[cpu as usize].hrtick_gen {
                     self.cpus[cpu as usize].hrtick_expires = None;
@@ -526,6 +536,7 @@ impl Simulator {
             Ev::HrTick(cpu, gen) => self.cpus[cpu as usize].hrtick_gen == gen,
             Ev::BurstEnd(id, gen) | Ev::Resume(id, gen) => self.tasks[id as usize].gen == gen,
             Ev::Timer(id, gen) => self.tasks[id as usize].timer_gen == gen,
+            Ev::Rt(cpu, gen) => self.rt.cpus[cpu as usize].gen == gen,
         }
     }
 
@@ -564,7 +575,7 @@ impl Simulator {
 
     /// Records what the fair class sees of `id` (with `record_snapshots`).
     fn snapshot(&mut self, cpu: u32, id: Tid) {
-        if !self.cfg.record_snapshots {
+        if !self.cfg.record_snapshots || self.rt_task(id) {
             return;
         }
         let (vruntime, deadline, v, lag, eligible) = self.with_rq(cpu, |f, c| f.snapshot(c, id));
@@ -586,6 +597,7 @@ impl Simulator {
         self.rec.trace.end_ns = end;
         for cpu in 0..self.cpus.len() as u32 {
             self.with_rq(cpu, |f, c| f.update_curr(c));
+            self.rt_account(cpu);
         }
         self.done = true;
     }

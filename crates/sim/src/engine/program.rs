@@ -68,6 +68,7 @@ impl Simulator {
         const ZERO_TIME_STEPS: usize = 4096;
         let cpu = self.tasks[id].cpu;
         self.with_rq(cpu, |f, c| f.update_curr(c));
+        self.rt_account(cpu);
         for _ in 0..ZERO_TIME_STEPS {
             self.work += 1;
             let owed = core::mem::take(&mut self.tasks[id].owed_ns);

@@ -46,6 +46,8 @@ pub(super) enum Ev {
     Irq(u32),
     /// The CPU's stopper thread runs its queued work (`active_load_balance_cpu_stop`).
     Stopper(u32),
+    /// A CPU's RT timer (`rt.rs`): the next RT or fair-server budget event.
+    Rt(u32, u32),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -80,7 +82,7 @@ impl Queue {
     pub fn new(cpus: u32, tasks: usize) -> Queue {
         Queue {
             heap: Vec::new(),
-            pos: alloc::vec![NIL; 2 * cpus as usize + 2 * tasks],
+            pos: alloc::vec![NIL; 3 * cpus as usize + 2 * tasks],
             cpus,
             seq: 0,
         }
@@ -95,6 +97,7 @@ impl Queue {
             Ev::HrTick(cpu, _) => Some(2 * cpu as usize + 1),
             Ev::BurstEnd(id, _) | Ev::Resume(id, _) => Some(2 * c + 2 * id as usize),
             Ev::Timer(id, _) => Some(2 * c + 2 * id as usize + 1),
+            Ev::Rt(cpu, _) => Some(self.pos.len() - c + cpu as usize),
             Ev::Start(_) | Ev::Tick(_) | Ev::Softirq(_) | Ev::Irq(_) | Ev::Stopper(_) => None,
         }
     }

@@ -21,7 +21,7 @@ impl Simulator {
     /// `available_idle_cpu`: running the idle task with nothing queued.
     pub(super) fn idle_cpu(&self, cpu: u32) -> bool {
         let rq = &self.cpus[cpu as usize].rq;
-        rq.curr.is_none() && rq.nr_running == 0
+        rq.curr.is_none() && rq.nr_running == 0 && self.rt_idle(cpu)
     }
 
     /// `sched_idle_cpu`: only SCHED_IDLE tasks queued.

@@ -61,6 +61,10 @@ pub struct VersionSwitches {
     pub protect: Protect,
     /// Normalised (unscaled) base slice: 0.75 ms before 6.15, 0.70 ms from 6.15 (2ae891b82695).
     pub base_slice_norm_ns: u64,
+    /// 6.12+: the deferred deadline server for fair tasks (`rq->fair_server`, 50 ms / 1 s)
+    /// in place of default RT throttling (5f6bd380c7bd, "sched/rt: Remove default bandwidth
+    /// control"); before, `sched_rt_runtime_us` throttles RT tasks.
+    pub fair_server: bool,
 }
 
 /// A modelled kernel version: its code-path switches and the features it has.
@@ -196,6 +200,7 @@ const CFS_SWITCHES: VersionSwitches = VersionSwitches {
     custom_slice: false,
     protect: Protect::VlagMarker,
     base_slice_norm_ns: 750_000,
+    fair_server: false,
 };
 
 /// The kernel versions schedlab models.
@@ -241,6 +246,7 @@ pub const KERNEL_VERSIONS: &[KernelVersion] = &[
             deadline_tree: true,
             initial_half_slice_effective: true,
             custom_slice: true,
+            fair_server: true,
             ..CFS_SWITCHES
         },
         available: EEVDF612_AVAILABLE,
@@ -257,6 +263,7 @@ pub const KERNEL_VERSIONS: &[KernelVersion] = &[
             custom_slice: true,
             protect: Protect::Vprot,
             base_slice_norm_ns: 700_000,
+            fair_server: true,
             ..CFS_SWITCHES
         },
         available: EEVDF619_AVAILABLE,

@@ -50,6 +50,8 @@ pub fn cfg(cpus: u32, hz: u32, duration_ns: u64, tasks: Vec<TaskSpec>) -> SimCon
         irq_load: vec![],
         cache: None,
         cgroups: Default::default(),
+        rt_tasks: vec![],
+        rt_bandwidth: Default::default(),
     }
 }
 
