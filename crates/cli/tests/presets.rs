@@ -450,6 +450,8 @@ fn group_presets_split_by_group_weight() {
             );
         }
     }
+}
+
 /// RT interference: the FIFO hog leaves the two fair hogs 50 ms of each second, by RT
 /// throttling (6.1, 6.6) or the fair server (6.12, 6.19), shared equally; the RT hog is a row
 /// of the table like any task.

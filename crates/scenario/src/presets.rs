@@ -147,6 +147,8 @@ static PRESETS: &[Preset] = &[
         observed: "With autogroup on, nice acts only inside a session: a nice 19 hog and a nice 0 \
                    hog in two sessions split a CPU 50/50.",
         json: include_str!("../../../scenarios/presets/autogroup-nice.json"),
+    },
+    Preset {
         name: "rt-hog",
         title: "A SCHED_FIFO hog beside fair hogs: RT throttling and the fair server",
         source: "Issue 16; \"sched/rt: Remove default bandwidth control\" and the deferred \

@@ -45,6 +45,9 @@ const TOP_KEYS: &[&str] = &[
     "irq",
     "autogroup",
     "cgroups",
+    "sched_rt_runtime_us",
+    "sched_rt_period_us",
+    "fair_server",
 ];
 pub(super) const TASK_KEYS: &[&str] = &[
     "name",
@@ -58,12 +61,7 @@ pub(super) const TASK_KEYS: &[&str] = &[
     "cgroup",
     "session",
     "autogroup_nice",
-    "sched_rt_runtime_us",
-    "sched_rt_period_us",
-    "fair_server",
-];
-pub(super) const TASK_KEYS: &[&str] = &[
-    "name", "count", "nice", "policy", "affinity", "slice_us", "start_ms", "program", "rt_priority",
+    "rt_priority",
 ];
 pub(super) const STEP_KEYS: &[&str] = &[
     "run",
