@@ -462,11 +462,17 @@ fn rt_hog_leaves_fair_tasks_50_ms_per_second() {
     for o in &outs {
         let v = &o.variant;
         let rt = o.tasks[0].sum_exec_runtime_ns;
-        let (a, b) = (o.tasks[1].sum_exec_runtime_ns, o.tasks[2].sum_exec_runtime_ns);
+        let (a, b) = (
+            o.tasks[1].sum_exec_runtime_ns,
+            o.tasks[2].sum_exec_runtime_ns,
+        );
         // 3 s: 150 ms of fair time, less the ticks' IRQ time while they run (150 ticks of
         // `irq_ns`), give or take the switches' δ.
         let irq = 150 * s.sim_config().irq_ns;
-        assert!((a + b).abs_diff(150_000_000) <= irq + 20 * delta, "{v}: {a} + {b}");
+        assert!(
+            (a + b).abs_diff(150_000_000) <= irq + 20 * delta,
+            "{v}: {a} + {b}"
+        );
         assert!(rt.abs_diff(2_850_000_000) <= 3_000 * delta, "{v}: rt {rt}");
         assert!(a.abs_diff(b) <= 7_000_000, "{v}: {a} vs {b}");
     }

@@ -748,8 +748,12 @@ impl Scenario {
                         Some(r) => Some(r as u64 * 1000),
                     },
                     rt_period_ns: period,
-                    fair_server_runtime_ns: self.fair_server.map_or(d.fair_server_runtime_ns, |f| f.0),
-                    fair_server_period_ns: self.fair_server.map_or(d.fair_server_period_ns, |f| f.1),
+                    fair_server_runtime_ns: self
+                        .fair_server
+                        .map_or(d.fair_server_runtime_ns, |f| f.0),
+                    fair_server_period_ns: self
+                        .fair_server
+                        .map_or(d.fair_server_period_ns, |f| f.1),
                 }
             },
         }

@@ -168,7 +168,11 @@ fn the_fair_server_gives_fair_tasks_50_ms_per_second_from_6_12() {
         // RT throttling is gone with the fair server: no fair task, no limit.
         let mut alone = one_cpu(vec![hog("rt", 0)], vec![]);
         rt(&mut alone, 0, RtPolicy::Fifo, 1);
-        assert_eq!(run(&alone, v).tasks[0].sum_exec_runtime_ns, S - DELTA, "{v}");
+        assert_eq!(
+            run(&alone, v).tasks[0].sum_exec_runtime_ns,
+            S - DELTA,
+            "{v}"
+        );
     }
 }
 
@@ -215,7 +219,10 @@ fn fifo_runs_until_it_blocks_and_higher_priority_preempts() {
     c.rt_bandwidth.rt_runtime_ns = None;
     let out = run(&c, "cfs-6.1");
     let high = out.tasks[1];
-    assert!(high.sum_exec_runtime_ns.abs_diff(100 * MS) <= 2 * MS, "{high:?}");
+    assert!(
+        high.sum_exec_runtime_ns.abs_diff(100 * MS) <= 2 * MS,
+        "{high:?}"
+    );
     // Its wait for the CPU after each wakeup is the δ of the preemption.
     assert!(high.run_delay_ns <= high.pcount * DELTA, "{high:?}");
     assert_eq!(high.involuntary_switches, 0);

@@ -586,18 +586,26 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
         None => Some(None),
         Some(Value::Object(f)) => {
             p.unknown_keys("fair_server", f, &["runtime", "period"]);
-            let period = f
-                .get("period")
-                .map_or(Some(1_000_000_000), |v| p.uint("fair_server.period", v, 1, 10_000_000_000));
+            let period = f.get("period").map_or(Some(1_000_000_000), |v| {
+                p.uint("fair_server.period", v, 1, 10_000_000_000)
+            });
             let runtime = f.get("runtime").map_or(Some(50_000_000), |v| {
-                p.uint("fair_server.runtime", v, 0, period.unwrap_or(10_000_000_000))
+                p.uint(
+                    "fair_server.runtime",
+                    v,
+                    0,
+                    period.unwrap_or(10_000_000_000),
+                )
             });
             runtime.zip(period).map(Some)
         }
         Some(v) => {
             p.err(
                 "fair_server",
-                format!("expected {{\"runtime\": ns, \"period\": ns}}, got {}", show(v)),
+                format!(
+                    "expected {{\"runtime\": ns, \"period\": ns}}, got {}",
+                    show(v)
+                ),
             );
             None
         }

@@ -232,19 +232,17 @@ pub(super) fn periodic(p: &mut P, w: &W, cpus: Option<u64>) -> Option<Periodic> 
     let nice =
         w.o.get("nice")
             .map_or(Some(d.nice), |v| nice(p, &w.path("nice"), v));
-    let policy =
-        w.o.get("policy")
-            .map_or(Some(d.policy), |v| {
-                if matches!(v.as_str(), Some("fifo" | "rr")) {
-                    // A workload's tasks are fair tasks; RT tasks are task groups.
-                    p.err(
-                        &w.path("policy"),
-                        format!("{v} is not a fair policy (allowed \"normal\", \"batch\" or \"idle\")"),
-                    );
-                    return None;
-                }
-                policy(p, &w.path("policy"), v)
-            });
+    let policy = w.o.get("policy").map_or(Some(d.policy), |v| {
+        if matches!(v.as_str(), Some("fifo" | "rr")) {
+            // A workload's tasks are fair tasks; RT tasks are task groups.
+            p.err(
+                &w.path("policy"),
+                format!("{v} is not a fair policy (allowed \"normal\", \"batch\" or \"idle\")"),
+            );
+            return None;
+        }
+        policy(p, &w.path("policy"), v)
+    });
     let affinity = w.affinity(p, cpus);
     Some(Periodic {
         count: count?,

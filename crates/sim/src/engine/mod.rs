@@ -38,8 +38,8 @@ mod group;
 mod irq;
 mod load;
 mod program;
-mod rt;
 mod queue;
+mod rt;
 mod select;
 mod topology;
 
