@@ -431,7 +431,7 @@ impl Simulator {
                 let id = id as Tid;
                 if gen == self.tasks[id].gen {
                     let cpu = self.tasks[id].cpu;
-                    self.with_rq(cpu, |f, c| f.update_curr(c));
+                    self.with_rq(cpu, |f, c| f.update_curr_user(c));
                     self.rt_account(cpu);
                     let burst = self.tasks[id].burst;
                     if let Burst::Until(end) | Burst::Paying(end) = burst {

@@ -67,7 +67,7 @@ impl Simulator {
     pub(super) fn run_program(&mut self, id: Tid) {
         const ZERO_TIME_STEPS: usize = 4096;
         let cpu = self.tasks[id].cpu;
-        self.with_rq(cpu, |f, c| f.update_curr(c));
+        self.with_rq(cpu, |f, c| f.update_curr_user(c));
         self.rt_account(cpu);
         for _ in 0..ZERO_TIME_STEPS {
             self.work += 1;

@@ -143,6 +143,11 @@ pub(crate) struct Rq {
     pub need_resched: bool,
     /// What raised `need_resched` first (decision records; cleared with it).
     pub resched_cause: Option<Cause>,
+    /// CPU time of curr that the engine has charged (a program step ends a burst) but no
+    /// kernel path has accounted yet: the kernel runs `update_curr` only from its own events
+    /// (tick, enqueue, dequeue, wakeup check, switch), so until the next one curr's vruntime
+    /// in the kernel lags by this much. Cleared by every kernel-path `update_curr`.
+    pub unaccounted_ns: u64,
     pub(crate) seq: u64,
     pub stats: CpuStats,
 }
@@ -493,6 +498,7 @@ impl Fair {
     /// `update_curr`: charge curr for the time since `exec_start`; EEVDF also renews the
     /// deadline and decides whether curr must give way.
     pub fn update_curr(&self, c: &mut Ctx) {
+        c.rq.unaccounted_ns = 0;
         let Some(cu) = c.rq.curr else { return };
         debug_assert!(
             !c.rq.tree.contains(&cu),
@@ -539,6 +545,21 @@ impl Fair {
             self.resched(c, Cause::DeadlineReached);
             self.clear_buddies(c, cu);
         }
+    }
+
+    /// `update_curr` run for the engine's own bookkeeping (a burst ends, a program step
+    /// starts), not from a kernel path: curr is charged as the kernel would charge it at its
+    /// next event, and the charge is remembered as not yet seen by the kernel
+    /// (`Rq::unaccounted_ns`).
+    pub fn update_curr_user(&self, c: &mut Ctx) {
+        let pending = c.rq.unaccounted_ns;
+        let before = c.rq.curr.map(|cu| c.ents[cu].sum_exec_runtime);
+        self.update_curr(c);
+        let charged = match (before, c.rq.curr) {
+            (Some(b), Some(cu)) => c.ents[cu].sum_exec_runtime - b,
+            _ => 0,
+        };
+        c.rq.unaccounted_ns = pending + charged;
     }
 
     // ----------------------------------------------------------------------------------------

@@ -228,7 +228,29 @@ impl Fair {
     }
 
     /// `requeue_delayed_entity`: a delayed task is woken before it was picked (6.12+).
+    ///
+    /// No `update_curr` comes first (`enqueue_task_fair` returns right after
+    /// `requeue_delayed_entity` for ENQUEUE_DELAYED, and `ttwu_runnable` reaches
+    /// `wakeup_preempt` only after it), so the wakee's lag and placement see curr's vruntime as
+    /// the kernel last accounted it: without the CPU time in `Rq::unaccounted_ns`.
     pub fn requeue_delayed(&self, c: &mut Ctx, id: Tid) {
+        let stale = match c.rq.curr {
+            Some(cu) if self.sw.requeue_stale_curr && cu != id && c.rq.unaccounted_ns > 0 => {
+                let back = calc_delta_fair(c.rq.unaccounted_ns, &c.ents[cu].load) as i64;
+                c.ents[cu].vruntime = c.ents[cu].vruntime.wrapping_sub(back);
+                Some((cu, back))
+            }
+            _ => None,
+        };
+        self.requeue_delayed_zero(c, id);
+        if let Some((cu, back)) = stale {
+            c.ents[cu].vruntime = c.ents[cu].vruntime.wrapping_add(back);
+        }
+        c.ents[id].sched_delayed = false;
+    }
+
+    /// DELAY_ZERO's part of `requeue_delayed_entity`.
+    fn requeue_delayed_zero(&self, c: &mut Ctx, id: Tid) {
         if self.has(Feature::DelayZero) {
             self.update_entity_lag(c, id);
             if c.ents[id].vlag > 0 {
@@ -251,7 +273,6 @@ impl Fair {
                 c.rq.nr_running += 1;
             }
         }
-        c.ents[id].sched_delayed = false;
     }
 
     /// A task blocks (`dequeue_entity` with DEQUEUE_SLEEP). Returns false when DELAY_DEQUEUE

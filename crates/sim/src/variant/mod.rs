@@ -59,6 +59,10 @@ pub struct VersionSwitches {
     /// wakee cancels an idle curr's protection, f553741ac8c0; fork and delayed wakees never
     /// preempt) and its pick (PICK_BUDDY in place of NEXT_BUDDY).
     pub protect: Protect,
+    /// 6.12+: `requeue_delayed_entity` (a delayed task woken, `ttwu_runnable`) takes the
+    /// wakee's lag and placement without `update_curr`, against curr's vruntime as the kernel
+    /// last accounted it; the wakeup check's `update_curr` then charges curr's run since.
+    pub requeue_stale_curr: bool,
     /// Normalised (unscaled) base slice: 0.75 ms before 6.15, 0.70 ms from 6.15 (2ae891b82695).
     pub base_slice_norm_ns: u64,
     /// 6.12+: the deferred deadline server for fair tasks (`rq->fair_server`, 50 ms / 1 s)
@@ -199,6 +203,7 @@ const CFS_SWITCHES: VersionSwitches = VersionSwitches {
     initial_half_slice_effective: false,
     custom_slice: false,
     protect: Protect::VlagMarker,
+    requeue_stale_curr: false,
     base_slice_norm_ns: 750_000,
     fair_server: false,
 };
@@ -246,6 +251,7 @@ pub const KERNEL_VERSIONS: &[KernelVersion] = &[
             deadline_tree: true,
             initial_half_slice_effective: true,
             custom_slice: true,
+            requeue_stale_curr: true,
             fair_server: true,
             ..CFS_SWITCHES
         },
@@ -262,6 +268,7 @@ pub const KERNEL_VERSIONS: &[KernelVersion] = &[
             initial_half_slice_effective: true,
             custom_slice: true,
             protect: Protect::Vprot,
+            requeue_stale_curr: true,
             base_slice_norm_ns: 700_000,
             fair_server: true,
             ..CFS_SWITCHES
