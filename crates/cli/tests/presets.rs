@@ -374,7 +374,12 @@ fn tbench_stacked_server_preempts_the_client_as_on_the_machine() {
     }
     assert_eq!(
         seen,
-        ["cfs-6.1", "eevdf-6.12:NO_DELAY_DEQUEUE", "eevdf-6.12", "eevdf-6.19"]
+        [
+            "cfs-6.1",
+            "eevdf-6.12:NO_DELAY_DEQUEUE",
+            "eevdf-6.12",
+            "eevdf-6.19"
+        ]
     );
 }
 
