@@ -155,16 +155,23 @@ fn without_rt_throttling_the_fair_hog_starves_before_6_12() {
 #[test]
 fn the_fair_server_gives_fair_tasks_50_ms_per_second_from_6_12() {
     // fair_server 50 ms / 1 s, deferred: started at t = 0 with the fair hog, its zero-laxity
-    // timer fires at deadline − runtime = 950 ms; it then runs the fair hog ahead of the RT hog
-    // for 50 ms. Replenished at its deadline (1 s) and still dl_defer_running, it runs again
-    // at once: 50 ms of fair time in every period after.
+    // timer fires at deadline − runtime = 950 ms. There replenish_dl_entity finds 50 ms left
+    // in the 50 ms to the deadline, over the server's 5 % (dl_entity_overflow): a new period
+    // from 950 ms, deadline 1.95 s. It runs the fair hog ahead of the RT hog for 50 ms, is
+    // throttled until 1.95 s, replenished there and, still dl_defer_running, runs again at
+    // once: one 50 ms window a second, at 0.95, 1.95, 2.95 s.
     let c = rt_hog_beside_fair(3 * S);
     for v in ["eevdf-6.12", "eevdf-6.19"] {
         let out = run(&c, v);
         let fair = out.tasks[1].sum_exec_runtime_ns;
         assert!(fair.abs_diff(3 * 50 * MS) <= 6 * DELTA, "{v}: fair {fair}");
         let st = stints(&out.trace, 2);
-        assert!(st[0].0.abs_diff(950 * MS) <= 2 * DELTA, "{v}: {st:?}");
+        assert!(st.len() >= 2, "{v}: {st:?}");
+        for (k, &(s, e)) in st.iter().take(2).enumerate() {
+            let at = 950 * MS + k as u64 * S;
+            assert!(s.abs_diff(at) <= 2 * DELTA, "{v}: {st:?}");
+            assert!(e.abs_diff(at + 50 * MS) <= 2 * DELTA, "{v}: {st:?}");
+        }
         // RT throttling is gone with the fair server: no fair task, no limit.
         let mut alone = one_cpu(vec![hog("rt", 0)], vec![]);
         rt(&mut alone, 0, RtPolicy::Fifo, 1);

@@ -20,10 +20,14 @@
 //!   `update_curr`); if that exhausts its runtime, the server is not needed this period and a
 //!   new period starts from now (`replenish_dl_new_period`). Otherwise its timer fires at the
 //!   zero-laxity point, deadline − runtime left (`start_dl_timer` with `dl_defer_armed`), the
-//!   server starts running (`dl_defer_running`) and, being a deadline entity, runs fair tasks
-//!   ahead of any RT task until its runtime is spent; it is then throttled until its deadline,
-//!   where it is replenished (deadline += period) and, still `dl_defer_running`, runs again at
-//!   once. It stops when the CPU has no fair task left (`dl_server_stop`).
+//!   server starts running (`dl_defer_running`); its replenishment there finds it over its
+//!   bandwidth (`dl_entity_overflow`: 50 ms left in the 50 ms to the deadline) and gives it a
+//!   new period from now with the full runtime (`replenish_dl_entity`). Being a deadline
+//!   entity, it runs fair tasks ahead of any RT task until that runtime is spent; it is then
+//!   throttled until its deadline (1 s after the zero-laxity point), where it is replenished
+//!   (deadline += period) and, still `dl_defer_running`, runs again at once: one window of
+//!   its runtime per period, never deferred again. It stops when the CPU has no fair task
+//!   left (`dl_server_stop`).
 //!
 //! Simplified (ARCHITECTURE.md, deviations): budgets are enforced at their exact instant by a
 //! per-CPU timer (the kernel's RT throttling notices at the next tick, `update_curr_rt`; RR
@@ -238,8 +242,17 @@ impl Simulator {
                         s.runtime = runtime;
                         s.deadline = now + period;
                     } else if now + s.runtime as u64 >= s.deadline {
-                        // The zero-laxity timer: the server runs (dl_defer_running).
+                        // The zero-laxity timer (dl_server_timer): the server runs
+                        // (dl_defer_running). Its replenishment (enqueue_dl_entity with
+                        // ENQUEUE_REPLENISH) finds the runtime left over the time to the
+                        // deadline above the server's bandwidth (dl_entity_overflow, with
+                        // dl_defer_armed): a new period from now, with the full runtime.
                         s.running = true;
+                        let to_deadline = (s.deadline - now) as u128;
+                        if to_deadline * (runtime as u128) < period as u128 * s.runtime as u128 {
+                            s.runtime = runtime;
+                            s.deadline = now + period;
+                        }
                         resched |= r.curr.is_some();
                     }
                 } else if s.throttled {

@@ -1,0 +1,89 @@
+#!/bin/sh
+# Re-record tests/fixtures/real/rt-*.perf-script.gz: a SCHED_FIFO priority-1 hog beside nice-0
+# hogs on one CPU, to see what the kernel leaves the fair hogs (RT throttling before 6.12,
+# the deferred fair server from 6.12: how much per second, and in which windows).
+#
+# Run as root with the build lock held, so no build shares the CPUs:
+#   flock /tmp/schedlab-build.lock sh scripts/record-rt.sh [OUTDIR]
+# Each fixture: the fair hogs pinned to CPU $CPU (taskset), 0.5 s later the RT hog
+# (chrt -f 1) on the same CPU, 1 s of warm-up, then $SECS s of `perf sched record` on all CPUs,
+# kept as gzip -9n'd `perf script` text (sched_stat_runtime lines dropped); metadata in
+# rt-metadata.txt. Every hog runs under `timeout -s KILL`, so none can outlive the script by
+# more than a few seconds even if the script itself is killed; afterwards each is killed by pid
+# and checked gone.
+set -eu
+HERE=$(cd "$(dirname "$0")" && pwd)
+OUT=${1:-$HERE/../tests/fixtures/real}
+CPU=${CPU:-1}
+SECS=4
+LIMIT=$((SECS + 4)) # timeout of every hog, s
+mkdir -p "$OUT"
+TMP=$(mktemp -d)
+HOG='while :; do :; done'
+META="$OUT/rt-metadata.txt"
+FIELDS='comm,tid,cpu,time,event,trace'
+# Each hog is /bin/sh under its own name, so its comm says which it is.
+for n in rthog fair1 fair2; do ln -s /bin/sh "$TMP/$n"; done
+PIDS=""
+stop() {
+	for p in $PIDS; do kill -KILL "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	for p in $PIDS; do
+		if kill -0 "$p" 2>/dev/null; then echo "record-rt: pid $p still alive" >&2; exit 1; fi
+	done
+	PIDS=""
+}
+trap 'stop; rm -rf "$TMP"' EXIT
+idle_pct() { # all CPUs, over 1 s
+	set -- $(awk '/^cpu / {print $5+$6, $2+$3+$4+$5+$6+$7+$8}' /proc/stat); i0=$1; t0=$2; sleep 1
+	set -- $(awk '/^cpu / {print $5+$6, $2+$3+$4+$5+$6+$7+$8}' /proc/stat); echo $(( 100 * ($1 - i0) / ($2 - t0) ))
+}
+quiet() { # wait up to 60 s for >= 95 % idle; the figure is kept either way
+	n=0; idle=$(idle_pct)
+	while [ "$idle" -lt 95 ] && [ $n -lt 60 ]; do n=$((n + 1)); idle=$(idle_pct); done
+	echo "$1: machine idle before start: $idle %" >> "$META"
+}
+# spawn NAME [chrt args]: a hog pinned to $CPU; its pid (the hog itself: timeout forks it) in $PIDS.
+spawn() {
+	name=$1; shift
+	timeout -s KILL "$LIMIT" taskset -c "$CPU" "$@" "$TMP/$name" -c "$HOG" &
+	PIDS="$PIDS $!"
+	sleep 0.05
+	PIDS="$PIDS $(pgrep -P $! || true)"
+}
+dbg() { cat "/sys/kernel/debug/sched/$1" 2>&1 | tr '\n' ' '; }
+
+{
+	echo "# RT fixtures for schedlab (scripts/record-rt.sh), recorded $(date -u +%FT%TZ)"
+	echo "uname -a: $(uname -a)"
+	echo "perf: $(perf --version)"
+	echo "cpus: $(nproc); hogs pinned to CPU $CPU; $SECS s recorded after 1 s with the RT hog"
+	echo "config: $(zcat /proc/config.gz 2>/dev/null | grep -E '^CONFIG_(HZ|PREEMPT|PREEMPT_DYNAMIC|RT_GROUP_SCHED|SCHED_HRTICK|NO_HZ_FULL)=' | tr '\n' ' ')"
+	echo "HZ: 250 by measurement (metadata.txt: LOC interrupts/s on a busy CPU)"
+	echo "sched_rt_runtime_us: $(cat /proc/sys/kernel/sched_rt_runtime_us)"
+	echo "sched_rt_period_us: $(cat /proc/sys/kernel/sched_rt_period_us)"
+	echo "sched_rr_timeslice_ms: $(cat /proc/sys/kernel/sched_rr_timeslice_ms)"
+	echo "fair_server cpu$CPU runtime: $(dbg fair_server/cpu$CPU/runtime)"
+	echo "fair_server cpu$CPU period: $(dbg fair_server/cpu$CPU/period)"
+	echo "sched features: $(dbg features)"
+	echo "perf script fields: $FIELDS (sched_stat_runtime lines dropped)"
+} > "$META"
+
+record() { # NAME FAIR-HOG...
+	name=$1; shift
+	quiet "$name"
+	for f in "$@"; do spawn "$f"; done
+	sleep 0.5
+	spawn rthog chrt -f 1
+	sleep 1
+	echo "$name: pids (timeout, hog) $PIDS; rthog policy: $(chrt -p "$(echo $PIDS | awk '{print $NF}')" | tr '\n' ' ')" >> "$META"
+	perf sched record -q -o "$TMP/$name.data" -- sleep "$SECS" >/dev/null 2>&1
+	stop
+	perf script -i "$TMP/$name.data" -F "$FIELDS" 2>/dev/null | grep -v 'sched:sched_stat_runtime:' |
+		gzip -9n > "$OUT/$name.perf-script.gz"
+}
+
+# 1. One fair hog beside the RT hog.
+record rt-one fair1
+# 2. Two fair hogs beside it: they share what the fair class gets.
+record rt-two fair1 fair2
