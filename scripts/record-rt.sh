@@ -25,11 +25,14 @@ FIELDS='comm,tid,cpu,time,event,trace'
 # Each hog is /bin/sh under its own name, so its comm says which it is.
 for n in rthog fair1 fair2; do ln -s /bin/sh "$TMP/$n"; done
 PIDS=""
-stop() {
+name=""
+alive() { [ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
+stop() { # the hogs, then their timeouts; each must be gone (or a zombie) within 2 s
 	for p in $PIDS; do kill -KILL "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
 	for p in $PIDS; do
-		if kill -0 "$p" 2>/dev/null; then echo "record-rt: pid $p still alive" >&2; exit 1; fi
+		n=0; while alive "$p" && [ $n -lt 20 ]; do n=$((n + 1)); sleep 0.1; done
+		if alive "$p"; then echo "record-rt: pid $p still alive" >&2; exit 1; fi
 	done
 	PIDS=""
 }
@@ -45,8 +48,8 @@ quiet() { # wait up to 60 s for >= 95 % idle; the figure is kept either way
 }
 # spawn NAME [chrt args]: a hog pinned to $CPU; its pid (the hog itself: timeout forks it) in $PIDS.
 spawn() {
-	name=$1; shift
-	timeout -s KILL "$LIMIT" taskset -c "$CPU" "$@" "$TMP/$name" -c "$HOG" &
+	hog=$1; shift
+	timeout -s KILL "$LIMIT" taskset -c "$CPU" "$@" "$TMP/$hog" -c "$HOG" &
 	PIDS="$PIDS $!"
 	sleep 0.05
 	PIDS="$PIDS $(pgrep -P $! || true)"
@@ -76,7 +79,7 @@ record() { # NAME FAIR-HOG...
 	sleep 0.5
 	spawn rthog chrt -f 1
 	sleep 1
-	echo "$name: pids (timeout, hog) $PIDS; rthog policy: $(chrt -p "$(echo $PIDS | awk '{print $NF}')" | tr '\n' ' ')" >> "$META"
+	echo "$name: pids (timeout, hog, ...) $PIDS; rthog policy: $(chrt -p "$(echo $PIDS | awk '{print $NF}')" | tr '\n' ' ')" >> "$META"
 	perf sched record -q -o "$TMP/$name.data" -- sleep "$SECS" >/dev/null 2>&1
 	stop
 	perf script -i "$TMP/$name.data" -F "$FIELDS" 2>/dev/null | grep -v 'sched:sched_stat_runtime:' |

@@ -157,9 +157,10 @@ fn the_fair_server_gives_fair_tasks_50_ms_per_second_from_6_12() {
     // fair_server 50 ms / 1 s, deferred: started at t = 0 with the fair hog, its zero-laxity
     // timer fires at deadline − runtime = 950 ms. There replenish_dl_entity finds 50 ms left
     // in the 50 ms to the deadline, over the server's 5 % (dl_entity_overflow): a new period
-    // from 950 ms, deadline 1.95 s. It runs the fair hog ahead of the RT hog for 50 ms, is
-    // throttled until 1.95 s, replenished there and, still dl_defer_running, runs again at
-    // once: one 50 ms window a second, at 0.95, 1.95, 2.95 s.
+    // from 950 ms. It runs the fair hog ahead of the RT hog for 50 ms; spent at 1 s, it is
+    // throttled, and the fair hog's update_curr at its switch-out (dl_server_update) defers
+    // it again with a new period from 1 s: zero-laxity at 1.95 s. One 50 ms window a second,
+    // at 0.95, 1.95, 2.95 s.
     let c = rt_hog_beside_fair(3 * S);
     for v in ["eevdf-6.12", "eevdf-6.19"] {
         let out = run(&c, v);
@@ -168,9 +169,10 @@ fn the_fair_server_gives_fair_tasks_50_ms_per_second_from_6_12() {
         let st = stints(&out.trace, 2);
         assert!(st.len() >= 2, "{v}: {st:?}");
         for (k, &(s, e)) in st.iter().take(2).enumerate() {
+            // Each hand-over's δ delays the next window's period by as much.
             let at = 950 * MS + k as u64 * S;
-            assert!(s.abs_diff(at) <= 2 * DELTA, "{v}: {st:?}");
-            assert!(e.abs_diff(at + 50 * MS) <= 2 * DELTA, "{v}: {st:?}");
+            assert!(s.abs_diff(at) <= 4 * DELTA, "{v}: {st:?}");
+            assert!(e.abs_diff(at + 50 * MS) <= 4 * DELTA, "{v}: {st:?}");
         }
         // RT throttling is gone with the fair server: no fair task, no limit.
         let mut alone = one_cpu(vec![hog("rt", 0)], vec![]);

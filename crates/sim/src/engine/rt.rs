@@ -24,10 +24,12 @@
 //!   bandwidth (`dl_entity_overflow`: 50 ms left in the 50 ms to the deadline) and gives it a
 //!   new period from now with the full runtime (`replenish_dl_entity`). Being a deadline
 //!   entity, it runs fair tasks ahead of any RT task until that runtime is spent; it is then
-//!   throttled until its deadline (1 s after the zero-laxity point), where it is replenished
-//!   (deadline += period) and, still `dl_defer_running`, runs again at once: one window of
-//!   its runtime per period, never deferred again. It stops when the CPU has no fair task
-//!   left (`dl_server_stop`).
+//!   throttled; the fair task's `update_curr` as it is switched out (`dl_server_update`) then
+//!   finds the deferred server throttled and out of runtime, clears `dl_defer_running` and
+//!   starts a new period from now (`replenish_dl_new_period`): it defers again, and its next
+//!   window opens 950 ms after this one ended (Linux 6.18 recorded: 54 ms windows, the
+//!   runtime plus the tick that notices it, 1.004 s apart). It stops when the CPU has no fair
+//!   task left (`dl_server_stop`).
 //!
 //! Simplified (ARCHITECTURE.md, deviations): budgets are enforced at their exact instant by a
 //! per-CPU timer (the kernel's RT throttling notices at the next tick, `update_curr_rt`; RR
@@ -192,6 +194,7 @@ impl Simulator {
         let now = self.now;
         let bw = self.cfg.rt_bandwidth;
         let fair_tasks = self.cpus[cpu as usize].rq.nr_running > 0;
+        let fair_curr = self.cpus[cpu as usize].rq.curr.is_some();
         let fair_server = self.fair_server();
         let t0 = self.rt.t0;
         let r = &mut self.rt.cpus[cpu as usize];
@@ -266,8 +269,22 @@ impl Simulator {
                         resched |= r.curr.is_some();
                     }
                 } else if s.runtime <= 0 {
-                    // Runtime spent: throttled until the deadline; RT runs again.
-                    s.throttled = true;
+                    // Runtime spent: throttled until the deadline (update_curr_dl_se); RT
+                    // runs again. The fair task's own update_curr as it is switched out
+                    // (dl_server_update) then finds a deferred, throttled server out of
+                    // runtime: no longer dl_defer_running, a new period from now and the
+                    // zero-laxity timer re-armed (replenish_dl_new_period): it defers again.
+                    if fair_curr {
+                        *s = FairServer {
+                            active: true,
+                            running: false,
+                            throttled: false,
+                            runtime,
+                            deadline: now + period,
+                        };
+                    } else {
+                        s.throttled = true;
+                    }
                     resched |= rt_ready;
                 }
             }
