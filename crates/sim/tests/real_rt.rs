@@ -113,8 +113,8 @@ fn recorded(name: &str) -> Figures {
     let span = last - first;
     // The RT hog's stint from before the recording is not seen until its first switch-out.
     assert!(
-        span > 4 * S && rt > 3 * S,
-        "{name}: span {span} ns, rthog {rt} ns"
+        span > 4 * S && rt > 3 * S && fair > 150 * MS,
+        "{name}: span {span} ns, rthog {rt} ns, fair hogs {fair} ns"
     );
     let marked: Vec<(u64, u64, bool, bool)> = st
         .iter()
@@ -153,10 +153,9 @@ fn model(fair_hogs: usize, duration_ns: u64) -> Figures {
         }
     }
     marked.sort();
-    // The RT hog's last stint runs to the end (`stints` leaves it out): it closes the last window.
+    // The RT hog's last stint runs to the end (`stints` leaves it out): it closes the last
+    // window.
     marked.push((out.trace.end_ns, out.trace.end_ns, true, false));
-    let fair: u64 = marked.iter().filter(|m| m.3).map(|m| m.1 - m.0).sum();
-    let span = out.trace.end_ns - from;
     Figures {
         windows: windows(&marked)
             .into_iter()
