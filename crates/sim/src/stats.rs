@@ -82,6 +82,10 @@ pub struct CpuStats {
     pub lb_pulled: u64,
     /// Pulls by newidle balancing.
     pub lb_newidle_pulled: u64,
+    /// `lb_count[CPU_NEWLY_IDLE]` summed over this CPU's domains: newidle balance attempts
+    /// (`sched_balance_rq` runs), after the `avg_idle` gate and NI_RANDOM. Not serialized.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub lb_newidle_count: u64,
     /// Balancing attempts that found an imbalance but could move nothing.
     pub lb_failed: u64,
     /// Time the interrupt-load sources (`SimConfig::irq_load`) took on this CPU.

@@ -204,6 +204,8 @@ impl Simulator {
             idle_target = self.idle_cpu(new_cpu);
             self.group_update(new_cpu, Some(id));
             self.with_rq(new_cpu, |f, c| f.enqueue_wakeup(c, id, migrated));
+            // ttwu_do_activate: rq->avg_idle learns how long the target was newly idle.
+            self.ttwu_avg_idle(new_cpu);
             self.sched_info_enqueue(id);
             self.check_preempt_curr(new_cpu, id, false, sync);
         }

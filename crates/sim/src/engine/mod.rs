@@ -109,6 +109,16 @@ struct Cpu {
     clock_task: u64,
     /// When the CPU last went idle (`idle_stamp`; the fork path prefers the most recent).
     idle_stamp: u64,
+    /// `rq->idle_stamp` as `ttwu_do_activate` reads it: set when newidle balancing starts,
+    /// cleared by a pull or by the next wakeup onto this CPU (which feeds `avg_idle`).
+    newidle_stamp: Option<u64>,
+    /// `rq->avg_idle` (ns): `update_avg` of the idle durations seen at wakeups; starts at
+    /// 2 × `sysctl_sched_migration_cost` (`sched_init`).
+    avg_idle: u64,
+    /// `rq->max_idle_balance_cost` (ns): starts at `sysctl_sched_migration_cost`.
+    max_idle_balance_cost: u64,
+    /// `sched_rng()`'s per-CPU state (6.19's NI_RANDOM).
+    sched_rng: Option<Rng>,
     /// Per sched-domain level (lowest first): last balance time and `nr_balance_failed`.
     lb: [LbState; 3],
     /// `rq->next_balance`, in jiffies: the tick raises SCHED_SOFTIRQ from then on.
@@ -334,6 +344,14 @@ impl Simulator {
             rt: rt::RtState::new(cfg),
             cfg: cfg.clone(),
         };
+        let migration_cost = sim.fair.p.migration_cost_ns;
+        for (i, c) in sim.cpus.iter_mut().enumerate() {
+            // sched_init: avg_idle = 2 × migration cost, max_idle_balance_cost = migration cost.
+            c.avg_idle = 2 * migration_cost;
+            c.max_idle_balance_cost = migration_cost;
+            // The sched_rng streams come after the tasks' and the irq sources' (irq.rs).
+            c.sched_rng = Some(Rng::new(cfg.seed, (1u64 << 41) + i as u64));
+        }
         sim.group_init();
         for (i, t) in cfg.tasks.iter().enumerate() {
             sim.push(t.start_ns, Ev::Start(i as u32));

@@ -47,6 +47,9 @@ pub enum Feature {
     WaWeight,
     /// Bias `wake_affine_weight` toward prev by half the domain's imbalance_pct. On.
     WaBias,
+    /// NI_RANDOM (6.19, 33cf66d88306): newidle balancing of a domain runs with a probability
+    /// that follows its success rate (a 1024-sided die against `newidle_ratio`). On.
+    NiRandom,
     /// Proposal (seed 000, Peter Zijlstra, Aug 2023; never merged): after `update_curr` in the
     /// wakeup-preemption check, give up if the wakee's deadline is later than curr's.
     WakeupDeadline,
@@ -57,7 +60,7 @@ pub enum Feature {
 }
 
 /// All features, in `features.h` order.
-pub const ALL_FEATURES: [Feature; 21] = [
+pub const ALL_FEATURES: [Feature; 22] = [
     Feature::GentleFairSleepers,
     Feature::StartDebit,
     Feature::LastBuddy,
@@ -77,6 +80,7 @@ pub const ALL_FEATURES: [Feature; 21] = [
     Feature::WaIdle,
     Feature::WaWeight,
     Feature::WaBias,
+    Feature::NiRandom,
     Feature::WakeupDeadline,
     Feature::ReschedIneligible,
 ];
@@ -104,6 +108,7 @@ impl Feature {
             Feature::WaIdle => "WA_IDLE",
             Feature::WaWeight => "WA_WEIGHT",
             Feature::WaBias => "WA_BIAS",
+            Feature::NiRandom => "NI_RANDOM",
             Feature::WakeupDeadline => "WAKEUP_DEADLINE",
             Feature::ReschedIneligible => "RESCHED_CURR_INELIGIBLE",
         }
@@ -133,6 +138,7 @@ impl Feature {
             Feature::WaIdle => "wake-affine: prefer an idle waker CPU or an idle previous CPU",
             Feature::WaWeight => "wake-affine: pull the wakee to the less loaded waker CPU",
             Feature::WaBias => "wake-affine: bias the load comparison toward the previous CPU",
+            Feature::NiRandom => "newidle balancing runs in proportion to its success rate",
             Feature::WakeupDeadline => {
                 "proposal (2023): preempt on wakeup only if the wakee's deadline is earlier"
             }
@@ -160,7 +166,6 @@ pub const UNMODELLED_FEATURES: &[(&str, &str)] = &[
     ("NONTASK_CAPACITY", "CPU capacity is not modelled: IRQ time is charged to tasks (irq_ns) but never scales a CPU's capacity"),
     ("TTWU_QUEUE", "remote wakeups always go through the wake list and an IPI (its IRQ time is charged); the direct path is not modelled"),
     ("SIS_PROP", "the idle-CPU scan of the LLC is modelled without a scan limit"),
-    ("SIS_UTIL", "the idle-CPU scan of the LLC is modelled without a scan limit (and PELT is not modelled)"),
     ("WARN_DOUBLE_CLOCK", "a debug check"),
     ("RT_PUSH_IPI", "RT tasks are not modelled"),
     ("RT_RUNTIME_SHARE", "RT tasks are not modelled"),
@@ -171,7 +176,7 @@ pub const UNMODELLED_FEATURES: &[(&str, &str)] = &[
     ("LATENCY_WARN", "a debug check"),
     ("HRTICK_DL", "deadline tasks are not modelled"),
     ("HZ_BW", "CFS bandwidth control is not modelled"),
-    ("NI_RANDOM", "newidle balancing is modelled as always tried; its randomised throttling is not"),
+    ("SIS_UTIL", "the idle-CPU scan of the LLC is modelled without a scan limit"),
 ];
 
 /// A set of features (a bit set over [`Feature`]).

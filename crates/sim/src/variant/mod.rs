@@ -180,6 +180,7 @@ const EEVDF619_AVAILABLE: &[Feature] = &[
     WaIdle,
     WaWeight,
     WaBias,
+    NiRandom,
 ];
 const EEVDF619_DEFAULTS: &[Feature] = &[
     PlaceLag,
@@ -194,6 +195,7 @@ const EEVDF619_DEFAULTS: &[Feature] = &[
     WaIdle,
     WaWeight,
     WaBias,
+    NiRandom,
 ];
 
 const CFS_SWITCHES: VersionSwitches = VersionSwitches {

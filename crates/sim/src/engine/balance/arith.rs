@@ -48,6 +48,93 @@ pub fn shr_bound(val: u64, shift: u32) -> u64 {
     val >> shift.min(63)
 }
 
+/// `update_avg` (core.c): `avg += (sample − avg) / 8`, in signed 64-bit arithmetic (the division
+/// truncates toward zero, as C's does).
+pub fn update_avg(avg: u64, sample: u64) -> u64 {
+    let diff = sample as i64 - avg as i64;
+    (avg as i64 + diff / 8) as u64
+}
+
+/// `rq->avg_idle` after a wakeup onto a CPU that went newly idle `idle_ns` before
+/// (`ttwu_do_activate`; `ttwu_do_wakeup` in 6.1): `update_avg` of the idle duration, capped at
+/// twice `rq->max_idle_balance_cost`.
+pub fn avg_idle_after_wakeup(avg_idle: u64, idle_ns: u64, max_idle_balance_cost: u64) -> u64 {
+    update_avg(avg_idle, idle_ns).min(2 * max_idle_balance_cost)
+}
+
+/// A sched domain's newidle bookkeeping (`struct sched_domain`): the largest measured cost of a
+/// newidle balance of it, decayed by 253/256 once a second, and (6.19, NI_RANDOM) its success
+/// statistics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NewidleCost {
+    /// `sd->max_newidle_lb_cost` (ns); 0 at `sd_init`.
+    pub max_newidle_lb_cost: u64,
+    /// `sd->last_decay_max_lb_cost` (jiffies); `jiffies` at `sd_init` (0 here).
+    pub last_decay_max_lb_cost: u64,
+    /// `sd->newidle_call` (6.19); 512 at `sd_init` ("50% success rate").
+    pub newidle_call: u32,
+    /// `sd->newidle_success` (6.19); 256 at `sd_init`.
+    pub newidle_success: u32,
+    /// `sd->newidle_ratio` (6.19): successes per 1024 attempts; 512 at `sd_init`.
+    pub newidle_ratio: u32,
+}
+
+impl Default for NewidleCost {
+    fn default() -> Self {
+        NewidleCost {
+            max_newidle_lb_cost: 0,
+            last_decay_max_lb_cost: 0,
+            newidle_call: 512,
+            newidle_success: 256,
+            newidle_ratio: 512,
+        }
+    }
+}
+
+impl NewidleCost {
+    /// `update_newidle_stats` (6.19, 33cf66d88306): count an attempt and its (weighted)
+    /// success; every 1024 attempts the ratio is the successes, and both counts halve.
+    pub fn update_stats(&mut self, success: u32) {
+        self.newidle_call += 1;
+        self.newidle_success += success;
+        if self.newidle_call >= 1024 {
+            self.newidle_ratio = self.newidle_success;
+            self.newidle_call /= 2;
+            self.newidle_success /= 2;
+        }
+    }
+
+    /// `update_newidle_cost`: a larger cost becomes the maximum (and restarts the decay
+    /// clock); otherwise, more than HZ jiffies after the last decay, the maximum decays by
+    /// 253/256 ("~1% per second") and this returns true. With `stats` (6.19) a non-zero cost
+    /// also counts an attempt with `success` (`update_newidle_stats`).
+    pub fn update(&mut self, cost: u64, jiffies: u64, hz: u64, stats: bool, success: u32) -> bool {
+        if stats && cost != 0 {
+            self.update_stats(success);
+        }
+        if cost > self.max_newidle_lb_cost {
+            self.max_newidle_lb_cost = cost;
+            self.last_decay_max_lb_cost = jiffies;
+        } else if jiffies > self.last_decay_max_lb_cost + hz {
+            self.max_newidle_lb_cost = self.max_newidle_lb_cost * 253 / 256;
+            self.last_decay_max_lb_cost = jiffies;
+            return true;
+        }
+        false
+    }
+}
+
+/// `update_idle_cpu_scan` (SIS_UTIL, 70fb5ccf2ebb, v6.0+): how many CPUs `select_idle_cpu` may
+/// scan in an LLC of `llc_weight` CPUs whose PELT util sums to `sum_util`:
+/// x = sum_util / llc_weight, y = 1024 − min(x² · pct² / (10000 · 1024), 1024),
+/// nr_idle_scan = y · llc_weight / 1024 — none once the LLC is ~85 % (100/117) busy.
+pub fn nr_idle_scan(sum_util: u64, llc_weight: u64, imbalance_pct: u64) -> u32 {
+    let x = sum_util / llc_weight.max(1);
+    let tmp = (x * x * imbalance_pct * imbalance_pct / (10000 * CAPACITY)).min(CAPACITY);
+    let y = CAPACITY - tmp;
+    (y * llc_weight / CAPACITY) as u32
+}
+
 /// `enum group_type`, in the kernel's order (a higher value is busier); only the types the
 /// modelled topologies produce.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
@@ -308,6 +395,76 @@ mod tests {
         );
         assert_eq!(find_busiest_group(&two, &one, &sds(3072, false)), None);
         assert!(shr_bound(1024, 0) > 512 && shr_bound(1024, 1) <= 512);
+    }
+
+    /// `update_avg` from `sched_init`'s 1 ms toward 1 µs samples: 1_000_000 − 999_000/8 =
+    /// 875_125, then 875_125 − 874_125/8 (= 109_265.6, truncated) = 765_860; a long sample
+    /// is capped at 2 × `max_idle_balance_cost`.
+    #[test]
+    fn avg_idle_is_update_avg_capped() {
+        assert_eq!(avg_idle_after_wakeup(1_000_000, 1_000, 500_000), 875_125);
+        assert_eq!(avg_idle_after_wakeup(875_125, 1_000, 500_000), 765_860);
+        assert_eq!(
+            avg_idle_after_wakeup(1_000_000, 5_000_000, 500_000),
+            1_000_000
+        );
+        // A rising sample: 1_000 + (9_000 / 8 = 1_125).
+        assert_eq!(update_avg(1_000, 10_000), 2_125);
+    }
+
+    /// `update_newidle_cost`: a higher cost is the new maximum; otherwise, once more than HZ
+    /// jiffies passed since the last decay, 5_000 · 253/256 = 4_941 (4_941.4) and "need decay".
+    #[test]
+    fn newidle_cost_tracks_the_maximum_and_decays_once_a_second() {
+        let mut c = NewidleCost::default();
+        assert!(!c.update(5_000, 10, 250, false, 0));
+        assert_eq!(
+            (c.max_newidle_lb_cost, c.last_decay_max_lb_cost),
+            (5_000, 10)
+        );
+        assert!(!c.update(0, 260, 250, false, 0));
+        assert!(c.update(0, 261, 250, false, 0));
+        assert_eq!(
+            (c.max_newidle_lb_cost, c.last_decay_max_lb_cost),
+            (4_941, 261)
+        );
+        assert!(!c.update(3_000, 262, 250, false, 0));
+        assert_eq!(c.max_newidle_lb_cost, 4_941);
+    }
+
+    /// 6.19's `update_newidle_stats` from `sd_init`'s 512 calls, 256 successes, ratio 512: 512
+    /// failures reach 1024 calls, so ratio = 256 and both counts halve; a zero cost counts
+    /// nothing (`if (cost) update_newidle_stats`).
+    #[test]
+    fn newidle_stats_follow_the_success_rate() {
+        let mut c = NewidleCost::default();
+        c.update(0, 0, 250, true, 0);
+        assert_eq!(c.newidle_call, 512);
+        for _ in 0..511 {
+            c.update(5_000, 0, 250, true, 0);
+        }
+        assert_eq!((c.newidle_call, c.newidle_ratio), (1023, 512));
+        c.update(5_000, 0, 250, true, 0);
+        assert_eq!(
+            (c.newidle_call, c.newidle_success, c.newidle_ratio),
+            (512, 128, 256)
+        );
+        // A success at ratio 512 weighs (1024 + 513/2) / 513 = 2.
+        assert_eq!((1024 + 513 / 2) / 513, 2);
+    }
+
+    /// `update_idle_cpu_scan`: an idle LLC scans all its CPUs; 8 CPUs at half util: x = 512,
+    /// 512² · 117² / 10_240_000 = 350 (350.4), y = 674, 674 · 8 / 1024 = 5 (5.27); at 85 %
+    /// (x = 875: 1023.5 → 1023, y = 1) 8/1024 rounds to 0; two CPUs, one busy: 2 · 674 /
+    /// 1024 = 1.
+    #[test]
+    fn sis_util_scan_depth() {
+        assert_eq!(nr_idle_scan(0, 8, 117), 8);
+        assert_eq!(nr_idle_scan(8 * 512, 8, 117), 5);
+        assert_eq!(nr_idle_scan(8 * 875, 8, 117), 0);
+        assert_eq!(nr_idle_scan(8 * 1024, 8, 117), 0);
+        assert_eq!(nr_idle_scan(1024, 2, 117), 1);
+        assert_eq!(nr_idle_scan(0, 2, 117), 2);
     }
 
     /// An idle CPU beside one with two tasks takes one task (migrate_task, (2 − 0) >> 1), and

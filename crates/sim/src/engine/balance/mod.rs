@@ -5,7 +5,9 @@
 //!   `_nohz_idle_balance` does;
 //! - `rebalance_domains` (`sched_balance_domains`) with `get_sd_balance_interval`, each domain's
 //!   `last_balance` and `balance_interval`, and `rq->next_balance`;
-//! - `newidle_balance` (`sched_balance_newidle`);
+//! - `newidle_balance` (`sched_balance_newidle`) gated by `rq->avg_idle` against each domain's
+//!   `max_newidle_lb_cost` (and 6.19's NI_RANDOM), `update_newidle_cost` and its decay in
+//!   `rebalance_domains`, `rq->max_idle_balance_cost`;
 //! - `load_balance` (`sched_balance_rq`): `should_we_balance`, `update_sd_lb_stats` with
 //!   `group_classify` (has_spare, fully_busy, overloaded), `find_busiest_group`
 //!   (`sched_balance_find_src_group`) and `calculate_imbalance` with its migration types
@@ -44,8 +46,8 @@
 //! its util recovers, and in the noiseless model the tick parity then locks on moving the same
 //! hog (ARCHITECTURE.md, "Compared with the machine"); capacities are 1024 per CPU (no RT/IRQ pressure);
 //! no misfit, asym packing, group_imbalanced (LBF_SOME_PINNED/LBF_DST_PINNED's retarget),
-//! CACHE_HOT_BUDDY, NUMA or SD_SERIALIZE; newidle balancing is not gated by `avg_idle`
-//! against `max_newidle_lb_cost`; active balance only for migrate_task after
+//! CACHE_HOT_BUDDY, NUMA or SD_SERIALIZE; a newidle balance takes no simulated time (its
+//! cost is recorded as [`NEWIDLE_COST_NS`]); active balance only for migrate_task after
 //! `cache_nice_tries + 2` failures (since v5.11, e9b9734b7465, the others are asym packing,
 //! misfit and reduced capacity, which the modelled topologies do not have). Listed in
 //! ARCHITECTURE.md.
@@ -54,6 +56,7 @@ use alloc::vec::Vec;
 
 use crate::fair::Tid;
 use crate::trace::EventKind;
+use crate::variant::Feature;
 
 use super::queue::Ev;
 use super::topology::Domain;
@@ -64,6 +67,13 @@ mod arith;
 pub use arith::*;
 use arith::{CAPACITY, MAX_PINNED_INTERVAL_MS, NR_MIGRATE};
 
+/// The cost one newidle balance of one domain is recorded as (`domain_cost`, from
+/// `sched_clock_cpu` around `sched_balance_rq` in the kernel), in ns. Bounded on the 2-vCPU
+/// VM (Linux 6.18, docs/measurements.md): from a blocking task's last `sched_stat_runtime`
+/// (its dequeue) to its `sched_switch` to idle, the whole path that includes the newidle
+/// balance takes 4.2 µs at p10 (5.5 µs at p50). See [`Simulator::newidle_balance`].
+pub const NEWIDLE_COST_NS: u64 = 4_000;
+
 /// Per sched-domain level of a CPU: the domain's balancing state (`struct sched_domain`).
 #[derive(Clone, Copy, Default)]
 pub(super) struct LbState {
@@ -73,6 +83,8 @@ pub(super) struct LbState {
     pub(super) balance_interval_ms: u32,
     /// `sd->nr_balance_failed`.
     pub(super) nr_balance_failed: u32,
+    /// `sd->max_newidle_lb_cost` and its decay; 6.19's newidle success statistics.
+    pub(super) newidle: NewidleCost,
 }
 
 /// `enum cpu_idle_type` as `sched_balance_rq` sees it.
@@ -175,11 +187,32 @@ impl Simulator {
         let jiffies = self.jiffies();
         let mut busy = idle == IdleType::NotIdle && !self.sched_idle_cpu(cpu);
         let mut next_balance = jiffies + 60 * hz as u64;
+        let ni_stats = self
+            .fair
+            .variant
+            .version
+            .available
+            .contains(&Feature::NiRandom);
+        let (mut need_decay, mut max_cost, mut continue_balancing) = (false, 0, true);
         for (level, d) in doms[..n].iter().enumerate() {
+            // "Decay the newidle max times here because this is a regular visit to all the
+            // domains" (update_newidle_cost(sd, 0)); need_decay keeps the last domain's answer.
+            let st = &mut self.cpus[cpu as usize].lb[level].newidle;
+            need_decay = st.update(0, jiffies, hz as u64, ni_stats, 0);
+            max_cost += st.max_newidle_lb_cost;
+            if !continue_balancing {
+                // should_we_balance() said another CPU of the group balances it: higher
+                // domains are left to that CPU too (but still decayed while they need it).
+                if need_decay {
+                    continue;
+                }
+                break;
+            }
             let mut interval =
                 balance_interval_jiffies(self.interval_ms(cpu, level, d), busy, hz, ncpus);
             if jiffies >= self.cpus[cpu as usize].lb[level].last_balance + interval {
                 let (moved, go_on) = self.load_balance(cpu, level, d, idle);
+                continue_balancing = go_on;
                 if moved > 0 {
                     // "The LBF_DST_PINNED logic could have changed env->dst_cpu, so we can't
                     // know our idle state even if we migrated tasks. Update it."
@@ -195,59 +228,142 @@ impl Simulator {
                     balance_interval_jiffies(self.interval_ms(cpu, level, d), busy, hz, ncpus);
                 let last = self.cpus[cpu as usize].lb[level].last_balance;
                 next_balance = next_balance.min(last + interval);
-                if !go_on {
-                    // should_we_balance() said another CPU of the group balances it: higher
-                    // domains are left to that CPU too.
-                    break;
-                }
             } else {
                 let last = self.cpus[cpu as usize].lb[level].last_balance;
                 next_balance = next_balance.min(last + interval);
             }
         }
-        self.cpus[cpu as usize].next_balance = next_balance;
+        let c = &mut self.cpus[cpu as usize];
+        if need_decay {
+            // "Ensure the rq-wide value also decays but keep it at a reasonable floor to avoid
+            // funnies with rq->avg_idle."
+            c.max_idle_balance_cost = max_cost.max(self.fair.p.migration_cost_ns);
+        }
+        c.next_balance = next_balance;
     }
 
     /// `newidle_balance` (`sched_balance_newidle` since 6.10): about to go idle, try to pull,
-    /// lowest domain first, until a task came.
+    /// lowest domain first, until a task came. The same in 6.1, 6.6, 6.12 and 6.19, but for
+    /// 6.19's NI_RANDOM:
+    /// - `rq->idle_stamp` is set first (ttwu's `avg_idle` measures from it);
+    /// - nothing is tried when no CPU has a waiting task (`rd->overload`, 6.10+
+    ///   `get_rd_overloaded`) or when `avg_idle` is below the lowest domain's
+    ///   `max_newidle_lb_cost` (c5b0a7eefc70, v5.16: "the CPU will be idle for less time than
+    ///   a newidle balance takes"), only `update_next_balance` of that domain;
+    /// - else each domain in turn, stopping before one whose `max_newidle_lb_cost` added to
+    ///   the cost spent so far exceeds `avg_idle`; each attempt's cost updates the domain's
+    ///   `max_newidle_lb_cost` (`update_newidle_cost`) and the sum raises
+    ///   `rq->max_idle_balance_cost`;
+    /// - 6.19 NI_RANDOM: a domain is tried only when a 1024-sided die (`sched_rng`) does not
+    ///   exceed 1 + `newidle_ratio`; a skip counts as a failed attempt, a success counts with
+    ///   the weight 1024 / (1 + ratio) (rounded), so the ratio tracks the success rate.
+    ///
+    /// The 6.17/6.18 bump of the cost on failure (155213a2aed4: 3/2 × the maximum, capped at
+    /// `sysctl_sched_migration_cost` + 200) is in none of the modelled versions (6.19 reverts
+    /// it, d206fbad9328).
+    ///
+    /// DEVIATION(kernel): the kernel measures each attempt with `sched_clock_cpu`; the model's
+    /// balancing takes no simulated time, and each attempt is recorded as costing
+    /// [`NEWIDLE_COST_NS`] (it only feeds the gates above, it delays nothing).
     pub(super) fn newidle_balance(&mut self, cpu: u32) -> bool {
         if self.cfg.cpus == 1 {
             return false;
         }
-        // sched_balance_update_blocked_averages before the newidle pull.
-        self.pelt_cfs(cpu);
+        // "We must set idle_stamp _before_ calling idle_balance(), such that we measure the
+        // duration of idle_balance() as idle time."
+        self.cpus[cpu as usize].newidle_stamp = Some(self.now);
         let (doms, n) = self.domains(cpu);
         let (hz, ncpus) = (self.cfg.hz, self.cfg.cpus);
+        let jiffies = self.jiffies();
+        let ni_random = self.fair.variant.has(Feature::NiRandom);
+        let ni_stats = self
+            .fair
+            .variant
+            .version
+            .available
+            .contains(&Feature::NiRandom);
         // update_next_balance: the idle CPU's rq->next_balance moves forward to the domains'
         // idle intervals (the NOHZ kick balances it from then on).
-        let mut next_balance = self.jiffies() + hz as u64;
+        let mut next_balance = jiffies + hz as u64;
         let mut update_next = |sim: &mut Simulator, level: usize, d: &Domain| {
             let i = balance_interval_jiffies(sim.interval_ms(cpu, level, d), false, hz, ncpus);
             next_balance = next_balance.min(sim.cpus[cpu as usize].lb[level].last_balance + i);
         };
         let mut pulled = false;
-        // "if (!READ_ONCE(this_rq->rd->overloaded) ...)": no CPU has a waiting task.
-        if !self.cpus.iter().any(|c| c.rq.nr_running >= 2) {
-            if n > 0 {
-                update_next(self, 0, &doms[0]);
-            }
+        let avg_idle = self.cpus[cpu as usize].avg_idle;
+        // "if (!READ_ONCE(this_rq->rd->overload) || this_rq->avg_idle <
+        // sd->max_newidle_lb_cost)": no CPU has a waiting task, or no time to balance.
+        let overloaded = self.cpus.iter().any(|c| c.rq.nr_running >= 2);
+        if n == 0 {
+        } else if !overloaded
+            || avg_idle < self.cpus[cpu as usize].lb[0].newidle.max_newidle_lb_cost
+        {
+            update_next(self, 0, &doms[0]);
         } else {
+            // sched_balance_update_blocked_averages before the newidle pull (its time is in
+            // the first domain's cost).
+            self.pelt_cfs(cpu);
+            let mut curr_cost = 0;
             for (level, d) in doms[..n].iter().enumerate() {
                 update_next(self, level, d);
-                let (moved, go_on) = self.load_balance(cpu, level, d, IdleType::NewlyIdle);
+                let max_cost = self.cpus[cpu as usize].lb[level]
+                    .newidle
+                    .max_newidle_lb_cost;
+                if avg_idle < curr_cost + max_cost {
+                    break;
+                }
+                let mut weight = 1;
+                if ni_random {
+                    let c = &mut self.cpus[cpu as usize];
+                    let d1k = c
+                        .sched_rng
+                        .as_mut()
+                        .map_or(0, |r| r.next_u64() as u32 % 1024);
+                    let w = 1 + c.lb[level].newidle.newidle_ratio;
+                    if d1k > w {
+                        c.lb[level].newidle.update_stats(0);
+                        continue;
+                    }
+                    weight = (1024 + w / 2) / w;
+                }
+                self.cpus[cpu as usize].rq.stats.lb_newidle_count += 1;
+                let (moved, _) = self.load_balance(cpu, level, d, IdleType::NewlyIdle);
+                let success = weight * u32::from(moved > 0);
+                let st = &mut self.cpus[cpu as usize].lb[level].newidle;
+                st.update(NEWIDLE_COST_NS, jiffies, hz as u64, ni_stats, success);
+                curr_cost += NEWIDLE_COST_NS;
                 if moved > 0 {
                     self.cpus[cpu as usize].rq.stats.lb_newidle_pulled += 1;
                     pulled = true;
-                    break;
                 }
-                if !go_on {
+                // "Stop searching for tasks to pull if there are now runnable tasks on this rq"
+                // (6.10+ reads it from should_we_balance's continue_balancing, the same test).
+                if pulled || self.cpus[cpu as usize].rq.nr_running > 0 {
                     break;
                 }
             }
+            let c = &mut self.cpus[cpu as usize];
+            c.max_idle_balance_cost = c.max_idle_balance_cost.max(curr_cost);
         }
-        let nb = &mut self.cpus[cpu as usize].next_balance;
-        *nb = (*nb).min(next_balance);
+        let c = &mut self.cpus[cpu as usize];
+        c.next_balance = c.next_balance.min(next_balance);
+        if pulled {
+            c.newidle_stamp = None;
+        }
         pulled
+    }
+
+    /// `rq->avg_idle` at a wakeup onto `cpu` (`ttwu_do_activate`): if the CPU went newly idle
+    /// since the last one, the time since then is a sample (capped at twice
+    /// `max_idle_balance_cost`).
+    /// DEVIATION(kernel): measured to the wakeup's enqueue, which the model does at once (the
+    /// kernel enqueues a remote wakee when its IPI arrives).
+    pub(super) fn ttwu_avg_idle(&mut self, cpu: u32) {
+        let now = self.now;
+        let c = &mut self.cpus[cpu as usize];
+        if let Some(stamp) = c.newidle_stamp.take() {
+            c.avg_idle = avg_idle_after_wakeup(c.avg_idle, now - stamp, c.max_idle_balance_cost);
+        }
     }
 
     /// `should_we_balance`: of a group, only its first idle CPU (or, none idle, its first CPU)
