@@ -383,31 +383,44 @@ fn tbench_stacked_server_preempts_the_client_as_on_the_machine() {
     );
 }
 
-/// Seed 004's fio grid: fio likes preemption (WAKEUP_PREEMPTION raises throughput with and
-/// without DELAY_DEQUEUE). The thread's other finding, that DELAY_DEQUEUE costs throughput, is
-/// NOT reproduced (ARCHITECTURE.md): the model has no I/O completion interrupts or kworkers.
+/// Seed 004's fio grid, the thread's job (libaio, iodepth 32, 8 jobs, random 4 KiB direct
+/// writes) with this machine's measured costs: each I/O costs the job 24 µs, its completion
+/// interrupt 5.2 µs and the dio kworker 13 µs, 42.2 µs of CPU in all, so 8 jobs keeping 256
+/// I/Os in flight at a 280 µs device saturate the 8 CPUs: 8 / 42.2 µs = 189 574 I/Os per second
+/// whatever the scheduler does. The thread's effects (DELAY_DEQUEUE −12 to −14 %,
+/// WAKEUP_PREEMPTION +18 to +21 %) need idle CPUs to place a woken job on, which this machine's
+/// costs leave none of: NOT reproduced (ARCHITECTURE.md, deviation 12). Pinned here: the
+/// saturated rate, and the four variants within 0.1 % of each other.
 #[test]
-fn fio_likes_wakeup_preemption() {
+fn fio_randwrite_saturates_the_cpus_with_the_measured_costs() {
     let (s, outs) = run("fio-grid");
-    let ios = |v: &str| {
+    let ios = |v: &str| -> u64 {
         let o = variant(&outs, v);
-        wl::completions(&o.trace, &role_pids(&s, o, Role::Job))
+        role_pids(&s, o, Role::Job)
+            .iter()
+            .map(|&p| o.tasks[p as usize - 1].io_completions)
+            .sum()
     };
-    let msg = format!(
-        "I/Os: WP+DD {}, WP {}, DD {}, neither {}",
-        ios("eevdf-6.12"),
-        ios("eevdf-6.12:NO_DELAY_DEQUEUE"),
-        ios("eevdf-6.12:NO_WAKEUP_PREEMPTION"),
-        ios("eevdf-6.12:NO_WAKEUP_PREEMPTION,NO_DELAY_DEQUEUE")
-    );
+    let all = [
+        "eevdf-6.12",
+        "eevdf-6.12:NO_DELAY_DEQUEUE",
+        "eevdf-6.12:NO_WAKEUP_PREEMPTION",
+        "eevdf-6.12:NO_WAKEUP_PREEMPTION,NO_DELAY_DEQUEUE",
+    ];
+    let n: Vec<u64> = all.iter().map(|v| ios(v)).collect();
+    let msg = format!("I/Os in 1 s: WP+DD, WP, DD, neither: {n:?}");
+    // 8 CPUs × 1 s / (24 + 5.2 + 13) µs.
+    let saturated = 8_000_000_000u64 * 10 / 422_000;
+    for &x in &n {
+        assert!(x.abs_diff(saturated) * 100 <= saturated, "{msg}");
+        assert!(x.abs_diff(n[0]) * 1000 <= n[0], "{msg}");
+    }
+    // Every CPU's IRQ time is its share of the completions' interrupts.
+    let o = variant(&outs, "eevdf-6.12");
+    let irq: u64 = o.cpus.iter().map(|c| c.irq_time_ns).sum();
     assert!(
-        ios("eevdf-6.12") > ios("eevdf-6.12:NO_WAKEUP_PREEMPTION"),
-        "{msg}"
-    );
-    assert!(
-        ios("eevdf-6.12:NO_DELAY_DEQUEUE")
-            > ios("eevdf-6.12:NO_WAKEUP_PREEMPTION,NO_DELAY_DEQUEUE"),
-        "{msg}"
+        irq.abs_diff(n[0] * 5_200) <= 8 * 32 * 5_200,
+        "{irq} ns of IRQ time"
     );
 }
 

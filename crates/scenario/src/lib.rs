@@ -208,6 +208,10 @@ pub enum Step {
     /// `{"affinity": [2, 3]}`: the task's allowed CPUs become these (`sched_setaffinity` on
     /// itself, taking no time); they must be a contiguous range.
     Affinity(Vec<u64>),
+    /// `{"complete": "wq"}`: a kworker finishes the work item it read from workqueue channel
+    /// `wq`: the I/O completion it carries is delivered to its device channel, waking the task
+    /// waiting there (see [`DeviceSpec`]). Takes no time.
+    Complete(String),
 }
 
 /// The machine's cache and SMT layout (`"topology": {"llc_size": L, "smt": S}`).
@@ -265,7 +269,7 @@ pub struct RtSpec {
 }
 
 /// How many messages a channel holds before its writers block.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ChannelSpec {
     /// The channel's name as the steps write it; `{i}` matches any task index.
@@ -275,6 +279,46 @@ pub struct ChannelSpec {
     /// A read wakes a writer blocked on the full channel once at most this many messages are
     /// left (`None`: as soon as there is room, as a pipe; a unix socket wakes it at a quarter).
     pub wake_writer_at: Option<u64>,
+    /// `"device": {...}`: the channel is an asynchronous I/O context on a block device
+    /// (libaio): a send submits an I/O, a read waits for a completion.
+    pub device: Option<DeviceSpec>,
+}
+
+/// A block device behind a channel (`"device"` of a channel): how its completions reach the
+/// task that submitted (`schedlab_sim::IoDevice`).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct DeviceSpec {
+    /// `"latency_us"`: submission to completion interrupt (a duration, as `run_us` takes).
+    pub latency_us: Duration,
+    /// `"hardirq_ns"`: the completion interrupt handler's time (IRQ time).
+    pub hardirq_ns: u64,
+    /// `"irq_cpu"`: the CPU the completion interrupt arrives on (absent: the submitting CPU).
+    pub irq_cpu: Option<u64>,
+    /// `"rq_affinity"`: 0, 1 (default: complete on the submitting CPU when the interrupt's CPU
+    /// does not share its LLC) or 2 (whenever they differ).
+    pub rq_affinity: u64,
+    /// `"workqueue"`: the per-CPU workqueue channels, `{cpu}` standing for the CPU (absent:
+    /// the completion wakes the submitter from the interrupt).
+    pub workqueue: Option<String>,
+}
+
+impl DeviceSpec {
+    fn to_value(&self) -> Value {
+        let mut o = Map::new();
+        o.insert("latency_us".into(), self.latency_us.to_value());
+        o.insert("hardirq_ns".into(), self.hardirq_ns.into());
+        if let Some(c) = self.irq_cpu {
+            o.insert("irq_cpu".into(), c.into());
+        }
+        if self.rq_affinity != 1 {
+            o.insert("rq_affinity".into(), self.rq_affinity.into());
+        }
+        if let Some(w) = &self.workqueue {
+            o.insert("workqueue".into(), w.clone().into());
+        }
+        Value::Object(o)
+    }
 }
 
 impl ChannelSpec {
@@ -553,6 +597,9 @@ impl Scenario {
                     if let Some(n) = c.wake_writer_at {
                         o.insert("wake_writer_at".into(), n.into());
                     }
+                    if let Some(d) = &c.device {
+                        o.insert("device".into(), d.to_value());
+                    }
                     Value::Object(o)
                 })
                 .collect();
@@ -647,23 +694,52 @@ impl Scenario {
         let mut channels: Vec<schedlab_sim::Channel> = Vec::new();
         // Channel numbers by name: a map, so that set-up stays O(n log n) in the channels.
         let mut index: std::collections::BTreeMap<String, u32> = Default::default();
-        let mut chan = |name: String| -> u32 {
+        let cpus = self.cpus;
+        fn resolve(
+            name: String,
+            cpus: u64,
+            specs: &[ChannelSpec],
+            index: &mut std::collections::BTreeMap<String, u32>,
+            channels: &mut Vec<schedlab_sim::Channel>,
+        ) -> u32 {
             if let Some(&i) = index.get(&name) {
                 return i;
             }
-            let (capacity, wake_writer_at) = specs
-                .iter()
-                .find(|s| s.matches(&name))
-                .map_or((0, None), |s| (s.capacity, s.wake_writer_at));
+            let spec = specs.iter().find(|s| s.matches(&name));
+            let (capacity, wake_writer_at) =
+                spec.map_or((0, None), |s| (s.capacity, s.wake_writer_at));
+            let device = spec.and_then(|s| s.device.clone());
             let i = channels.len() as u32;
             index.insert(name.clone(), i);
             channels.push(schedlab_sim::Channel {
                 name,
                 capacity,
                 wake_writer_at,
+                device: None,
             });
+            if let Some(d) = device {
+                // The workqueue channels, one per CPU, after the device's own.
+                let workqueue = match &d.workqueue {
+                    None => vec![],
+                    Some(w) => (0..cpus)
+                        .map(|c| {
+                            let n = w.replace("{cpu}", &c.to_string());
+                            resolve(n, cpus, specs, index, channels)
+                        })
+                        .collect(),
+                };
+                channels[i as usize].device = Some(schedlab_sim::IoDevice {
+                    latency: d.latency_us.dist(Unit::Us),
+                    hardirq_ns: d.hardirq_ns,
+                    irq_cpu: d.irq_cpu.map(|c| c as u32),
+                    rq_affinity: d.rq_affinity as u8,
+                    workqueue,
+                });
+            }
             i
-        };
+        }
+        let mut chan =
+            |name: String| -> u32 { resolve(name, cpus, &specs, &mut index, &mut channels) };
         let generated = self.expand_workloads().0;
         let mut tasks = Vec::new();
         let mut rt_tasks = Vec::new();
@@ -771,6 +847,11 @@ fn push_ops(steps: &[Step], i: &str, chan: &mut impl FnMut(String) -> u32, ops: 
             Step::Recv(c) => Op::Recv(chan(c.replace("{i}", i))),
             Step::Exit => Op::Exit,
             Step::WaitPeriod(p, u) => Op::WaitPeriod(to_ns(p, *u)),
+            Step::Complete(w) => {
+                // The workqueue channel exists (its kworker reads it); the op needs no index.
+                chan(w.replace("{i}", i));
+                Op::Complete
+            }
             Step::Affinity(cpus) => Op::Affinity {
                 first: cpus.iter().copied().min().unwrap_or(0) as u32,
                 last: cpus.iter().copied().max().unwrap_or(0) as u32,
@@ -829,6 +910,9 @@ impl Step {
                     format!("wait_period_{}", u.suffix()),
                     Value::Number(n.clone()),
                 );
+            }
+            Step::Complete(w) => {
+                p.insert("complete".into(), w.clone().into());
             }
         }
         Value::Object(p)

@@ -101,7 +101,7 @@ static PRESETS: &[Preset] = &[
     },
     Preset {
         name: "fio-grid",
-        title: "fio against CPU load: WAKEUP_PREEMPTION x DELAY_DEQUEUE",
+        title: "fio randwrite, libaio iodepth 32, 8 jobs: WAKEUP_PREEMPTION x DELAY_DEQUEUE",
         source: "Re: \"[PATCH 17/24] sched/fair: Implement delayed dequeue\", Phil Auld (quoted \
                  by Mike Galbraith), Nov 2024",
         observed: "FIO likes preemption: WAKEUP_PREEMPTION with NO_DELAY_DEQUEUE 590 MB/s, \

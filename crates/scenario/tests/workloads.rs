@@ -352,13 +352,38 @@ fn periodic_and_fio_like_programs() {
         ]
     );
     assert_eq!(c.tasks[3].comm, "fio");
+    // fio's do_io at iodepth 1: submit one I/O, then for ever reap one and submit the next
+    // (three nested loops of the longest count).
+    let io = c.tasks[3].program[1];
+    assert!(matches!(io, Op::Send(_)));
+    let Op::Send(ch) = io else { unreachable!() };
+    let far = Op::Loop {
+        start: 3,
+        times: 1_000_000,
+    };
     assert_eq!(
         c.tasks[3].program,
         vec![
-            Op::Run(Some(Dist::Fixed(20_000))),
-            Op::Sleep(Dist::Exp(100_000))
+            Op::Run(Some(Dist::Fixed(24_000))),
+            io,
+            Op::Loop { start: 0, times: 1 },
+            Op::Recv(ch),
+            Op::Run(Some(Dist::Fixed(24_000))),
+            io,
+            far,
+            far,
+            far,
         ]
     );
+    // Its own AIO context on the device (a read: completed in the interrupt, no kworker).
+    let dev = c.channels[ch as usize].device.as_ref().unwrap();
+    assert_eq!(dev.latency, Dist::Exp(280_000));
+    assert_eq!(
+        (dev.hardirq_ns, dev.irq_cpu, dev.rq_affinity),
+        (5_200, None, 1)
+    );
+    assert!(dev.workqueue.is_empty());
+    assert_eq!(c.tasks.len(), 2 + 1 + 3, "no kworkers for reads");
     let infos = s.workloads();
     assert_eq!(infos[0].roles, vec![(Role::Periodic, vec![0])]);
     assert_eq!(infos[1].roles, vec![(Role::Periodic, vec![1])]);
@@ -517,7 +542,8 @@ const EVERYTHING: &str = r#"{"version": 1, "name": "all", "cpus": 8, "hz": 250, 
     {"massive_intr": {"count": 3, "work_ms": 8, "sleep_ms": 1, "affinity": [3, 4]}},
     {"periodic": {"name": "Compositor", "count": 2, "period_us": 16667, "work_us": {"normal": [500, 50]}, "slice_us": 200, "nice": -5, "policy": "batch", "affinity": [5]}},
     {"fio_like": {"jobs": 2, "cpu_us": 20, "io_us": {"uniform": [50, 150]}, "affinity": [6, 7]}},
-    {"fio_like": {}}
+    {"fio_like": {}},
+    {"fio_like": {"jobs": 3, "iodepth": 4, "rw": "write", "kworker_us": 9, "hardirq_ns": 3000}}
   ]}"#;
 
 #[test]
@@ -532,6 +558,7 @@ fn documents_with_every_new_key_round_trip() {
     assert!(text.contains("\"think_us\": 2.0"), "{text}");
     assert!(!text.contains("\"work_ms\": 8"), "{text}");
     assert!(text.contains("\"fio_like\": {}"), "{text}");
+    assert!(text.contains("\"rw\": \"write\""), "{text}");
     assert!(matches!(&s.workloads[2], Workload::PipePair(p) if p.placement == Placement::Cross));
 }
 
@@ -540,7 +567,8 @@ fn the_expansion_is_plain_tasks_with_the_same_config() {
     let s = Scenario::from_json(EVERYTHING).unwrap();
     let x = s.expanded();
     assert!(x.workloads.is_empty());
-    assert_eq!(x.tasks.len(), 1 + 4 + 2 + 4 + 1 + 1 + 1 + 1);
+    // The write fio adds its jobs and a kworker per CPU (8).
+    assert_eq!(x.tasks.len(), 1 + 4 + 2 + 4 + 1 + 1 + 1 + 1 + 1 + 8);
     let parsed = Scenario::from_json(&x.to_json()).unwrap();
     assert_eq!(parsed, x);
     assert_eq!(parsed.sim_config(), s.sim_config());
@@ -558,8 +586,9 @@ fn the_expansion_is_plain_tasks_with_the_same_config() {
                     Role::Hog => "massive_intr",
                     Role::Periodic => "Compositor",
                     Role::Job => "fio",
+                    Role::Kworker => "kworker-",
                 };
-                assert_eq!(name, want, "{} {}", info.label, role.name());
+                assert!(name.starts_with(want), "{} {}", info.label, role.name());
             }
         }
     }
@@ -571,7 +600,8 @@ fn mutated_workload_documents_never_panic() {
     let mut r = schedlab_sim::rng::Rng::new(7, 0);
     let bytes = EVERYTHING.as_bytes();
     let mut parsed = 0;
-    for _ in 0..2000 {
+    // 3000 mutations: the document is long enough that about one in twenty stays valid.
+    for _ in 0..3000 {
         let mut b = bytes.to_vec();
         for _ in 0..1 + r.below(4) {
             let i = r.below(b.len() as u64) as usize;

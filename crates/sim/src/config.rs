@@ -83,6 +83,11 @@ pub enum Op {
     /// Sleep until the next multiple of this period since the task started (an absolute timer,
     /// like cyclictest's `clock_nanosleep(TIMER_ABSTIME)`); an overrun skips missed periods.
     WaitPeriod(u64),
+    /// A workqueue worker (a per-CPU `kworker`) finishes the work item it took with its last
+    /// [`Op::Recv`] on the workqueue channel: the I/O completion it carries is delivered to its
+    /// device channel (`aio_complete` → `wake_up`), waking the task waiting there, with this
+    /// task as the waker (not WF_SYNC). Takes no time; with no item taken, it does nothing.
+    Complete,
     /// `sched_setaffinity` of the task on itself: its allowed CPUs become `first..=last` (like
     /// `taskset -p -c first-last PID`). Takes no time. Widening leaves the task where it is (the
     /// load balancer may move it later); if its CPU is no longer allowed, the stopper
@@ -108,6 +113,11 @@ pub struct Channel {
     /// `unix_write_space` wakes the writer only when `unix_writable`, i.e. at a quarter of
     /// the send buffer).
     pub wake_writer_at: Option<u64>,
+    /// `Some`: the channel is an asynchronous I/O context on a block device (libaio's
+    /// `io_submit` / `io_getevents`): a send submits one I/O and never blocks, and the I/O's
+    /// completion, after the device's latency, its interrupt and (for a write) the workqueue,
+    /// becomes a message a read takes. See [`IoDevice`].
+    pub device: Option<IoDevice>,
 }
 
 impl Channel {
@@ -117,8 +127,38 @@ impl Channel {
             name: name.into(),
             capacity: 0,
             wake_writer_at: None,
+            device: None,
         }
     }
+}
+
+/// A block device as its completions reach the tasks (`engine/io.rs`): `blk_mq_complete_request`
+/// from the device's interrupt, then the bio's end_io, inline or punted to a workqueue.
+///
+/// An I/O submitted from CPU s completes `latency` later with a hardirq on `irq_cpu` (`None`:
+/// on s, a hardware queue per CPU whose interrupt is affine to it, as NVMe sets up when it has
+/// as many queues as CPUs). The handler's `hardirq_ns` is IRQ time on that CPU. With
+/// `rq_affinity` 1 (QUEUE_FLAG_SAME_COMP, the default) a completion whose interrupt arrives on
+/// a CPU that does not share s's LLC is sent to s by IPI (`blk_mq_complete_send_ipi`) and runs
+/// there (its softirq costs `hardirq_ns` there too); 2 (QUEUE_FLAG_SAME_FORCE) sends it to s
+/// whenever the CPUs differ; 0 completes on the interrupt's CPU. The completion then either
+/// wakes the submitter at once (`workqueue` empty: a read's `iomap_dio_bio_end_io` completes
+/// inline) or queues a work item on the completing CPU's workqueue channel
+/// (`workqueue[cpu]`, `queue_work(sb->s_dio_done_wq)`: a direct write's completion needs
+/// filesystem work in process context), whose per-CPU kworker reads it, runs, and delivers it
+/// with [`Op::Complete`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IoDevice {
+    /// Time from submission to the completion interrupt.
+    pub latency: Dist,
+    /// The interrupt handler's time, in ns (IRQ time, charged to no task).
+    pub hardirq_ns: u64,
+    /// The CPU the completion interrupt arrives on; `None`: the submitting CPU.
+    pub irq_cpu: Option<u32>,
+    /// `/sys/block/*/queue/rq_affinity`: 0, 1 (QUEUE_FLAG_SAME_COMP) or 2 (SAME_FORCE).
+    pub rq_affinity: u8,
+    /// The workqueue channel of each CPU (indexed by CPU); empty: completion in the interrupt.
+    pub workqueue: Vec<u32>,
 }
 
 /// One task.
@@ -426,6 +466,30 @@ impl SimConfig {
                 _ => {}
             }
         }
+        for (i, c) in self.channels.iter().enumerate() {
+            let Some(d) = &c.device else { continue };
+            if d.irq_cpu.is_some_and(|q| q >= self.cpus) || d.rq_affinity > 2 {
+                return Err(format!(
+                    "channel {i}: device irq cpu or rq_affinity out of range"
+                ));
+            }
+            if !d.workqueue.is_empty()
+                && (d.workqueue.len() != self.cpus as usize
+                    || d.workqueue.iter().any(|&w| {
+                        w as usize >= self.channels.len()
+                            || self.channels[w as usize].device.is_some()
+                    }))
+            {
+                return Err(format!(
+                    "channel {i}: a device's workqueue names one plain channel per CPU"
+                ));
+            }
+            if let Dist::Uniform(lo, hi) = d.latency {
+                if lo > hi {
+                    return Err(format!("channel {i}: uniform latency range reversed"));
+                }
+            }
+        }
         let bw = self.rt_bandwidth;
         if bw.rt_period_ns == 0
             || bw.rt_runtime_ns.is_some_and(|r| r > bw.rt_period_ns)
@@ -467,7 +531,7 @@ impl SimConfig {
                 }
                 match *op {
                     Op::Run(_) | Op::Sleep(_) | Op::Exit | Op::WaitPeriod(_) => progress = true,
-                    Op::Recv(_) => {}
+                    Op::Recv(_) | Op::Complete => {}
                     Op::Affinity { first, last } => {
                         if first > last || last >= self.cpus {
                             return Err(format!(

@@ -45,8 +45,8 @@ pub mod weight;
 mod wire;
 
 pub use config::{
-    limits, CacheCost, Channel, Dist, IrqArrival, IrqSource, Op, RtBandwidth, RtPolicy, RtTask,
-    SchedPolicy, SimConfig, TaskSpec, MEASURED_CACHE_COST,
+    limits, CacheCost, Channel, Dist, IoDevice, IrqArrival, IrqSource, Op, RtBandwidth, RtPolicy,
+    RtTask, SchedPolicy, SimConfig, TaskSpec, MEASURED_CACHE_COST,
 };
 pub use engine::{balance, simulate, Deadlock, Output, Simulator, Status};
 pub use stats::{CpuStats, TaskStats};

@@ -25,6 +25,13 @@ pub struct TaskStats {
         serde(default, skip_serializing_if = "crate::stats::is_zero")
     )]
     pub cache_cost_ns: u64,
+    /// I/O completions it reaped from device channels (`io_getevents`); absent from
+    /// serialized output when 0.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "crate::stats::is_zero")
+    )]
+    pub io_completions: u64,
     /// Most recent `sched_info.last_queued` (0 = not queued); internal.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) last_queued_ns: u64,

@@ -17,6 +17,15 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
             name: format!("c{i}"),
             capacity: r.below(3),
             wake_writer_at: None,
+            // A third of the channels are block devices completing in the interrupt (a
+            // send submits, a read reaps), on a random CPU and rq_affinity.
+            device: (r.below(3) == 0).then(|| IoDevice {
+                latency: Dist::Exp(1 + r.below(200_000)),
+                hardirq_ns: r.below(5_000),
+                irq_cpu: (r.below(2) == 0).then(|| r.below(cpus as u64) as u32),
+                rq_affinity: r.below(3) as u8,
+                workqueue: vec![],
+            }),
         })
         .collect();
     let ntasks = 1 + r.below(7) as usize;

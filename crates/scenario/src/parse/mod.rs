@@ -79,6 +79,7 @@ pub(super) const STEP_KEYS: &[&str] = &[
     "recv",
     "exit",
     "loop",
+    "complete",
 ];
 pub(super) const KINDS: &str = "hackbench, schbench, pipe_pair, massive_intr, periodic, fio_like";
 /// One hour, the longest duration anywhere in a scenario.
@@ -467,7 +468,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                     );
                     continue;
                 };
-                p.unknown_keys(&path, co, &["name", "capacity", "wake_writer_at"]);
+                p.unknown_keys(&path, co, &["name", "capacity", "wake_writer_at", "device"]);
                 let name = match co.get("name") {
                     Some(v) => p.string(&join(&path, "name"), v, 64),
                     None => {
@@ -489,13 +490,18 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                         .map(Some),
                     (Some(_), None) => None,
                 };
-                if let (Some(name), Some(capacity), Some(wake_writer_at)) =
-                    (name, capacity, wake_writer_at)
+                let device = match co.get("device") {
+                    None => Some(None),
+                    Some(v) => device(&mut p, &join(&path, "device"), v, cpus).map(Some),
+                };
+                if let (Some(name), Some(capacity), Some(wake_writer_at), Some(device)) =
+                    (name, capacity, wake_writer_at, device)
                 {
                     let spec = crate::ChannelSpec {
                         name: name.clone(),
                         capacity,
                         wake_writer_at,
+                        device: device.clone(),
                     };
                     let unused = used_channels
                         .as_ref()
@@ -517,6 +523,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                             name,
                             capacity,
                             wake_writer_at,
+                            device,
                         });
                     }
                 }
@@ -648,6 +655,76 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
 const MAX_IRQ_SOURCES: usize = 1024;
 
 /// One interrupt-load source: `{"cpu", "every_ns" | "mean_interval_ns", "cost_ns"}`.
+/// A channel's `"device"`: `{"latency_us": d, "hardirq_ns": n, "irq_cpu": c, "rq_affinity":
+/// 0|1|2, "workqueue": "name{cpu}"}`.
+fn device(p: &mut P, path: &str, v: &Value, cpus: Option<u64>) -> Option<crate::DeviceSpec> {
+    let Value::Object(o) = v else {
+        p.err(
+            path,
+            format!(
+                "expected {{\"latency_us\": …, \"hardirq_ns\": …}}, got {}",
+                show(v)
+            ),
+        );
+        return None;
+    };
+    p.unknown_keys(
+        path,
+        o,
+        &[
+            "latency_us",
+            "hardirq_ns",
+            "irq_cpu",
+            "rq_affinity",
+            "workqueue",
+        ],
+    );
+    let latency_us = match o.get("latency_us") {
+        Some(v) => program::duration(p, &join(path, "latency_us"), v, crate::Unit::Us),
+        None => {
+            p.err(&join(path, "latency_us"), "missing (required)");
+            None
+        }
+    };
+    let hardirq_ns = match o.get("hardirq_ns") {
+        Some(v) => p.uint(&join(path, "hardirq_ns"), v, 0, 1_000_000),
+        None => Some(0),
+    };
+    let irq_cpu = match (o.get("irq_cpu"), cpus) {
+        (None, _) => Some(None),
+        (Some(v), Some(n)) => p.uint(&join(path, "irq_cpu"), v, 0, n.max(1) - 1).map(Some),
+        (Some(_), None) => None,
+    };
+    let rq_affinity = match o.get("rq_affinity") {
+        Some(v) => p.uint(&join(path, "rq_affinity"), v, 0, 2),
+        None => Some(1),
+    };
+    let workqueue = match o.get("workqueue") {
+        None => Some(None),
+        Some(v) => {
+            let kp = join(path, "workqueue");
+            match p.string(&kp, v, 64) {
+                Some(w) if w.contains("{cpu}") && !w.contains("{i}") => Some(Some(w)),
+                Some(_) => {
+                    p.err(
+                        &kp,
+                        "a workqueue names one channel per CPU: it must contain {cpu} (and not {i})",
+                    );
+                    None
+                }
+                None => None,
+            }
+        }
+    };
+    Some(crate::DeviceSpec {
+        latency_us: latency_us?,
+        hardirq_ns: hardirq_ns?,
+        irq_cpu: irq_cpu?,
+        rq_affinity: rq_affinity?,
+        workqueue: workqueue?,
+    })
+}
+
 fn irq_source(p: &mut P, path: &str, v: &Value, cpus: Option<u64>) -> Option<IrqSpec> {
     let Value::Object(o) = v else {
         p.err(

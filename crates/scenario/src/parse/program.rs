@@ -275,7 +275,7 @@ pub(super) fn program(p: &mut P, path: &str, v: &Value) -> Option<Vec<Step>> {
             | Step::Exit
             | Step::WaitPeriod(..) => true,
             Step::Loop(_, body) => body.iter().any(progresses),
-            Step::Send(_) | Step::Recv(_) | Step::Affinity(_) => false,
+            Step::Send(_) | Step::Recv(_) | Step::Affinity(_) | Step::Complete(_) => false,
         }
     }
     if !steps.iter().any(progresses) {
@@ -404,16 +404,16 @@ pub(super) fn step(p: &mut P, path: &str, v: &Value) -> Option<Step> {
                 None
             }
         },
-        "send" | "recv" => {
+        "send" | "recv" | "complete" => {
             let name = p.string(&kp, val, 64)?;
             if name.is_empty() {
                 p.err(&kp, "channel name must not be empty");
                 return None;
             }
-            Some(if k == "send" {
-                Step::Send(name)
-            } else {
-                Step::Recv(name)
+            Some(match k.as_str() {
+                "send" => Step::Send(name),
+                "recv" => Step::Recv(name),
+                _ => Step::Complete(name),
             })
         }
         "affinity" => {
@@ -526,6 +526,9 @@ pub(super) fn check_channels(p: &mut P, tasks: &[TaskGroup]) -> std::collections
         for (i, s) in steps.iter().enumerate() {
             match s {
                 Step::Send(c) => out.push((true, c, format!("{path}[{i}].send"))),
+                // A kworker's completions stand for the writes to its workqueue, which the
+                // device makes.
+                Step::Complete(c) => out.push((true, c, format!("{path}[{i}].complete"))),
                 Step::Recv(c) => out.push((false, c, format!("{path}[{i}].recv"))),
                 Step::Loop(_, body) => walk(body, &format!("{path}[{i}].steps"), out),
                 _ => {}

@@ -260,13 +260,37 @@ pub(super) fn fio_like(p: &mut P, w: &W, cpus: Option<u64>) -> Option<FioLike> {
     p.unknown_keys(w.path, w.o, &WorkloadKind::FioLike.keys());
     let d = FioLike::default();
     let jobs = w.uint(p, "jobs", d.jobs, 1, MAX_COUNT);
+    let iodepth = w.uint(p, "iodepth", d.iodepth, 1, 1024);
     let cpu_us = w.time(p, "cpu_us", d.cpu_us, Unit::Us, MAX_COST_NS);
     let io_us = w.duration(p, "io_us", d.io_us);
+    let write = match w.o.get("rw") {
+        None => Some(d.write),
+        Some(v) => match v.as_str() {
+            Some("read") => Some(false),
+            Some("write") => Some(true),
+            _ => {
+                p.err(
+                    &w.path("rw"),
+                    format!(
+                        "{} is not an I/O direction (allowed \"read\", \"write\")",
+                        show(v)
+                    ),
+                );
+                None
+            }
+        },
+    };
+    let kworker_us = w.time(p, "kworker_us", d.kworker_us, Unit::Us, MAX_COST_NS);
+    let hardirq_ns = w.uint(p, "hardirq_ns", d.hardirq_ns, 0, 1_000_000);
     let affinity = w.affinity(p, cpus);
     Some(FioLike {
         jobs: jobs?,
+        iodepth: iodepth?,
         cpu_us: cpu_us?,
         io_us: io_us?,
+        write: write?,
+        kworker_us: kworker_us?,
+        hardirq_ns: hardirq_ns?,
         affinity: affinity?,
     })
 }

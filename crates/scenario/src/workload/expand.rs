@@ -29,6 +29,10 @@ fn group(name: &str, count: u64, affinity: Option<Vec<u64>>, program: Vec<Step>)
     }
 }
 
+/// The most iterations of one loop (`limits::MAX_LOOP_TIMES`): three nested make a job that
+/// never ends.
+const MAX_LOOP: u64 = 1_000_000;
+
 fn run_us(n: &Number) -> Step {
     Step::Run(Duration::Fixed(n.clone()), Unit::Us)
 }
@@ -59,6 +63,21 @@ const SK_SNDBUF: u64 = 212_992;
 pub(crate) fn channel_specs(workloads: &[Workload]) -> Vec<crate::ChannelSpec> {
     let mut out = vec![];
     for (k, w) in workloads.iter().enumerate() {
+        if let Workload::FioLike(f) = w {
+            let prefix = prefix_of(workloads, k);
+            out.push(crate::ChannelSpec {
+                name: format!("{prefix}.io{{i}}"),
+                capacity: f.iodepth,
+                wake_writer_at: None,
+                device: Some(crate::DeviceSpec {
+                    latency_us: f.io_us.clone(),
+                    hardirq_ns: f.hardirq_ns,
+                    irq_cpu: None,
+                    rq_affinity: 1,
+                    workqueue: f.write.then(|| format!("{prefix}.dio{{cpu}}")),
+                }),
+            });
+        }
         if let Workload::Hackbench(h) = w {
             let prefix = prefix_of(workloads, k);
             let (capacity, wake_writer_at) = if h.pipe {
@@ -75,6 +94,7 @@ pub(crate) fn channel_specs(workloads: &[Workload]) -> Vec<crate::ChannelSpec> {
                     name: format!("{prefix}{g}.r{{i}}"),
                     capacity,
                     wake_writer_at,
+                    device: None,
                 });
             }
         }
@@ -259,13 +279,48 @@ pub(crate) fn expand(
                 format!("periodic {} x {} every {} us", p.name, p.count, p.period_us)
             }
             Workload::FioLike(f) => {
-                let prog = vec![run_us(&f.cpu_us), Step::Sleep(f.io_us.clone(), Unit::Us)];
+                // fio's do_io: fill the queue (iodepth submissions), then for ever reap one
+                // completion (io_getevents, min_nr 1) and submit the next.
+                let io = format!("{prefix}.io{{i}}");
+                let submit = vec![run_us(&f.cpu_us), Step::Send(io.clone())];
+                let cycle = vec![
+                    Step::Recv(io.clone()),
+                    run_us(&f.cpu_us),
+                    Step::Send(io.clone()),
+                ];
+                let prog = vec![
+                    Step::Loop(f.iodepth, submit),
+                    Step::Loop(
+                        MAX_LOOP,
+                        vec![Step::Loop(MAX_LOOP, vec![Step::Loop(MAX_LOOP, cycle)])],
+                    ),
+                ];
                 add(
                     &mut groups,
                     Role::Job,
                     group("fio", f.jobs, f.affinity.clone(), prog),
                 );
-                format!("fio_like {}", plural(f.jobs, "job", "jobs"))
+                if f.write {
+                    // The dio workqueue's kworker on every CPU, bound to it.
+                    let wq = format!("{prefix}.dio{{cpu}}");
+                    for c in 0..cpus {
+                        let w = wq.replace("{cpu}", &c.to_string());
+                        let prog = vec![
+                            Step::Recv(w.clone()),
+                            run_us(&f.kworker_us),
+                            Step::Complete(w),
+                        ];
+                        let mut g = group("kworker", 1, Some(vec![c]), prog);
+                        g.name = format!("kworker-{c}");
+                        add(&mut groups, Role::Kworker, g);
+                    }
+                }
+                format!(
+                    "fio_like {} x iodepth {} ({})",
+                    plural(f.jobs, "job", "jobs"),
+                    f.iodepth,
+                    if f.write { "write" } else { "read" }
+                )
             }
         };
         infos.push(WorkloadInfo {

@@ -102,6 +102,8 @@ pub enum Role {
     Periodic,
     /// fio job.
     Job,
+    /// fio's per-CPU dio completion kworker.
+    Kworker,
 }
 
 impl Role {
@@ -117,6 +119,7 @@ impl Role {
             Role::Hog => "hog",
             Role::Periodic => "periodic",
             Role::Job => "job",
+            Role::Kworker => "kworker",
         }
     }
 }
@@ -334,27 +337,70 @@ impl Default for Periodic {
     }
 }
 
-/// fio-like jobs doing synchronous I/O: `cpu_us` of CPU to issue and complete one I/O, then
-/// `io_us` of waiting for the device (a sleep: the device's completion wakes the job).
+/// fio jobs doing direct asynchronous I/O, as `fio --ioengine libaio --direct 1 --iodepth D
+/// --numjobs N` runs them (the job of seed 004: `--rw randwrite --bs 4k --iodepth 32
+/// --numjobs 8`, Phil Auld, "Re: [PATCH 17/24] sched/fair: Implement delayed dequeue",
+/// 2024-11-01).
+///
+/// Each job (fio's `thread_main` → `do_io`) fills its queue, `iodepth` I/Os, each costing
+/// `cpu_us` of CPU (fio's `io_u` preparation and `io_submit` through the filesystem and block
+/// layer); then it waits in `io_getevents(min_nr = 1)` (`iodepth_batch_complete_min` 1) and
+/// for every completion it reaps submits the next I/O (`iodepth_low` = `iodepth`: the queue is
+/// kept full), again `cpu_us`. Its own AIO context is a device channel (`io{i}`).
+///
+/// The device answers each I/O after `io_us` with an interrupt on the submitting CPU (a
+/// hardware queue per CPU) costing `hardirq_ns`. A read completes in the interrupt
+/// (`iomap_dio_bio_end_io` completes inline) and `aio_complete` wakes the job from there. A
+/// write's completion needs filesystem work in process context: the bio's end_io queues it on
+/// the superblock's per-CPU `dio/<dev>` workqueue, and that CPU's kworker runs
+/// `iomap_dio_complete_work` (`kworker_us`: the filesystem's end_io, e.g. converting an
+/// unwritten extent, then `aio_complete`), which wakes the job. So with `rw` "write" there is
+/// one kworker per CPU, pinned to it, woken by the interrupt and waking the job: the shape in
+/// which delayed dequeue and wakeup preemption meet fio's I/O.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FioLike {
     /// `numjobs` (default 4, 1..=10000).
     pub jobs: u64,
-    /// CPU time per I/O, µs (default 20).
+    /// `iodepth`: I/Os each job keeps in flight (default 1, 1..=1024).
+    pub iodepth: u64,
+    /// CPU time per I/O in the job (prepare, submit, reap), µs (default 24: measured, the
+    /// median of four runs, 20.5–28.2 µs).
     pub cpu_us: Number,
-    /// Device time per I/O, µs: a number or a distribution (default `{"exp": 100}`).
+    /// Device time per I/O, submission to completion interrupt, µs: a number or a
+    /// distribution (default `{"exp": 280}`: the measured mean of a 4 KiB direct random write
+    /// at queue depth 32 on the machine of docs/measurements.md, median of four runs).
     pub io_us: Duration,
+    /// `rw`: "read" (completion in the interrupt) or "write" (completion by the per-CPU dio
+    /// kworker); default "read".
+    pub write: bool,
+    /// CPU time of a write completion's work in the kworker, µs (default: measured, see
+    /// docs/measurements.md).
+    pub kworker_us: Number,
+    /// The completion interrupt's handler time, ns (default: measured).
+    pub hardirq_ns: u64,
     /// CPUs of all its jobs (default all).
     pub affinity: Option<Vec<u64>>,
 }
+
+/// `kworker_us`'s default: `iomap_dio_complete_work` of a 4 KiB O_DIRECT write into an
+/// unwritten ext4 extent, measured on Linux 6.18 (median of four runs' means, 10.8–13.7 µs;
+/// docs/measurements.md).
+pub const FIO_KWORKER_US: u64 = 13;
+/// `hardirq_ns`'s default: the virtio-blk completion interrupt and its BLOCK softirq per
+/// completion on the same machine (median of four runs, 4.6–5.7 µs).
+pub const FIO_HARDIRQ_NS: u64 = 5200;
 
 impl Default for FioLike {
     fn default() -> Self {
         FioLike {
             jobs: 4,
-            cpu_us: 20.into(),
-            io_us: Duration::Exp(100.into()),
+            iodepth: 1,
+            cpu_us: 24.into(),
+            io_us: Duration::Exp(280.into()),
+            write: false,
+            kworker_us: FIO_KWORKER_US.into(),
+            hardirq_ns: FIO_HARDIRQ_NS,
             affinity: None,
         }
     }
@@ -508,10 +554,16 @@ impl Workload {
             Workload::FioLike(f) => {
                 let d = FioLike::default();
                 put(&mut o, "jobs", &f.jobs, &d.jobs);
+                put(&mut o, "iodepth", &f.iodepth, &d.iodepth);
                 put(&mut o, "cpu_us", &f.cpu_us, &d.cpu_us);
                 if f.io_us != d.io_us {
                     o.insert("io_us".into(), f.io_us.to_value());
                 }
+                if f.write {
+                    o.insert("rw".into(), "write".into());
+                }
+                put(&mut o, "kworker_us", &f.kworker_us, &d.kworker_us);
+                put(&mut o, "hardirq_ns", &f.hardirq_ns, &d.hardirq_ns);
                 aff(&mut o, &f.affinity);
             }
         }

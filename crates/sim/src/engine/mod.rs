@@ -35,6 +35,7 @@ mod cache;
 mod check;
 mod core;
 mod group;
+mod io;
 mod irq;
 mod load;
 mod program;
@@ -89,6 +90,9 @@ struct TaskCtl {
     avg: crate::pelt::SchedAvg,
     /// Switch and wakeup costs charged while no burst was running, paid before the next op.
     owed_ns: u64,
+    /// A kworker's work item: the device channel of the I/O completion it took with its last
+    /// read of a workqueue channel, delivered by `Op::Complete`.
+    work: Option<u32>,
     /// `p->cpus_ptr`, sorted: the configured affinity until an [`Op::Affinity`] step changes it.
     ///
     /// [`Op::Affinity`]: crate::config::Op::Affinity
@@ -279,6 +283,7 @@ impl Simulator {
                 recent_used_cpu: t.affinity[0],
                 avg: crate::pelt::SchedAvg::default(),
                 owed_ns: 0,
+                work: None,
                 affinity: {
                     let mut a = t.affinity.clone();
                     a.sort_unstable();
@@ -487,6 +492,7 @@ impl Simulator {
             }
             Ev::Softirq(cpu) => self.trigger_load_balance(cpu),
             Ev::Irq(k) => self.irq_load_exit(k),
+            Ev::IoIrq(c, cpu) => self.io_irq_exit(c, cpu),
             Ev::Stopper(cpu) => self.active_load_balance_cpu_stop(cpu),
             Ev::Rt(cpu, gen) => {
                 if gen == self.rt.cpus[cpu as usize].gen {
@@ -549,7 +555,12 @@ impl Simulator {
     /// Whether an event is due to run: its generation is current.
     fn live(&self, ev: Ev) -> bool {
         match ev {
-            Ev::Start(_) | Ev::Tick(_) | Ev::Softirq(_) | Ev::Irq(_) | Ev::Stopper(_) => true,
+            Ev::Start(_)
+            | Ev::Tick(_)
+            | Ev::Softirq(_)
+            | Ev::Irq(_)
+            | Ev::Stopper(_)
+            | Ev::IoIrq(..) => true,
             Ev::Schedule(cpu, gen) => self.cpus[cpu as usize].sched_gen == gen,
             Ev::HrTick(cpu, gen) => self.cpus[cpu as usize].hrtick_gen == gen,
             Ev::BurstEnd(id, gen) | Ev::Resume(id, gen) => self.tasks[id as usize].gen == gen,

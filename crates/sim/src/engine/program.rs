@@ -24,6 +24,9 @@ pub(super) struct Chan {
     /// Readers blocked on an empty channel, then writers blocked on a full one, FIFO.
     pub(super) readers: VecDeque<Tid>,
     pub(super) writers: VecDeque<Tid>,
+    /// A workqueue channel's work items, one per message: the device channel each I/O
+    /// completion goes to (`io.rs`).
+    pub(super) payloads: VecDeque<u32>,
 }
 
 impl Simulator {
@@ -106,6 +109,11 @@ impl Simulator {
                     self.sleep_for(id, start + k * period - self.now);
                     return;
                 }
+                Op::Send(ch) if self.cfg.channels[ch as usize].device.is_some() => {
+                    // io_submit: the I/O is in flight; the device answers later (io.rs).
+                    self.advance_pc(id);
+                    self.io_submit(id, ch, cpu);
+                }
                 Op::Send(ch) => {
                     let chan = &mut self.chans[ch as usize];
                     if chan.count >= chan.capacity {
@@ -125,6 +133,14 @@ impl Simulator {
                     let chan = &mut self.chans[ch as usize];
                     if chan.count > 0 {
                         chan.count -= 1;
+                        if let Some(item) = chan.payloads.pop_front() {
+                            // A kworker takes a work item off its workqueue.
+                            self.tasks[id].work = Some(item);
+                        }
+                        if self.cfg.channels[ch as usize].device.is_some() {
+                            self.tasks[id].stats.io_completions += 1;
+                        }
+                        let chan = &mut self.chans[ch as usize];
                         let writer = if chan.count <= chan.wake_writer_at {
                             chan.writers.pop_front()
                         } else {
@@ -158,6 +174,12 @@ impl Simulator {
                 Op::Exit => {
                     self.block(id, TState::Dead);
                     return;
+                }
+                Op::Complete => {
+                    self.advance_pc(id);
+                    if let Some(c) = self.tasks[id].work.take() {
+                        self.io_deliver(c, cpu, Some(id));
+                    }
                 }
                 Op::Affinity { first, last } => {
                     self.tasks[id].affinity = (first..=last).collect();

@@ -48,6 +48,9 @@ pub(super) enum Ev {
     Stopper(u32),
     /// A CPU's RT timer (`rt.rs`): the next RT or fair-server budget event.
     Rt(u32, u32),
+    /// An I/O's completion interrupt ends (`io.rs`): its device channel and the CPU that
+    /// submitted it.
+    IoIrq(u32, u32),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -98,7 +101,12 @@ impl Queue {
             Ev::BurstEnd(id, _) | Ev::Resume(id, _) => Some(2 * c + 2 * id as usize),
             Ev::Timer(id, _) => Some(2 * c + 2 * id as usize + 1),
             Ev::Rt(cpu, _) => Some(self.pos.len() - c + cpu as usize),
-            Ev::Start(_) | Ev::Tick(_) | Ev::Softirq(_) | Ev::Irq(_) | Ev::Stopper(_) => None,
+            Ev::Start(_)
+            | Ev::Tick(_)
+            | Ev::Softirq(_)
+            | Ev::Irq(_)
+            | Ev::Stopper(_)
+            | Ev::IoIrq(..) => None,
         }
     }
 
