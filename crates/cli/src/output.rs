@@ -12,7 +12,7 @@ use schedlab_report::timehist::{format_timehist, timehist_lines};
 use schedlab_scenario::presets::presets;
 use schedlab_scenario::Scenario;
 use schedlab_sim::{
-    CpuStats, Event, EventKind, Output, Sink, Trace, Variant, ALL_FEATURES, KERNEL_VERSIONS,
+    BandwidthStats, CpuStats, Event, EventKind, Output, Sink, Trace, Variant, ALL_FEATURES, KERNEL_VERSIONS,
     UNMODELLED_FEATURES,
 };
 
@@ -41,6 +41,7 @@ pub fn table_text(scenario: &Scenario, results: &[Output], layout_sum: bool, pid
         s.push_str(t.strip_prefix('\n').unwrap_or(&t));
         s.push_str(&schedstat_line(&r.cpus));
         s.push_str(&irq_time_line(&r.cpus));
+        s.push_str(&cpu_stat_lines(&r.bandwidth));
         let figures = workload_figures(&infos, r);
         if !figures.text.is_empty() {
             s.push('\n');
@@ -82,6 +83,32 @@ pub(crate) fn irq_time_line(cpus: &[CpuStats]) -> String {
         );
     }
     s.push('\n');
+    s
+}
+
+/// Each `cpu.max` cgroup's `cpu.stat` (v1 names; `throttled_time` in ms); empty without one.
+pub(crate) fn cpu_stat_lines(groups: &[BandwidthStats]) -> String {
+    let mut s = String::new();
+    for g in groups {
+        let ms = |ns: u64| format!("{}.{:03} ms", ns / 1_000_000, ns % 1_000_000 / 1_000);
+        let _ = write!(
+            s,
+            "  cpu.stat {}: nr_periods {}  nr_throttled {}  throttled_time {}",
+            g.path,
+            g.nr_periods,
+            g.nr_throttled,
+            ms(g.throttled_time_ns)
+        );
+        if g.nr_bursts > 0 {
+            let _ = write!(
+                s,
+                "  nr_bursts {}  burst_time {}",
+                g.nr_bursts,
+                ms(g.burst_time_ns)
+            );
+        }
+        s.push('\n');
+    }
     s
 }
 

@@ -573,3 +573,37 @@ fn rt_hog_leaves_fair_tasks_50_ms_per_second() {
     let text = schedlab_cli::table_text(&s, &outs, true, false);
     assert!(text.contains("  rt:1 "), "{text}");
 }
+
+/// cpu.max 50 ms / 100 ms: alone, the hog runs half the time and every period is throttled
+/// (the arithmetic's runs of 52 and 48 ms, `sim/tests/bandwidth.rs`); beside a group a third
+/// its weight, the quota (not the 3:1 weights, which would give it 75 %) caps it at 50 %, and
+/// the cpu.stat line says so.
+#[test]
+fn cpu_max_caps_the_container_at_half_a_cpu() {
+    let (s, outs) = run("cpu-max");
+    for o in &outs {
+        let v = &o.variant;
+        let ct = o.tasks[0].sum_exec_runtime_ns;
+        assert!(ct.abs_diff(1_000_000_000) <= 5_000_000, "{v}: ct ran {ct} ns");
+        let b = &o.bandwidth[0];
+        assert_eq!((b.path.as_str(), b.nr_periods, b.nr_throttled), ("/ct", 20, 20), "{v}");
+    }
+    let text = schedlab_cli::table_text(&s, &outs, true, false);
+    assert!(
+        text.contains("  cpu.stat /ct: nr_periods 20  nr_throttled 20  throttled_time "),
+        "{text}"
+    );
+    let json = schedlab_cli::json(&s, &outs);
+    assert!(json.contains("\"nr_throttled\": 20"), "{json}");
+    let (_, outs) = run("cpu-max-beside");
+    for o in &outs {
+        let v = &o.variant;
+        let (ct, web) = (
+            o.tasks[0].sum_exec_runtime_ns as f64,
+            o.tasks[1].sum_exec_runtime_ns as f64,
+        );
+        let share = ct * 100.0 / (ct + web);
+        assert!((share - 50.0).abs() <= 1.0, "{v}: ct {share:.2} %");
+        assert_eq!(o.bandwidth[0].nr_throttled, 20, "{v}");
+    }
+}

@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use schedlab_scenario::Scenario;
-use schedlab_sim::{CpuStats, Output, TaskStats, Trace};
+use schedlab_sim::{BandwidthStats, CpuStats, Output, TaskStats, Trace};
 
 use crate::compare::VariantSummary;
 use crate::csv_field;
@@ -42,6 +42,9 @@ pub struct VariantReport {
     pub cpus: Vec<CpuStats>,
     /// [`trace_hash`] of the run's trace: equal hashes, equal traces (native, wasm, any build).
     pub trace_hash: u64,
+    /// The `cpu.stat` of each cgroup with a `cpu.max` limit (empty without one).
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Vec::is_empty"))]
+    pub bandwidth: Vec<BandwidthStats>,
 }
 
 /// A 64-bit FNV-1a hash of a trace's events and end, the same on every platform: integers are
@@ -153,6 +156,7 @@ fn variant_report(r: &Output) -> VariantReport {
         tasks,
         cpus: r.cpus.clone(),
         trace_hash: trace_hash(&r.trace),
+        bandwidth: r.bandwidth.clone(),
     }
 }
 
@@ -214,14 +218,32 @@ pub fn json(r: &RunReport) -> String {
                 .enumerate()
                 .map(|(i, c)| cpu_value(i, c))
                 .collect();
-            serde_json::json!({
+            let mut o = serde_json::json!({
                 "variant": v.variant,
                 "events": v.events,
                 "end_ns": v.end_ns,
                 "trace_hash": format!("{:016x}", v.trace_hash),
                 "tasks": tasks,
                 "cpus": cpus,
-            })
+            });
+            if !v.bandwidth.is_empty() {
+                // Each cpu.max cgroup's cpu.stat (present only when a cgroup has cpu.max).
+                o["cgroups"] = v
+                    .bandwidth
+                    .iter()
+                    .map(|b| {
+                        serde_json::json!({
+                            "path": b.path,
+                            "nr_periods": b.nr_periods,
+                            "nr_throttled": b.nr_throttled,
+                            "throttled_time_ns": b.throttled_time_ns,
+                            "nr_bursts": b.nr_bursts,
+                            "burst_time_ns": b.burst_time_ns,
+                        })
+                    })
+                    .collect();
+            }
+            o
         })
         .collect();
     let summary: Vec<serde_json::Value> = r

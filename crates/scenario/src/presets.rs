@@ -159,6 +159,27 @@ static PRESETS: &[Preset] = &[
                    them the same 50 ms per second.",
         json: include_str!("../../../scenarios/presets/rt-hog.json"),
     },
+    Preset {
+        name: "cpu-max",
+        title: "A container with cpu.max 50 ms / 100 ms, alone on a CPU",
+        source: "CFS bandwidth control (Documentation/scheduler/sched-bwc.rst; \
+                 kernel/sched/fair.c); recorded on this project's test machine \
+                 (tests/fixtures/real/bw-alone)",
+        observed: "A hog in a cgroup with cpu.cfs_quota_us 50000 per cpu.cfs_period_us 100000 \
+                   runs about 50 ms of every 100 ms period, starting at the period's start, and \
+                   is throttled for the rest: cpu.stat counts every period as throttled.",
+        json: include_str!("../../../scenarios/presets/cpu-max.json"),
+    },
+    Preset {
+        name: "cpu-max-beside",
+        title: "A container with cpu.max 50 ms / 100 ms beside a lighter cgroup",
+        source: "CFS bandwidth control (Documentation/scheduler/sched-bwc.rst); recorded on \
+                 this project's test machine (tests/fixtures/real/bw-beside)",
+        observed: "A hog in a cgroup with cpu.shares 3072 and a 50 ms / 100 ms quota beside a \
+                   hog in a cgroup with cpu.shares 1024 on one CPU: the quota, not the 3:1 \
+                   weights, decides; each gets 50 %.",
+        json: include_str!("../../../scenarios/presets/cpu-max-beside.json"),
+    },
 ];
 
 /// Every bundled experiment, in a fixed order.

@@ -54,6 +54,52 @@ fn weights_nesting_and_aliases_reach_the_engine() {
 }
 
 #[test]
+fn cpu_max_and_its_v1_aliases_reach_the_engine() {
+    use schedlab_sim::cgroup::Bandwidth;
+    let text = doc(
+        r#", "cgroups": [{"path": "/ct", "cpu.max": "50000 100000"},
+            {"path": "/q", "cpu.max": "20000", "cpu.max.burst": 10000},
+            {"path": "/open", "cpu.max": "max 50000"},
+            {"path": "/v1", "cpu.cfs_quota_us": 30000, "cpu.cfs_period_us": 60000},
+            {"path": "/v1d", "cpu.cfs_quota_us": 5000},
+            {"path": "/v1max", "cpu.cfs_quota_us": -1}]"#,
+        &format!(
+            r#"{{"name": "a", {HOG}, "cgroup": "/ct"}}, {{"name": "b", {HOG}, "cgroup": "/q"}},
+               {{"name": "c", {HOG}, "cgroup": "/v1"}}"#
+        ),
+    );
+    let s = Scenario::from_json(&text).unwrap();
+    let c = s.sim_config().cgroups;
+    let bw = |q: u64, p: u64, b: u64| {
+        Some(Bandwidth {
+            quota_ns: q * 1000,
+            period_ns: p * 1000,
+            burst_ns: b * 1000,
+        })
+    };
+    let got: Vec<_> = c.groups.iter().map(|g| g.bandwidth).collect();
+    assert_eq!(
+        got,
+        [
+            None,
+            bw(50_000, 100_000, 0),
+            bw(20_000, 100_000, 10_000),
+            None,
+            bw(30_000, 60_000, 0),
+            bw(5_000, 100_000, 0),
+            None
+        ]
+    );
+    // Written back under the names used, with the default period filled in; parses back the same.
+    let j = s.to_json();
+    assert!(j.contains(r#""cpu.max": "50000 100000""#), "{j}");
+    assert!(j.contains(r#""cpu.max": "max 50000""#), "{j}");
+    assert!(j.contains(r#""cpu.cfs_quota_us": -1"#), "{j}");
+    assert!(j.contains(r#""cpu.cfs_period_us": 100000"#), "{j}");
+    assert_eq!(Scenario::from_json(&j).unwrap(), s);
+}
+
+#[test]
 fn sessions_become_autogroups_with_their_nice() {
     let text = doc(
         r#", "autogroup": true"#,
@@ -92,11 +138,23 @@ fn a_flat_scenario_has_no_groups() {
 #[test]
 fn bad_cgroups_are_named() {
     let t = format!(r#"{{"name": "a", {HOG}}}"#);
-    check_err(
-        r#", "cgroups": [{"path": "/x", "cpu.max": "50000 100000"}]"#,
-        &t,
-        "cpu.max is not modelled yet",
-    );
+    for (max, want) in [
+        (r#""cpu.max": 50000"#, "cgroups[0].cpu.max: expected \"QUOTA PERIOD\""),
+        (r#""cpu.max": "50000 100000 7""#, "is not \"QUOTA PERIOD\""),
+        (r#""cpu.max": "fifty 100000""#, "the quota \"fifty\" is not a whole number"),
+        (r#""cpu.max": "999 100000""#, "the quota 999 µs is out of range"),
+        (r#""cpu.max": "50000 2000000""#, "the period 2000000 µs is out of range"),
+        (r#""cpu.max": "50000 100000", "cpu.max.burst": 60000"#, "more than the quota"),
+        (r#""cpu.max": "50000", "cpu.cfs_period_us": 100000"#, "not both"),
+        (r#""cpu.cfs_quota_us": 0"#, "expected -1 (no limit) or a quota of 1000"),
+        (r#""cpu.cfs_period_us": 500"#, "cpu.cfs_period_us: 500 is out of range"),
+    ] {
+        check_err(
+            &format!(r#", "cgroups": [{{"path": "/x", {max}}}]"#),
+            &t,
+            want,
+        );
+    }
     check_err(
         r#", "cgroups": [{"path": "/x", "cpu.wieght": 3}]"#,
         &t,

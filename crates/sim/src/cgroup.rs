@@ -26,7 +26,29 @@ pub struct Group {
     pub shares: u64,
     /// `cpu.idle = 1`: its entity is `se_is_idle`.
     pub idle: bool,
+    /// `cpu.max` (bandwidth control, `tg->cfs_bandwidth`); `None`: "max", no limit.
+    pub bandwidth: Option<Bandwidth>,
 }
+
+/// A group's CFS bandwidth (`cpu.max` "QUOTA PERIOD" and `cpu.max.burst`; cgroup v1
+/// `cpu.cfs_quota_us`, `cpu.cfs_period_us`, `cpu.cfs_burst_us`), in ns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Bandwidth {
+    /// Runtime per period (`cfs_b->quota`).
+    pub quota_ns: u64,
+    /// `cfs_b->period`.
+    pub period_ns: u64,
+    /// `cfs_b->burst`: unused quota a period may carry into the next, up to this.
+    pub burst_ns: u64,
+}
+
+/// `min_cfs_quota_period`: the shortest period and quota (1 ms).
+pub const MIN_CFS_QUOTA_NS: u64 = 1_000_000;
+/// `max_cfs_quota_period`: the longest period (1 s).
+pub const MAX_CFS_PERIOD_NS: u64 = 1_000_000_000;
+/// `max_cfs_runtime`: the largest quota (and quota + burst), `MAX_BW` µs.
+pub const MAX_CFS_RUNTIME_NS: u64 = ((1 << 44) - 1) * 1_000;
 
 /// The hierarchy and which group each task is in.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -41,6 +63,24 @@ impl Cgroups {
     /// Whether any task is outside the root group (else the engine does no group work).
     pub fn active(&self) -> bool {
         self.task_group.iter().any(|&g| g != 0)
+    }
+
+    /// Whether any group with a task in it (or below it) has a bandwidth limit.
+    pub fn bandwidth_active(&self) -> bool {
+        self.active() && self.groups.iter().any(|g| g.bandwidth.is_some())
+    }
+
+    /// The groups on `g`'s path to the root that have a bandwidth limit, innermost first.
+    pub fn limited_path(&self, mut g: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        while g != 0 {
+            let grp = &self.groups[g as usize];
+            if grp.bandwidth.is_some() {
+                out.push(g);
+            }
+            g = grp.parent;
+        }
+        out
     }
 
     /// The hierarchy's invariants; `tasks` is the number of tasks of the config.
@@ -66,6 +106,23 @@ impl Cgroups {
                     "cgroups: group {} has shares {} (allowed {MIN_SHARES}..={MAX_SHARES})",
                     g.path, g.shares
                 ));
+            }
+            if let Some(b) = g.bandwidth {
+                if !(MIN_CFS_QUOTA_NS..=MAX_CFS_PERIOD_NS).contains(&b.period_ns) {
+                    return Err(format!(
+                        "cgroups: group {} has a period of {} ns (allowed {MIN_CFS_QUOTA_NS}..={MAX_CFS_PERIOD_NS})",
+                        g.path, b.period_ns
+                    ));
+                }
+                if b.quota_ns < MIN_CFS_QUOTA_NS
+                    || b.burst_ns > b.quota_ns
+                    || b.quota_ns + b.burst_ns > MAX_CFS_RUNTIME_NS
+                {
+                    return Err(format!(
+                        "cgroups: group {} has quota {} ns and burst {} ns (quota at least {MIN_CFS_QUOTA_NS}, burst at most the quota, their sum at most {MAX_CFS_RUNTIME_NS})",
+                        g.path, b.quota_ns, b.burst_ns
+                    ));
+                }
             }
         }
         if let Some(&g) = self

@@ -49,7 +49,7 @@ pub use config::{
     RtTask, SchedPolicy, SimConfig, TaskSpec, MEASURED_CACHE_COST,
 };
 pub use engine::{balance, simulate, Deadlock, Output, Simulator, Status};
-pub use stats::{CpuStats, TaskStats};
+pub use stats::{BandwidthStats, CpuStats, TaskStats};
 pub use trace::{
     Event, EventKind, Pid, PrevState, Sink, Snapshot, TaskInfo, Trace, TraceCounts, TraceLevel,
 };

@@ -111,3 +111,23 @@ pub struct CpuStats {
 pub(crate) fn is_zero(n: &u64) -> bool {
     *n == 0
 }
+
+/// One bandwidth-limited group's `cpu.stat` (cgroup v1 names; v2 shows `throttled_time` as
+/// `throttled_usec`), as the kernel would show it at the end of the run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct BandwidthStats {
+    /// The group's path.
+    pub path: alloc::string::String,
+    /// `nr_periods`: period-timer expiries while the timer was active.
+    pub nr_periods: u64,
+    /// `nr_throttled`: periods whose timer found the group throttled on some CPU.
+    pub nr_throttled: u64,
+    /// `throttled_time`: ns the group's run queues spent throttled, summed over CPUs, counted
+    /// at each unthrottle (a throttle still on at the end is not in it, as in the kernel).
+    pub throttled_time_ns: u64,
+    /// `nr_bursts`: periods that used burst runtime (`cpu.max.burst`).
+    pub nr_bursts: u64,
+    /// `burst_time`: ns of runtime used above the quota.
+    pub burst_time_ns: u64,
+}

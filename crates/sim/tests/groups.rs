@@ -28,6 +28,7 @@ fn group(path: &str, parent: u32, shares: u64, idle: bool) -> Group {
         parent,
         shares,
         idle,
+        bandwidth: None,
     }
 }
 

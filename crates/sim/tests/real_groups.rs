@@ -44,6 +44,7 @@ fn model(nice: [i32; 2], shares: &[u64], idle: &[bool], task_group: [u32; 2]) ->
         parent: 0,
         shares: 1024,
         idle: false,
+        bandwidth: None,
     }];
     for (i, (&s, &d)) in shares.iter().zip(idle).enumerate() {
         groups.push(Group {
@@ -51,6 +52,7 @@ fn model(nice: [i32; 2], shares: &[u64], idle: &[bool], task_group: [u32; 2]) ->
             parent: 0,
             shares: s,
             idle: d,
+            bandwidth: None,
         });
     }
     c.cgroups = Cgroups {

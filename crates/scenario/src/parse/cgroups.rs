@@ -1,15 +1,21 @@
 //! Task groups in a scenario: the top-level `"cgroups"` list and `"autogroup"` switch, and each
 //! task group's `"cgroup"`, `"session"` and `"autogroup_nice"`, with the kernel's file names as
-//! keys (`cpu.weight`, `cpu.weight.nice`, the v1 alias `cpu.shares`, `cpu.idle`).
+//! keys (`cpu.weight`, `cpu.weight.nice`, the v1 alias `cpu.shares`, `cpu.idle`, `cpu.max` and
+//! `cpu.max.burst` with their v1 aliases `cpu.cfs_quota_us`, `cpu.cfs_period_us`,
+//! `cpu.cfs_burst_us`).
 //!
 //! ```json
-//! "cgroups": [{"path": "/db", "cpu.weight": 300}, {"path": "/batch", "cpu.idle": 1}],
+//! "cgroups": [{"path": "/db", "cpu.weight": 300}, {"path": "/batch", "cpu.idle": 1},
+//!             {"path": "/ct", "cpu.max": "50000 100000"}],
 //! "tasks": [{"name": "pg", "cgroup": "/db", "program": [{"run": "forever"}]}]
 //! ```
 
 use serde_json::{Map, Value};
 
-use schedlab_sim::cgroup::{Group, MAX_SHARES, MIN_SHARES};
+use schedlab_sim::cgroup::{
+    Bandwidth, Group, MAX_CFS_PERIOD_NS, MAX_CFS_RUNTIME_NS, MAX_SHARES, MIN_CFS_QUOTA_NS,
+    MIN_SHARES,
+};
 use schedlab_sim::weight::LoadWeight;
 
 use super::{join, show, P};
@@ -22,7 +28,16 @@ const CGROUP_KEYS: &[&str] = &[
     "cpu.shares",
     "cpu.idle",
     "cpu.max",
+    "cpu.max.burst",
+    "cpu.cfs_quota_us",
+    "cpu.cfs_period_us",
+    "cpu.cfs_burst_us",
 ];
+/// The default period of `cpu.max` and `cpu.cfs_period_us`: 100 ms.
+pub const DEFAULT_PERIOD_US: u64 = 100_000;
+const MIN_US: u64 = MIN_CFS_QUOTA_NS / 1_000;
+const MAX_PERIOD_US: u64 = MAX_CFS_PERIOD_NS / 1_000;
+const MAX_QUOTA_US: u64 = MAX_CFS_RUNTIME_NS / 1_000;
 /// Longest cgroup path accepted.
 const MAX_PATH: usize = 200;
 /// Most cgroups in one scenario.
@@ -57,6 +72,33 @@ impl CgroupWeight {
     }
 }
 
+/// A cgroup's bandwidth limit as written: `cpu.max` ("QUOTA PERIOD", "max PERIOD", or one of
+/// them alone) with `cpu.max.burst`, or the cgroup v1 files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct CpuMax {
+    /// QUOTA in µs; `None`: "max" (`cpu.cfs_quota_us` -1), no limit.
+    pub quota_us: Option<u64>,
+    /// PERIOD in µs (default 100000).
+    pub period_us: u64,
+    /// `cpu.max.burst` in µs (default 0).
+    pub burst_us: u64,
+    /// Written with the cgroup v1 names (`cpu.cfs_quota_us`, `cpu.cfs_period_us`,
+    /// `cpu.cfs_burst_us`).
+    pub v1: bool,
+}
+
+impl CpuMax {
+    /// The engine's limit (`None` for "max").
+    pub fn bandwidth(&self) -> Option<Bandwidth> {
+        self.quota_us.map(|q| Bandwidth {
+            quota_ns: q * 1_000,
+            period_ns: self.period_us * 1_000,
+            burst_ns: self.burst_us * 1_000,
+        })
+    }
+}
+
 /// One cgroup as written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -67,6 +109,9 @@ pub struct CgroupSpec {
     pub weight: CgroupWeight,
     /// `cpu.idle = 1`.
     pub idle: bool,
+    /// Its bandwidth limit, if any key of it was written.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub max: Option<CpuMax>,
 }
 
 /// Where one task group's tasks run.
@@ -106,6 +151,7 @@ impl Cgroups {
             parent: 0,
             shares: 1024,
             idle: false,
+            bandwidth: None,
         }];
         for g in &self.groups {
             let parent = parent_of(&g.path)
@@ -116,6 +162,7 @@ impl Cgroups {
                 parent,
                 shares: if g.idle { 3 } else { g.weight.shares() },
                 idle: g.idle,
+                bandwidth: g.max.and_then(|m| m.bandwidth()),
             });
         }
         let mut task_group = Vec::new();
@@ -140,6 +187,7 @@ impl Cgroups {
                             parent: 0,
                             shares: LoadWeight::from_nice(nice as i32).user(),
                             idle: false,
+                            bandwidth: None,
                         });
                         groups.len() - 1
                     }
@@ -180,6 +228,9 @@ impl Cgroups {
                     if g.idle {
                         o.insert("cpu.idle".into(), 1.into());
                     }
+                    if let Some(m) = g.max {
+                        write_max(&mut o, &m);
+                    }
                     Value::Object(o)
                 })
                 .collect();
@@ -201,6 +252,169 @@ impl Cgroups {
             }
         }
     }
+}
+
+/// Writes a bandwidth limit under the names it was written with.
+fn write_max(o: &mut Map<String, Value>, m: &CpuMax) {
+    if m.v1 {
+        let q: Value = match m.quota_us {
+            Some(q) => q.into(),
+            None => (-1).into(),
+        };
+        o.insert("cpu.cfs_quota_us".into(), q);
+        o.insert("cpu.cfs_period_us".into(), m.period_us.into());
+        if m.burst_us > 0 {
+            o.insert("cpu.cfs_burst_us".into(), m.burst_us.into());
+        }
+    } else {
+        let q = m.quota_us.map_or("max".to_string(), |q| q.to_string());
+        o.insert("cpu.max".into(), format!("{q} {}", m.period_us).into());
+        if m.burst_us > 0 {
+            o.insert("cpu.max.burst".into(), m.burst_us.into());
+        }
+    }
+}
+
+/// Reads `cpu.max` (or its v1 aliases) and the burst; `Err(())` after reporting an error.
+fn cpu_max(p: &mut P, path: &str, o: &Map<String, Value>) -> Result<Option<CpuMax>, ()> {
+    let v2 = ["cpu.max", "cpu.max.burst"];
+    let v1 = ["cpu.cfs_quota_us", "cpu.cfs_period_us", "cpu.cfs_burst_us"];
+    let has_v2 = v2.iter().any(|k| o.contains_key(*k));
+    let has_v1 = v1.iter().any(|k| o.contains_key(*k));
+    if !has_v2 && !has_v1 {
+        return Ok(None);
+    }
+    if has_v2 && has_v1 {
+        p.err(
+            path,
+            "set cpu.max (cgroup v2) or cpu.cfs_quota_us / cpu.cfs_period_us (cgroup v1), not both: they are one limit",
+        );
+        return Err(());
+    }
+    let mut ok = true;
+    let (mut quota_us, mut period_us) = (None, DEFAULT_PERIOD_US);
+    let burst_key = if has_v1 { "cpu.cfs_burst_us" } else { "cpu.max.burst" };
+    if has_v2 {
+        if let Some(v) = o.get("cpu.max") {
+            let at = join(path, "cpu.max");
+            match v.as_str() {
+                Some(text) => match parse_cpu_max(text) {
+                    Ok((q, per)) => {
+                        quota_us = q;
+                        period_us = per.unwrap_or(DEFAULT_PERIOD_US);
+                    }
+                    Err(e) => {
+                        p.err(&at, e);
+                        ok = false;
+                    }
+                },
+                None => {
+                    p.err(
+                        &at,
+                        format!(
+                            "expected \"QUOTA PERIOD\" in microseconds, like \"50000 100000\" (or \"max 100000\"), got {}",
+                            show(v)
+                        ),
+                    );
+                    ok = false;
+                }
+            }
+        }
+    } else {
+        if let Some(v) = o.get("cpu.cfs_quota_us") {
+            let at = join(path, "cpu.cfs_quota_us");
+            match v.as_i64() {
+                Some(-1) => {}
+                Some(q) if q >= MIN_US as i64 && q as u64 <= MAX_QUOTA_US => {
+                    quota_us = Some(q as u64)
+                }
+                _ => {
+                    p.err(
+                        &at,
+                        format!(
+                            "expected -1 (no limit) or a quota of {MIN_US}..={MAX_QUOTA_US} microseconds, got {}",
+                            show(v)
+                        ),
+                    );
+                    ok = false;
+                }
+            }
+        }
+        if let Some(v) = o.get("cpu.cfs_period_us") {
+            match p.uint(&join(path, "cpu.cfs_period_us"), v, MIN_US, MAX_PERIOD_US) {
+                Some(n) => period_us = n,
+                None => ok = false,
+            }
+        }
+    }
+    let mut burst_us = 0;
+    if let Some(v) = o.get(burst_key) {
+        match p.uint(&join(path, burst_key), v, 0, MAX_QUOTA_US) {
+            Some(b) => burst_us = b,
+            None => ok = false,
+        }
+    }
+    if ok {
+        if let Some(q) = quota_us {
+            if burst_us > q || q + burst_us > MAX_QUOTA_US {
+                p.err(
+                    &join(path, burst_key),
+                    format!("a burst of {burst_us} µs is more than the quota ({q} µs); the kernel refuses it"),
+                );
+                ok = false;
+            }
+        }
+    }
+    if !ok {
+        return Err(());
+    }
+    Ok(Some(CpuMax {
+        quota_us,
+        period_us,
+        burst_us,
+        v1: has_v1,
+    }))
+}
+
+/// `cpu_period_quota_parse`: "QUOTA PERIOD", "max PERIOD", "QUOTA" or "max" (µs); the period
+/// is `None` when not given.
+fn parse_cpu_max(text: &str) -> Result<(Option<u64>, Option<u64>), String> {
+    let mut it = text.split_whitespace();
+    let (Some(q), per, None) = (it.next(), it.next(), it.next()) else {
+        return Err(format!(
+            "{text:?} is not \"QUOTA PERIOD\": write two numbers of microseconds like \"50000 100000\", or \"max 100000\" for no limit"
+        ));
+    };
+    let period = match per {
+        None => None,
+        Some(x) => match x.parse::<u64>() {
+            Ok(n) if (MIN_US..=MAX_PERIOD_US).contains(&n) => Some(n),
+            Ok(n) => {
+                return Err(format!(
+                    "the period {n} µs is out of range (allowed {MIN_US}..={MAX_PERIOD_US})"
+                ))
+            }
+            Err(_) => return Err(format!("the period {x:?} is not a whole number of microseconds")),
+        },
+    };
+    let quota = if q == "max" {
+        None
+    } else {
+        match q.parse::<u64>() {
+            Ok(n) if (MIN_US..=MAX_QUOTA_US).contains(&n) => Some(n),
+            Ok(n) => {
+                return Err(format!(
+                    "the quota {n} µs is out of range (allowed {MIN_US}..={MAX_QUOTA_US}, or \"max\")"
+                ))
+            }
+            Err(_) => {
+                return Err(format!(
+                    "the quota {q:?} is not a whole number of microseconds or \"max\""
+                ))
+            }
+        }
+    };
+    Ok((quota, period))
 }
 
 /// The parent path of `/a/b` (`/a`), `None` for a top-level group.
@@ -400,12 +614,20 @@ fn cgroup(p: &mut P, path: &str, v: &Value, before: &[CgroupSpec]) -> Option<Cgr
         );
         ok = false;
     }
-    if o.contains_key("cpu.max") {
-        p.err(&join(path, "cpu.max"), "cpu.max is not modelled yet");
-        ok = false;
-    }
+    let max = match cpu_max(p, path, o) {
+        Ok(m) => m,
+        Err(()) => {
+            ok = false;
+            None
+        }
+    };
     if ok {
-        cpath.map(|path| CgroupSpec { path, weight, idle })
+        cpath.map(|path| CgroupSpec {
+            path,
+            weight,
+            idle,
+            max,
+        })
     } else {
         None
     }

@@ -73,8 +73,11 @@ impl Simulator {
         self.tasks[id].recent_used_cpu = cpu;
         self.tasks[id].state = TState::Runnable;
         self.pelt_new(id, cpu);
-        self.group_update(cpu, Some(id));
-        self.with_rq(cpu, |f, c| f.enqueue_new(c, id));
+        let held = self.bw_hold_new(id, cpu);
+        if !held {
+            self.group_update(cpu, Some(id));
+            self.with_rq(cpu, |f, c| f.enqueue_new(c, id));
+        }
         self.sched_info_enqueue(id);
         self.emit(
             cpu,
@@ -83,7 +86,10 @@ impl Simulator {
                 target_cpu: cpu,
             },
         );
-        self.check_preempt_curr(cpu, id, true, false);
+        if !held {
+            // A task created into a throttled group waits for the unthrottle (bandwidth.rs).
+            self.check_preempt_curr(cpu, id, true, false);
+        }
         self.kick(cpu);
         self.hrtick_update(cpu);
     }
@@ -202,12 +208,18 @@ impl Simulator {
                 self.pelt_attach(id, new_cpu);
             }
             idle_target = self.idle_cpu(new_cpu);
-            self.group_update(new_cpu, Some(id));
-            self.with_rq(new_cpu, |f, c| f.enqueue_wakeup(c, id, migrated));
-            // ttwu_do_activate: rq->avg_idle learns how long the target was newly idle.
-            self.ttwu_avg_idle(new_cpu);
-            self.sched_info_enqueue(id);
-            self.check_preempt_curr(new_cpu, id, false, sync);
+            if self.bw_hold_wakeup(id, new_cpu, migrated) {
+                // Its group is throttled there: it waits for the unthrottle (bandwidth.rs).
+                self.ttwu_avg_idle(new_cpu);
+                self.sched_info_enqueue(id);
+            } else {
+                self.group_update(new_cpu, Some(id));
+                self.with_rq(new_cpu, |f, c| f.enqueue_wakeup(c, id, migrated));
+                // ttwu_do_activate: rq->avg_idle learns how long the target was newly idle.
+                self.ttwu_avg_idle(new_cpu);
+                self.sched_info_enqueue(id);
+                self.check_preempt_curr(new_cpu, id, false, sync);
+            }
         }
         let cpu = self.tasks[id].cpu;
         self.charge_wakeup(waker, waker_cpu != cpu);
@@ -258,6 +270,7 @@ impl Simulator {
         self.pelt_update(curr);
         self.group_update(cpu, None);
         self.with_rq(cpu, |f, c| f.task_tick(c, false, hr));
+        self.bw_account(cpu);
         self.irq_exit(cpu);
         if self.cfg.cpus > 1 {
             // trigger_load_balance raises SCHED_SOFTIRQ; its work runs at irq exit, δ later
@@ -293,6 +306,8 @@ impl Simulator {
             Some(p) => self.pelt_update(p),
             None => self.pelt_cfs(cpu),
         }
+        // put_prev_entity's check_cfs_rq_runtime: a group out of runtime is throttled.
+        self.bw_schedule(cpu);
         // Active balance: the stopper preempted prev to push it elsewhere (balance/mod.rs).
         let pushed = self.stopper_push(cpu, prev);
         // ---- The classes above fair first (rt.rs): an RT task, unless throttled or the
@@ -304,6 +319,8 @@ impl Simulator {
                 next = self.with_rq(cpu, |f, c| f.pick_next(c));
             }
         }
+        // A group the block or the pick's delayed dequeue left empty returns its slack.
+        self.bw_return_slack(cpu);
         // ----
         // clear_tsk_need_resched(prev) comes after pick_next_task: a resched that the pick's
         // update_curr raised on prev is void.

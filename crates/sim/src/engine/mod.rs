@@ -31,6 +31,7 @@ use crate::variant::Variant;
 use crate::weight::LoadWeight;
 
 pub mod balance;
+mod bandwidth;
 mod cache;
 mod check;
 mod core;
@@ -166,6 +167,8 @@ pub struct Output {
     /// Set when the run ended early because every task left was blocked on a channel and
     /// nothing (no timer, no tick) could wake one.
     pub deadlock: Option<Deadlock>,
+    /// The `cpu.stat` of each group with a bandwidth limit (`cpu.max`), in group order.
+    pub bandwidth: Vec<crate::stats::BandwidthStats>,
 }
 
 /// A run that cannot go on: every task left is blocked on a channel and nothing is pending.
@@ -232,6 +235,8 @@ pub struct Simulator {
     grp: group::GroupState,
     /// The classes above fair (`rt.rs`).
     rt: rt::RtState,
+    /// Bandwidth control (`bandwidth.rs`).
+    bw: bandwidth::BwState,
 }
 
 impl Simulator {
@@ -347,6 +352,7 @@ impl Simulator {
             irq_rng: irq::rngs(cfg),
             grp: group::GroupState::new(cfg),
             rt: rt::RtState::new(cfg),
+            bw: bandwidth::BwState::new(cfg),
             cfg: cfg.clone(),
         };
         let migration_cost = sim.fair.p.migration_cost_ns;
@@ -499,10 +505,13 @@ impl Simulator {
                     self.rt_timer(cpu);
                 }
             }
+            Ev::BwPeriod(g) => self.bw_period_timer(g),
+            Ev::BwSlack(g, cpu) => self.bw_slack_timer(g, cpu),
             Ev::HrTick(cpu, gen) => {
                 if gen == self.cpus[cpu as usize].hrtick_gen {
                     self.cpus[cpu as usize].hrtick_expires = None;
                     self.with_rq(cpu, |f, c| f.task_tick(c, true, false));
+                    self.bw_account(cpu);
                     self.irq_exit(cpu);
                     self.kick(cpu);
                 }
@@ -514,6 +523,7 @@ impl Simulator {
     /// Finishes the run and hands over its results (running it to the end first).
     pub fn finish(mut self) -> Output {
         while self.run(u64::MAX) != Status::Done {}
+        let bandwidth = self.bw_stats();
         Output {
             variant: self.fair.variant.name.clone(),
             trace: self.rec.trace,
@@ -529,6 +539,7 @@ impl Simulator {
                 .collect(),
             cpus: self.cpus.iter().map(|c| c.rq.stats).collect(),
             events_processed: self.processed,
+            bandwidth,
             deadlock: self.deadlock,
         }
     }
@@ -560,7 +571,9 @@ impl Simulator {
             | Ev::Softirq(_)
             | Ev::Irq(_)
             | Ev::Stopper(_)
-            | Ev::IoIrq(..) => true,
+            | Ev::IoIrq(..)
+            | Ev::BwPeriod(_)
+            | Ev::BwSlack(..) => true,
             Ev::Schedule(cpu, gen) => self.cpus[cpu as usize].sched_gen == gen,
             Ev::HrTick(cpu, gen) => self.cpus[cpu as usize].hrtick_gen == gen,
             Ev::BurstEnd(id, gen) | Ev::Resume(id, gen) => self.tasks[id as usize].gen == gen,

@@ -51,6 +51,11 @@ pub(super) enum Ev {
     /// An I/O's completion interrupt ends (`io.rs`): its device channel and the CPU that
     /// submitted it.
     IoIrq(u32, u32),
+    /// A task group's bandwidth period timer (`bandwidth.rs`): never void (it is never
+    /// cancelled; it re-arms itself or stops).
+    BwPeriod(u32),
+    /// A task group's bandwidth slack timer, on a CPU (`bandwidth.rs`): never void.
+    BwSlack(u32, u32),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -106,7 +111,9 @@ impl Queue {
             | Ev::Softirq(_)
             | Ev::Irq(_)
             | Ev::Stopper(_)
-            | Ev::IoIrq(..) => None,
+            | Ev::IoIrq(..)
+            | Ev::BwPeriod(_)
+            | Ev::BwSlack(..) => None,
         }
     }
 

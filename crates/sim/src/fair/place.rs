@@ -281,6 +281,14 @@ impl Fair {
         self.dequeue_entity(c, id, true, special, false)
     }
 
+    /// The task's group is throttled (`throttle_cfs_rq` dequeues the group's entity with
+    /// DEQUEUE_SLEEP, never delayed): a queued task leaves as a sleeper would, saving its lag;
+    /// a delayed one finishes its dequeue.
+    pub fn dequeue_throttled(&self, c: &mut Ctx, id: Tid) {
+        let delayed = c.ents[id].sched_delayed;
+        self.dequeue_entity(c, id, true, true, delayed);
+    }
+
     pub(super) fn dequeue_entity(
         &self,
         c: &mut Ctx,

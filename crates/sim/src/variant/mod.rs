@@ -69,6 +69,10 @@ pub struct VersionSwitches {
     /// in place of default RT throttling (5f6bd380c7bd, "sched/rt: Remove default bandwidth
     /// control"); before, `sched_rt_runtime_us` throttles RT tasks.
     pub fair_server: bool,
+    /// 6.6+: a throttled group's `throttled_clock` (cpu.stat `throttled_time`) runs only while
+    /// the group has a task queued on the CPU (677ea015f231, "sched: add throttled time stat
+    /// for throttled children"); 6.1 counts from the throttle, queued tasks or not.
+    pub throttled_clock_queued: bool,
 }
 
 /// A modelled kernel version: its code-path switches and the features it has.
@@ -208,6 +212,7 @@ const CFS_SWITCHES: VersionSwitches = VersionSwitches {
     requeue_stale_curr: false,
     base_slice_norm_ns: 750_000,
     fair_server: false,
+    throttled_clock_queued: false,
 };
 
 /// The kernel versions schedlab models.
@@ -236,6 +241,7 @@ pub const KERNEL_VERSIONS: &[KernelVersion] = &[
         summary: "EEVDF as merged in v6.6 (read in 6.6.9): vruntime-ordered tree, RUN_TO_PARITY",
         switches: VersionSwitches {
             class: Class::Eevdf,
+            throttled_clock_queued: true,
             ..CFS_SWITCHES
         },
         available: EEVDF66_AVAILABLE,
@@ -255,6 +261,7 @@ pub const KERNEL_VERSIONS: &[KernelVersion] = &[
             custom_slice: true,
             requeue_stale_curr: true,
             fair_server: true,
+            throttled_clock_queued: true,
             ..CFS_SWITCHES
         },
         available: EEVDF612_AVAILABLE,
@@ -273,6 +280,7 @@ pub const KERNEL_VERSIONS: &[KernelVersion] = &[
             requeue_stale_curr: true,
             base_slice_norm_ns: 700_000,
             fair_server: true,
+            throttled_clock_queued: true,
             ..CFS_SWITCHES
         },
         available: EEVDF619_AVAILABLE,

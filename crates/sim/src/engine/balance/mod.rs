@@ -627,7 +627,8 @@ impl Simulator {
             let t = list[pos];
             pos += 1;
             // can_migrate_task
-            let ok = if !self.allowed(t, this) {
+            // throttled_lb_pair: not to a CPU where the task's group is throttled.
+            let ok = if !self.allowed(t, this) || self.bw_throttled_on(t, this) {
                 false
             } else {
                 all_pinned = false;
@@ -695,6 +696,7 @@ impl Simulator {
         self.pelt_detach(id, from);
         self.with_rq(from, |f, c| f.dequeue_detach(c, id));
         self.group_update(from, None);
+        self.bw_return_slack(from);
         self.emit(
             trace_cpu,
             EventKind::MigrateTask {
@@ -711,6 +713,10 @@ impl Simulator {
     /// `attach_task`: `activate_task` on `to` and `wakeup_preempt` (`check_preempt_curr`).
     pub(super) fn attach_task(&mut self, id: Tid, to: u32) {
         self.pelt_attach(id, to);
+        if self.bw_hold_attach(id, to) {
+            // Its group is throttled on `to`: it waits there for the unthrottle.
+            return;
+        }
         self.group_update(to, Some(id));
         self.with_rq(to, |f, c| f.enqueue_attach(c, id));
         self.check_preempt_curr(to, id, false, false);
@@ -756,7 +762,11 @@ impl Simulator {
         // DEVIATION(kernel): delayed tasks are never migrated (as in detach_tasks).
         let pick = list
             .into_iter()
-            .find(|&t| self.allowed(t, target) && !self.ents[t].sched_delayed);
+            .find(|&t| {
+                self.allowed(t, target)
+                    && !self.ents[t].sched_delayed
+                    && !self.bw_throttled_on(t, target)
+            });
         let Some(t) = pick else {
             self.cpus[target as usize].rq.stats.alb_failed += 1;
             return;
