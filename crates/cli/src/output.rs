@@ -12,8 +12,8 @@ use schedlab_report::timehist::{format_timehist, timehist_lines};
 use schedlab_scenario::presets::presets;
 use schedlab_scenario::Scenario;
 use schedlab_sim::{
-    BandwidthStats, CpuStats, Event, EventKind, Output, Sink, Trace, Variant, ALL_FEATURES, KERNEL_VERSIONS,
-    UNMODELLED_FEATURES,
+    BandwidthStats, CpuStats, Event, EventKind, Output, Sink, Trace, Variant, ALL_FEATURES,
+    KERNEL_VERSIONS, UNMODELLED_FEATURES,
 };
 
 use crate::args::RunOpts;

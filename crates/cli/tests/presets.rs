@@ -584,9 +584,16 @@ fn cpu_max_caps_the_container_at_half_a_cpu() {
     for o in &outs {
         let v = &o.variant;
         let ct = o.tasks[0].sum_exec_runtime_ns;
-        assert!(ct.abs_diff(1_000_000_000) <= 5_000_000, "{v}: ct ran {ct} ns");
+        assert!(
+            ct.abs_diff(1_000_000_000) <= 5_000_000,
+            "{v}: ct ran {ct} ns"
+        );
         let b = &o.bandwidth[0];
-        assert_eq!((b.path.as_str(), b.nr_periods, b.nr_throttled), ("/ct", 20, 20), "{v}");
+        assert_eq!(
+            (b.path.as_str(), b.nr_periods, b.nr_throttled),
+            ("/ct", 20, 20),
+            "{v}"
+        );
     }
     let text = schedlab_cli::table_text(&s, &outs, true, false);
     assert!(

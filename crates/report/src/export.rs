@@ -43,7 +43,10 @@ pub struct VariantReport {
     /// [`trace_hash`] of the run's trace: equal hashes, equal traces (native, wasm, any build).
     pub trace_hash: u64,
     /// The `cpu.stat` of each cgroup with a `cpu.max` limit (empty without one).
-    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Vec::is_empty"))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Vec::is_empty")
+    )]
     pub bandwidth: Vec<BandwidthStats>,
 }
 

@@ -139,15 +139,39 @@ fn a_flat_scenario_has_no_groups() {
 fn bad_cgroups_are_named() {
     let t = format!(r#"{{"name": "a", {HOG}}}"#);
     for (max, want) in [
-        (r#""cpu.max": 50000"#, "cgroups[0].cpu.max: expected \"QUOTA PERIOD\""),
+        (
+            r#""cpu.max": 50000"#,
+            "cgroups[0].cpu.max: expected \"QUOTA PERIOD\"",
+        ),
         (r#""cpu.max": "50000 100000 7""#, "is not \"QUOTA PERIOD\""),
-        (r#""cpu.max": "fifty 100000""#, "the quota \"fifty\" is not a whole number"),
-        (r#""cpu.max": "999 100000""#, "the quota 999 µs is out of range"),
-        (r#""cpu.max": "50000 2000000""#, "the period 2000000 µs is out of range"),
-        (r#""cpu.max": "50000 100000", "cpu.max.burst": 60000"#, "more than the quota"),
-        (r#""cpu.max": "50000", "cpu.cfs_period_us": 100000"#, "not both"),
-        (r#""cpu.cfs_quota_us": 0"#, "expected -1 (no limit) or a quota of 1000"),
-        (r#""cpu.cfs_period_us": 500"#, "cpu.cfs_period_us: 500 is out of range"),
+        (
+            r#""cpu.max": "fifty 100000""#,
+            "the quota \"fifty\" is not a whole number",
+        ),
+        (
+            r#""cpu.max": "999 100000""#,
+            "the quota 999 µs is out of range",
+        ),
+        (
+            r#""cpu.max": "50000 2000000""#,
+            "the period 2000000 µs is out of range",
+        ),
+        (
+            r#""cpu.max": "50000 100000", "cpu.max.burst": 60000"#,
+            "more than the quota",
+        ),
+        (
+            r#""cpu.max": "50000", "cpu.cfs_period_us": 100000"#,
+            "not both",
+        ),
+        (
+            r#""cpu.cfs_quota_us": 0"#,
+            "expected -1 (no limit) or a quota of 1000",
+        ),
+        (
+            r#""cpu.cfs_period_us": 500"#,
+            "cpu.cfs_period_us: 500 is out of range",
+        ),
     ] {
         check_err(
             &format!(r#", "cgroups": [{{"path": "/x", {max}}}]"#),

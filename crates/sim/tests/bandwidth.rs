@@ -34,7 +34,13 @@ fn max(quota_ms: u64, period_ms: u64) -> Option<Bandwidth> {
 
 /// One CPU at HZ=250 with δ and the tick's IRQ time at 0, so that the timestamps are the
 /// arithmetic's own.
-fn machine(cpus: u32, ms: u64, tasks: Vec<TaskSpec>, groups: Vec<Group>, tg: Vec<u32>) -> SimConfig {
+fn machine(
+    cpus: u32,
+    ms: u64,
+    tasks: Vec<TaskSpec>,
+    groups: Vec<Group>,
+    tg: Vec<u32>,
+) -> SimConfig {
     let mut c = cfg(cpus, 250, ms * MS, tasks);
     c.switch_delay_ns = 0;
     c.irq_ns = 0;
@@ -137,10 +143,7 @@ fn the_quota_caps_a_heavier_group() {
         1,
         3000,
         vec![hog("ct", 0), hog("web", 0)],
-        vec![
-            group("/ct", 3072, max(50, 100)),
-            group("/web", 1024, None),
-        ],
+        vec![group("/ct", 3072, max(50, 100)), group("/web", 1024, None)],
         vec![1, 2],
     );
     for v in VARIANTS {
@@ -148,13 +151,19 @@ fn the_quota_caps_a_heavier_group() {
         let ct = out.tasks[0].sum_exec_runtime_ns as f64 / (3000 * MS) as f64 * 100.0;
         let web = out.tasks[1].sum_exec_runtime_ns as f64 / (3000 * MS) as f64 * 100.0;
         assert!((ct - 50.0).abs() <= 1.0, "{v}: ct got {ct:.2} %");
-        assert!((ct + web - 100.0).abs() <= 0.1, "{v}: ct {ct:.2} % + web {web:.2} %");
+        assert!(
+            (ct + web - 100.0).abs() <= 0.1,
+            "{v}: ct {ct:.2} % + web {web:.2} %"
+        );
         let s = &out.bandwidth[0];
         assert_eq!((s.nr_periods, s.nr_throttled), (30, 30), "{v}");
         // 3:1 while both run: the quota lasts 50 / 0.75 = 66.7 ms of each period, throttled
         // for the remaining 33.3 ms (± a tick at each end).
         let per = s.throttled_time_ns as f64 / 30.0 / MS as f64;
-        assert!((per - 100.0 / 3.0).abs() <= 4.0, "{v}: {per:.2} ms a period");
+        assert!(
+            (per - 100.0 / 3.0).abs() <= 4.0,
+            "{v}: {per:.2} ms a period"
+        );
     }
 }
 
@@ -188,7 +197,10 @@ fn two_cpus_draw_from_one_pool() {
         assert_eq!((s.nr_periods, s.nr_throttled), (20, 20), "{v}");
         // Both CPUs are throttled for about half of every period.
         let per_cpu = s.throttled_time_ns as f64 / 40.0 / MS as f64;
-        assert!((per_cpu - 75.0).abs() <= 5.0, "{v}: {per_cpu:.2} ms a period per CPU");
+        assert!(
+            (per_cpu - 75.0).abs() <= 5.0,
+            "{v}: {per_cpu:.2} ms a period per CPU"
+        );
     }
 }
 
@@ -232,6 +244,12 @@ fn under_the_quota_nothing_is_throttled() {
 /// No limit, no change: a group without cpu.max reports no cpu.stat.
 #[test]
 fn no_limit_reports_nothing() {
-    let c = machine(1, 500, vec![hog("ct", 0)], vec![group("/ct", 1024, None)], vec![1]);
+    let c = machine(
+        1,
+        500,
+        vec![hog("ct", 0)],
+        vec![group("/ct", 1024, None)],
+        vec![1],
+    );
     assert!(run(&c, "eevdf-6.12").bandwidth.is_empty());
 }

@@ -139,7 +139,11 @@ fn check_spacings(what: &str, outs: &[u64]) {
     }
     let on_tick = d
         .iter()
-        .filter(|&&x| [96, 100, 104].iter().any(|&t| x.abs_diff(t * MS) <= 100 * US))
+        .filter(|&&x| {
+            [96, 100, 104]
+                .iter()
+                .any(|&t| x.abs_diff(t * MS) <= 100 * US)
+        })
         .count();
     assert!(
         on_tick * 10 >= d.len() * 9,
@@ -161,7 +165,10 @@ fn recorded_alone_matches_the_arithmetic_and_the_model() {
     assert!(periods >= 40, "recorded: {periods} periods");
     assert_eq!(throttled, periods, "recorded: every period throttled");
     let per = time as f64 / periods as f64 / MS as f64;
-    assert!((per - 50.0).abs() <= 1.0, "recorded: {per:.2} ms throttled a period");
+    assert!(
+        (per - 50.0).abs() <= 1.0,
+        "recorded: {per:.2} ms throttled a period"
+    );
 
     // The model: the same hog for 5.5 s.
     let mut c = cfg(1, 250, 5500 * MS, vec![hog("ct", 0)]);
@@ -175,7 +182,10 @@ fn recorded_alone_matches_the_arithmetic_and_the_model() {
     let s = &out.bandwidth[0];
     assert_eq!((s.nr_periods, s.nr_throttled), (55, 55), "model");
     let per_model = s.throttled_time_ns as f64 / s.nr_periods as f64 / MS as f64;
-    assert!((per_model - 50.0).abs() <= 1.0, "model: {per_model:.2} ms a period");
+    assert!(
+        (per_model - 50.0).abs() <= 1.0,
+        "model: {per_model:.2} ms a period"
+    );
     assert!(
         (per_model - per).abs() <= 1.0,
         "model {per_model:.2} ms against recorded {per:.2} ms a period"
@@ -195,7 +205,11 @@ fn recorded_beside_matches_the_arithmetic_and_the_model() {
             _ => {}
         }
     }
-    assert!(ct + web > 3 * S, "recorded: the hogs ran {} ms", (ct + web) / MS);
+    assert!(
+        ct + web > 3 * S,
+        "recorded: the hogs ran {} ms",
+        (ct + web) / MS
+    );
     let share = ct as f64 * 100.0 / (ct + web) as f64;
     assert!((share - 50.0).abs() <= 1.0, "recorded: ct {share:.2} %");
     let (periods, throttled, time) = cpu_stat("bw-beside");
@@ -203,7 +217,10 @@ fn recorded_beside_matches_the_arithmetic_and_the_model() {
     assert_eq!(throttled, periods, "recorded: every period throttled");
     let per = time as f64 / periods as f64 / MS as f64;
     let arith = 100.0 - 50.0 * 4.0 / 3.0;
-    assert!((per - arith).abs() <= 2.0, "recorded: {per:.2} ms throttled a period");
+    assert!(
+        (per - arith).abs() <= 2.0,
+        "recorded: {per:.2} ms throttled a period"
+    );
 
     // The model.
     let mut c = cfg(1, 250, 5500 * MS, vec![hog("ct", 0), hog("web", 0)]);
@@ -227,5 +244,8 @@ fn recorded_beside_matches_the_arithmetic_and_the_model() {
     let s = &out.bandwidth[0];
     assert_eq!(s.nr_throttled, s.nr_periods, "model");
     let per_model = s.throttled_time_ns as f64 / s.nr_periods as f64 / MS as f64;
-    assert!((per_model - arith).abs() <= 2.0, "model: {per_model:.2} ms a period");
+    assert!(
+        (per_model - arith).abs() <= 2.0,
+        "model: {per_model:.2} ms a period"
+    );
 }

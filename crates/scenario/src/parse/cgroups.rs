@@ -293,7 +293,11 @@ fn cpu_max(p: &mut P, path: &str, o: &Map<String, Value>) -> Result<Option<CpuMa
     }
     let mut ok = true;
     let (mut quota_us, mut period_us) = (None, DEFAULT_PERIOD_US);
-    let burst_key = if has_v1 { "cpu.cfs_burst_us" } else { "cpu.max.burst" };
+    let burst_key = if has_v1 {
+        "cpu.cfs_burst_us"
+    } else {
+        "cpu.max.burst"
+    };
     if has_v2 {
         if let Some(v) = o.get("cpu.max") {
             let at = join(path, "cpu.max");
@@ -394,7 +398,11 @@ fn parse_cpu_max(text: &str) -> Result<(Option<u64>, Option<u64>), String> {
                     "the period {n} µs is out of range (allowed {MIN_US}..={MAX_PERIOD_US})"
                 ))
             }
-            Err(_) => return Err(format!("the period {x:?} is not a whole number of microseconds")),
+            Err(_) => {
+                return Err(format!(
+                    "the period {x:?} is not a whole number of microseconds"
+                ))
+            }
         },
     };
     let quota = if q == "max" {
@@ -402,11 +410,9 @@ fn parse_cpu_max(text: &str) -> Result<(Option<u64>, Option<u64>), String> {
     } else {
         match q.parse::<u64>() {
             Ok(n) if (MIN_US..=MAX_QUOTA_US).contains(&n) => Some(n),
-            Ok(n) => {
-                return Err(format!(
-                    "the quota {n} µs is out of range (allowed {MIN_US}..={MAX_QUOTA_US}, or \"max\")"
-                ))
-            }
+            Ok(n) => return Err(format!(
+                "the quota {n} µs is out of range (allowed {MIN_US}..={MAX_QUOTA_US}, or \"max\")"
+            )),
             Err(_) => {
                 return Err(format!(
                     "the quota {q:?} is not a whole number of microseconds or \"max\""

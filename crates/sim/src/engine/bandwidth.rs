@@ -211,8 +211,7 @@ impl Simulator {
         self.bw.members[g as usize]
             .iter()
             .filter(|&&m| {
-                self.tasks[m].cpu == cpu
-                    && (self.ents[m].on_rq || self.bw.held[m] != Held::No)
+                self.tasks[m].cpu == cpu && (self.ents[m].on_rq || self.bw.held[m] != Held::No)
             })
             .count()
     }
@@ -437,7 +436,8 @@ impl Simulator {
                 // start_cfs_slack_bandwidth: not if the period ends within slack period +
                 // min_bandwidth_expiration, nor twice.
                 let p = self.bw.pool(g);
-                let refresh_within = p.expires < now + SLACK_PERIOD_NS + MIN_BANDWIDTH_EXPIRATION_NS;
+                let refresh_within =
+                    p.expires < now + SLACK_PERIOD_NS + MIN_BANDWIDTH_EXPIRATION_NS;
                 if !refresh_within && !p.slack_started {
                     p.slack_started = true;
                     self.push(now + SLACK_PERIOD_NS, Ev::BwSlack(g, cpu));

@@ -760,13 +760,11 @@ impl Simulator {
         let mut list: Vec<Tid> = rq.tree.iter().chain(rq.curr).collect();
         list.sort_by_key(|&t| self.ents[t].mru);
         // DEVIATION(kernel): delayed tasks are never migrated (as in detach_tasks).
-        let pick = list
-            .into_iter()
-            .find(|&t| {
-                self.allowed(t, target)
-                    && !self.ents[t].sched_delayed
-                    && !self.bw_throttled_on(t, target)
-            });
+        let pick = list.into_iter().find(|&t| {
+            self.allowed(t, target)
+                && !self.ents[t].sched_delayed
+                && !self.bw_throttled_on(t, target)
+        });
         let Some(t) = pick else {
             self.cpus[target as usize].rq.stats.alb_failed += 1;
             return;
