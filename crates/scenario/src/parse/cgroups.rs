@@ -410,9 +410,11 @@ fn parse_cpu_max(text: &str) -> Result<(Option<u64>, Option<u64>), String> {
     } else {
         match q.parse::<u64>() {
             Ok(n) if (MIN_US..=MAX_QUOTA_US).contains(&n) => Some(n),
-            Ok(n) => return Err(format!(
+            Ok(n) => {
+                return Err(format!(
                 "the quota {n} µs is out of range (allowed {MIN_US}..={MAX_QUOTA_US}, or \"max\")"
-            )),
+            ))
+            }
             Err(_) => {
                 return Err(format!(
                     "the quota {q:?} is not a whole number of microseconds or \"max\""
