@@ -126,6 +126,11 @@ pub fn row_groups(paths: &[String], trace: &Trace, rows: &[LatencyRow]) -> Vec<S
     rows.iter().map(|r| row_group(paths, trace, r)).collect()
 }
 
+/// A share (0..=1) as a percentage with one decimal, `%.1f%%` as glibc rounds it: `25.0%`.
+pub fn share_text(share: f64) -> String {
+    format!("{}%", crate::cfmt::c_fixed(share * 100.0, 1))
+}
+
 /// `ns` as `%.3f` ms.
 fn ms(ns: u64) -> String {
     crate::cfmt::ms3(ns)
@@ -162,7 +167,7 @@ pub fn format_group_shares(groups: &[GroupShare]) -> String {
             g.path,
             g.tasks,
             ms(g.runtime_ns),
-            format!("{}%", crate::cfmt::c_fixed(g.share * 100.0, 1))
+            share_text(g.share)
         );
     }
     s

@@ -32,6 +32,8 @@ struct LanesProps {
     show_idle_cpus: bool,
     selected: Option<String>,
     overlay: bool,
+    /// Each task's group path by pid − 1 (empty without groups), named in the tooltip.
+    groups: Shared<Vec<String>>,
     ruler: Vec<u64>,
     hover_ns: Option<u64>,
     on_hover: Callback<Option<(u64, String)>>,
@@ -90,6 +92,7 @@ fn lanes_view(p: &LanesProps) -> Html {
             show_idle_cpus: p.show_idle_cpus,
             selected: p.selected.clone(),
             overlay: p.overlay,
+            groups: p.groups.clone(),
             ruler: p.ruler.clone(),
             hover_ns: p.hover_ns,
             on_hover: p.on_hover.clone(),
@@ -109,6 +112,7 @@ fn lanes_view(p: &LanesProps) -> Html {
     let pick = {
         let data = p.data.clone();
         let lanes = lanes.clone();
+        let groups = p.groups.clone();
         move |x: f64, y: f64| -> Option<(u64, Option<Picked>)> {
             if x < LABEL_W as f64 {
                 return None;
@@ -122,10 +126,15 @@ fn lanes_view(p: &LanesProps) -> Html {
             let s = lane.index.slices.get(i).filter(|s| s.start_ns <= t)?;
             let comm = data.comm(s.pid);
             let why = s.reason.describe(|q| format!("{}:{q}", data.comm(q)));
+            let group = (s.pid as usize)
+                .checked_sub(1)
+                .and_then(|i| groups.get(i))
+                .map_or(String::new(), |g| format!(" (cgroup {g})"));
             let text = format!(
-                "{}:{} on CPU {}, from {} for {}; ended: {}",
+                "{}:{}{} on CPU {}, from {} for {}; ended: {}",
                 comm,
                 s.pid,
+                group,
                 s.cpu,
                 fmt_duration(s.start_ns),
                 fmt_duration(s.end_ns - s.start_ns),
@@ -339,12 +348,14 @@ pub fn timeline_panel(ctx: &Ctx) -> Html {
     // One shared copy of each variant's timeline per run, the recording's first.
     let rec = s.recording.clone();
     let tls = use_memo((results.clone(), rec.clone()), |(r, rec)| {
-        let mut v: Vec<(String, Shared<RunTimeline>)> = rec
+        type Lane = (String, Shared<RunTimeline>, Shared<Vec<String>>);
+        let mut v: Vec<Lane> = rec
             .iter()
             .map(|rec| {
                 (
                     crate::recording::RECORDED.to_string(),
                     Shared(std::rc::Rc::new(rec.timeline.clone())),
+                    Shared(std::rc::Rc::new(vec![])),
                 )
             })
             .collect();
@@ -353,6 +364,7 @@ pub fn timeline_panel(ctx: &Ctx) -> Html {
                 (
                     v.variant.clone(),
                     Shared(std::rc::Rc::new(v.timeline.clone())),
+                    Shared(std::rc::Rc::new(v.task_groups.clone())),
                 )
             }));
         }
@@ -433,8 +445,8 @@ pub fn timeline_panel(ctx: &Ctx) -> Html {
                 </div>
             }
             <div class="tl-tooltip" role="status">{ hover.as_ref().map(|h| h.1.clone()).unwrap_or_default() }</div>
-            { for tls.iter().map(|(name, data)| html! {
-                <Lanes data={data.clone()} variant={name.clone()} window={window}
+            { for tls.iter().map(|(name, data, groups)| html! {
+                <Lanes data={data.clone()} variant={name.clone()} window={window} groups={groups.clone()}
                     per_task={tl.per_task} show_idle_cpus={tl.show_idle_cpus} selected={tl.selected.clone()} overlay={tl.overlay} ruler={tl.ruler.clone()}
                     hover_ns={hover.as_ref().map(|h| h.0)} on_hover={on_hover.clone()} dispatch={ctx.dispatch.clone()} />
             }) }
