@@ -1269,6 +1269,23 @@ fn the_group_share_view_shows_each_group_and_its_cpu_stat() {
     assert!(export::csv(&r).lines().next().unwrap().ends_with(",group"));
 
     let r = run("cpu-max");
+    // The results cross from the worker as CBOR, groups and all.
+    let mut buf = vec![];
+    ciborium::into_writer(&r, &mut buf).unwrap();
+    let back: Results = ciborium::from_reader(buf.as_slice()).unwrap();
+    for (a, b) in back.report.variants.iter().zip(&r.report.variants) {
+        assert_eq!(a.groups, b.groups);
+        let group = |v: &schedlab_report::export::VariantReport| {
+            v.tasks.iter().map(|t| t.group.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(group(a), group(b));
+    }
+    for (a, b) in back.variants.iter().zip(&r.variants) {
+        assert_eq!(
+            (&a.row_groups, &a.task_groups),
+            (&b.row_groups, &b.task_groups)
+        );
+    }
     let rows = group_share_rows(&r.report.variants[0].groups);
     let (periods, throttled, _) = rows[1].cpu_stat.clone().expect("cpu.stat of /ct");
     assert!(
