@@ -68,8 +68,24 @@ fn lanes_view(p: &LanesProps) -> Html {
             p.per_task,
             p.selected.clone(),
             p.show_idle_cpus,
+            p.groups.clone(),
         ),
-        |(d, per_task, sel, show_idle)| d.lanes(*per_task, sel.as_deref(), MAX_LANES, !*show_idle),
+        |(d, per_task, sel, show_idle, groups)| {
+            let mut lanes = d.lanes(*per_task, sel.as_deref(), MAX_LANES, !*show_idle);
+            // A task's lane names its cgroup when the scenario has groups (cut to what the
+            // label column holds; the tooltip has the whole path).
+            for l in &mut lanes {
+                if let Some(g) = l.pid.and_then(|p| groups.get((p as usize).wrapping_sub(1))) {
+                    let full = format!("{} {g}", l.label);
+                    l.label = if full.chars().count() > 20 {
+                        full.chars().take(19).chain(['…']).collect()
+                    } else {
+                        full
+                    };
+                }
+            }
+            lanes
+        },
     );
     let (width, height) = timeline_size(lanes.len(), p.overlay && p.selected.is_some());
     {
