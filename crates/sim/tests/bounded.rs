@@ -13,6 +13,7 @@ fn channels(names: &[&str]) -> Vec<Channel> {
             name: n.to_string(),
             capacity: 0,
             wake_writer_at: None,
+            futex: false,
             device: None,
         })
         .collect()
@@ -156,6 +157,7 @@ fn a_socket_wakes_its_blocked_writer_only_at_the_low_watermark() {
             name: "c".into(),
             capacity: 8,
             wake_writer_at,
+            futex: false,
             device: None,
         }];
         let out = run(&c, "eevdf-6.6");
