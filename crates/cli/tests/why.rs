@@ -300,3 +300,139 @@ fn fork_selections_are_recorded() {
         .count();
     assert_eq!(forks, o.trace.tasks.len());
 }
+
+/// (status, stdout, stderr) of `schedlab ARGS`.
+fn schedlab(args: &[&str]) -> (i32, String, String) {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let (mut out, mut err) = (vec![], vec![]);
+    let code = schedlab_cli::main_with(&args, &mut out, &mut err);
+    (
+        code,
+        String::from_utf8(out).unwrap(),
+        String::from_utf8(err).unwrap(),
+    )
+}
+
+#[test]
+fn run_why_prints_one_line_per_decision() {
+    let args = [
+        "run",
+        "--preset",
+        "tbench-stacked",
+        "--variant",
+        "eevdf-6.12",
+        "--why",
+        "--why-from",
+        "0.1",
+        "--why-to",
+        "0.102",
+    ];
+    let (code, out, err) = schedlab(&args);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.contains("(why: "))
+        .skip(1)
+        .collect();
+    assert!(lines.len() > 20, "{out}");
+    for l in &lines {
+        // time, CPU, kind, then the sentence.
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let t: f64 = f[0].parse().unwrap();
+        assert!((0.1..=0.102).contains(&t), "{l}");
+        assert!(f[1].starts_with("cpu"), "{l}");
+        assert!(
+            [
+                "pick",
+                "wakeup",
+                "preempt",
+                "place",
+                "delay",
+                "delay-end",
+                "select",
+                "move"
+            ]
+            .contains(&f[2]),
+            "{l}"
+        );
+    }
+    assert!(lines
+        .iter()
+        .any(|l| l.contains(" pick ") && l.contains("pick_eevdf (6.12)")));
+    assert!(lines
+        .iter()
+        .any(|l| l.contains(" place ") && l.contains("place_entity (6.12)")));
+    // The same run twice prints the same bytes.
+    assert_eq!(schedlab(&args).1, out);
+    // --why-pid keeps the records about that task only.
+    let (code, one, _) = schedlab(&[
+        "run",
+        "--preset",
+        "tbench-stacked",
+        "--variant",
+        "eevdf-6.12",
+        "--why",
+        "--why-pid",
+        "2",
+        "--why-to",
+        "0.01",
+    ]);
+    assert_eq!(code, 0);
+    let body: Vec<&str> = one
+        .lines()
+        .skip_while(|l| !l.contains("(why: "))
+        .skip(1)
+        .collect();
+    assert!(!body.is_empty());
+    assert!(body.iter().all(|l| l.contains(":2")), "{one}");
+}
+
+#[test]
+fn run_why_json_has_a_decisions_array() {
+    let (code, out, err) = schedlab(&[
+        "run",
+        "--preset",
+        "tbench-cross",
+        "--variant",
+        "cfs-6.1",
+        "--format",
+        "json",
+        "--why",
+        "--why-to",
+        "0.01",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let ds = v["variants"][0]["decisions"].as_array().unwrap();
+    assert!(!ds.is_empty());
+    for d in ds {
+        assert!(d["t_ns"].as_u64().unwrap() <= 10_000_000);
+        assert!(d["text"].as_str().is_some_and(|s| !s.is_empty()));
+    }
+    // Without --why, no array.
+    let (_, plain, _) = schedlab(&["run", "--preset", "tbench-cross", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&plain).unwrap();
+    assert!(v["variants"][0].get("decisions").is_none());
+}
+
+#[test]
+fn why_filters_need_why_and_sane_times() {
+    let (code, _, err) = schedlab(&["run", "--preset", "tbench-cross", "--why-pid", "1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--why"), "{err}");
+    let (code, _, err) = schedlab(&[
+        "run",
+        "--preset",
+        "tbench-cross",
+        "--why",
+        "--why-from",
+        "0.5",
+        "--why-to",
+        "0.1",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--why-from is after --why-to"), "{err}");
+    let (code, _, err) = schedlab(&["run", "--preset", "tbench-cross", "--why", "--why-from=-1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("seconds"), "{err}");
+}

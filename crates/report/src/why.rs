@@ -125,6 +125,9 @@ pub fn sentence(t: &Trace, d: &Decision) -> String {
                 Some(c) if c.pid != next => {
                     format!(" over curr {} ({})", l(c.pid), view_brief(&c, eevdf))
                 }
+                None if prev != 0 && prev != next => {
+                    format!(" after prev {} left the queue", l(prev))
+                }
                 _ => String::new(),
             };
             let q = if eevdf { "V" } else { "min_vruntime" };

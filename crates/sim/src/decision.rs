@@ -545,7 +545,7 @@ impl PickRule {
             PickRule::HigherClass => "a SCHED_FIFO/RR task first (the class above fair)",
             PickRule::Only => "the only queued entity",
             PickRule::Protected => "curr kept: eligible and protected by RUN_TO_PARITY",
-            PickRule::EarliestDeadline => "eligible, earliest deadline",
+            PickRule::EarliestDeadline => "the earliest eligible deadline",
             PickRule::Fallback => "no eligible entity: the leftmost",
             PickRule::Leftmost => "the leftmost (smallest vruntime)",
             PickRule::NextBuddy => "the next buddy",
