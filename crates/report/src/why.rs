@@ -348,11 +348,12 @@ pub fn switch_records(t: &Trace, t_ns: u64, cpu: u32, prev: Pid, next: Pid) -> V
         {
             // The previous pick on this CPU bounds the search (a check before it was for an
             // earlier run).
-            let since = (0..p)
+            let before = pick.map_or(p, |k| k.min(p));
+            let since = (0..before)
                 .rev()
                 .find(|&i| ds[i].cpu == cpu && matches!(ds[i].kind, DecisionKind::Pick { .. }))
                 .map_or(0, |i| i + 1);
-            if let Some(w) = (since..p).find(|&i| {
+            if let Some(w) = (since..before).find(|&i| {
                 ds[i].cpu == cpu
                     && matches!(ds[i].kind, DecisionKind::Wakeup { wakee: w, outcome: Ok(_), .. } if w.pid == wakee)
             }) {
@@ -396,4 +397,45 @@ pub fn cause_time(t: &Trace, t_ns: u64, cpu: u32, prev: Pid, next: Pid) -> Optio
         .map(|i| &t.decisions[i])
         .find(|d| matches!(d.kind, DecisionKind::Wakeup { outcome: Ok(_), .. }))
         .map(|d| d.t_ns)
+}
+
+/// Why the switch at (`t_ns`, `cpu`) that switched `prev` out happened, as lines: what became
+/// of prev (blocked, exited, or preempted and why), then every record behind it
+/// ([`switch_records`]: the wakeup check that raised the preemption, the preemption, the pick
+/// of the next task, and that task's CPU selection, move and placement), one line each. With
+/// the time of the wakeup that caused a preemption, to jump to. Empty lines when the trace
+/// has no such switch or no records.
+pub fn switch_explanation(t: &Trace, t_ns: u64, cpu: u32, prev: Pid) -> (Vec<String>, Option<u64>) {
+    use schedlab_sim::{EventKind, PrevState};
+    let from = t.events.partition_point(|e| e.t_ns < t_ns);
+    let sw = t.events[from..]
+        .iter()
+        .take_while(|e| e.t_ns == t_ns)
+        .find_map(|e| match e.kind {
+            EventKind::Switch {
+                prev_pid,
+                prev_state,
+                next_pid,
+            } if e.cpu == cpu && prev_pid == prev => Some((prev_state, next_pid)),
+            _ => None,
+        });
+    let Some((state, next)) = sw else {
+        return (vec![], None);
+    };
+    let mut lines = vec![match state {
+        _ if prev == 0 => "the CPU was idle".to_string(),
+        PrevState::Sleeping => format!(
+            "prev {} blocked (S): it switched itself out",
+            task_label(t, prev)
+        ),
+        PrevState::Dead => format!("prev {} exited (X)", task_label(t, prev)),
+        PrevState::Running => format!(
+            "prev {} was preempted (R): still runnable",
+            task_label(t, prev)
+        ),
+    }];
+    let recs = switch_records(t, t_ns, cpu, prev, next);
+    lines.extend(recs.iter().map(|&i| decision_line(t, &t.decisions[i])));
+    let cause = cause_time(t, t_ns, cpu, prev, next);
+    (lines, cause)
 }
