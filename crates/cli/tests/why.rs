@@ -6,7 +6,7 @@
 
 use schedlab_scenario::presets::{preset, presets};
 use schedlab_scenario::Scenario;
-use schedlab_sim::decision::{DecisionKind, Enqueue, PickRule, PlaceRules, SelectPath};
+use schedlab_sim::decision::{DecisionKind, Enqueue, Imbalance, PickRule, PlaceRules, SelectPath};
 use schedlab_sim::{simulate, EventKind, Output, SimConfig, Variant};
 
 fn run_cfg(cfg: &SimConfig, variant: &str) -> Output {
@@ -123,8 +123,16 @@ fn every_switch_has_exactly_one_pick_and_every_migration_one_reason() {
                     selects += 1;
                     Some((d.t_ns, d.cpu, pid, prev_cpu, cpu))
                 }
-                DecisionKind::Move { pid, src, dst, .. } => {
+                DecisionKind::Move { pid, src, dst, why } => {
                     moves += 1;
+                    // detach_tasks moves a task only when shr_bound(load, nr_balance_failed)
+                    // does not exceed the imbalance left (migrate_load and migrate_util).
+                    if let Some((m, imbalance)) = why.imbalance {
+                        if m != Imbalance::Task {
+                            let shifted = why.load >> why.nr_balance_failed.min(63);
+                            assert!(shifted <= imbalance, "{tag}: {d:?}");
+                        }
+                    }
                     Some((d.t_ns, d.cpu, pid, src, dst))
                 }
                 _ => None,

@@ -693,7 +693,11 @@ impl Simulator {
                     left,
                 )),
                 load: match mtype {
-                    MigrationType::Load => (self.task_load(t) as u64).max(1),
+                    // Read again only for the record (nothing is computed when off).
+                    MigrationType::Load if self.cfg.record_decisions => {
+                        (self.task_load(t) as u64).max(1)
+                    }
+                    MigrationType::Load => 0,
                     MigrationType::Util => CAPACITY,
                     MigrationType::Task => 1,
                 },
@@ -814,7 +818,11 @@ impl Simulator {
             balance: Balance::Active,
             level: level as u8,
             imbalance: None,
-            load: self.task_load(t) as u64,
+            load: if self.cfg.record_decisions {
+                self.task_load(t) as u64
+            } else {
+                0
+            },
             nr_balance_failed: self.cpus[target as usize].lb[level].nr_balance_failed,
             hot: false,
             skipped: 0,
