@@ -254,7 +254,9 @@ pub fn sentence(t: &Trace, d: &Decision) -> String {
                 } else {
                     format!("cpu{prev_cpu} -> cpu{cpu}")
                 };
-                let sis = if sis == Sis::Busy {
+                let sis = if let Sis::SisUtil(n) = sis {
+                    format!("{} cpu{target} (nr_idle_scan {n})", sis.text())
+                } else if sis == Sis::Busy {
                     format!("{} cpu{target}", sis.text())
                 } else {
                     sis.text().to_string()

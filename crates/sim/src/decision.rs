@@ -299,6 +299,9 @@ pub enum Sis {
     Scan,
     /// Nothing idle: the target.
     Busy,
+    /// SIS_UTIL limited the scan of the LLC to this many CPUs (`nr_idle_scan`), none of them
+    /// idle: the target.
+    SisUtil(u32),
     /// The target is not allowed: the first allowed CPU.
     Fallback,
 }
@@ -608,6 +611,12 @@ impl Sis {
             Sis::IdleSmt => "select_idle_sibling: an idle SMT sibling",
             Sis::Scan => "select_idle_sibling: an idle CPU in the LLC",
             Sis::Busy => "select_idle_sibling: nothing idle, the target",
+            Sis::SisUtil(0) => {
+                "select_idle_sibling: SIS_UTIL: the LLC is too busy to scan (nr_idle_scan 0), the target"
+            }
+            Sis::SisUtil(_) => {
+                "select_idle_sibling: SIS_UTIL: nothing idle in the nr_idle_scan CPUs scanned, the target"
+            }
             Sis::Fallback => "the target is not allowed: the first allowed CPU",
         }
     }

@@ -227,6 +227,11 @@ pub struct Simulator {
     alive: usize,
     /// CPUs per LLC.
     llc: u32,
+    /// Each LLC's `sd_llc_shared->nr_idle_scan` (SIS_UTIL): how many of its CPUs
+    /// `select_idle_cpu` may scan. The kernel allocates it zeroed and first writes it at the
+    /// LLC domain's first periodic balance; the model starts it at the LLC's size, as a
+    /// machine that was idle before the run would have it.
+    nr_idle_scan: Vec<u32>,
     /// Each interrupt-load source's PRNG (`irq.rs`).
     irq_rng: Vec<Rng>,
     /// The cache-warmth bookkeeping (`cache.rs`).
@@ -349,6 +354,14 @@ impl Simulator {
                 cfg.cpus
             } else {
                 cfg.llc_size
+            },
+            nr_idle_scan: {
+                let llc = if cfg.llc_size == 0 {
+                    cfg.cpus
+                } else {
+                    cfg.llc_size
+                };
+                alloc::vec![llc; cfg.cpus.div_ceil(llc.max(1)) as usize]
             },
             irq_rng: irq::rngs(cfg),
             grp: group::GroupState::new(cfg),

@@ -189,8 +189,9 @@ impl Simulator {
         (this_eff < prev_eff).then_some(this)
     }
 
-    /// `select_idle_sibling`: an idle CPU near `target`, else `target`. The scan of the LLC is
-    /// not limited by SIS_UTIL (DEVIATION(kernel)).
+    /// `select_idle_sibling`: an idle CPU near `target`, else `target`. With SIS_UTIL the scan
+    /// of the LLC (`select_idle_cpu`) looks at no more than the LLC's `nr_idle_scan` CPUs the
+    /// task may use, and at none (not even for an idle core) when that is 0.
     pub(super) fn select_idle_sibling(&mut self, id: Tid, prev: u32, target: u32) -> (u32, Sis) {
         if self.idle_or_sched_idle(target) && self.allowed(id, target) {
             return (target, Sis::Target);
@@ -215,7 +216,14 @@ impl Simulator {
         let llc = target / self.llc * self.llc;
         let smt = self.cfg.smt;
         let scan = (1..=self.llc).map(|k| llc + (target - llc + k) % self.llc);
-        if smt > 1 {
+        // select_idle_cpu: nr = nr_idle_scan + 1, "if (nr == 1) return -1", then "if (!--nr)
+        // return -1" before each CPU of the LLC's span & p->cpus_ptr.
+        let limit = if self.fair.variant.has(Feature::SisUtil) {
+            self.nr_idle_scan[(target / self.llc) as usize] as usize
+        } else {
+            usize::MAX
+        };
+        if smt > 1 && limit > 0 {
             // An idle core first (all siblings idle), then an idle SMT sibling of prev.
             for cpu in scan.clone() {
                 let core = cpu / smt * smt;
@@ -234,10 +242,14 @@ impl Simulator {
                 }
             }
         }
-        for cpu in scan {
-            if self.idle_or_sched_idle(cpu) && self.allowed(id, cpu) {
+        let allowed = scan.clone().filter(|&c| self.allowed(id, c)).count();
+        for cpu in scan.filter(|&c| self.allowed(id, c)).take(limit) {
+            if self.idle_or_sched_idle(cpu) {
                 return (cpu, Sis::Scan);
             }
+        }
+        if limit < allowed && self.allowed(id, target) {
+            return (target, Sis::SisUtil(limit as u32));
         }
         if self.allowed(id, target) {
             (target, Sis::Busy)

@@ -50,6 +50,10 @@ pub enum Feature {
     /// NI_RANDOM (6.19, 33cf66d88306): newidle balancing of a domain runs with a probability
     /// that follows its success rate (a 1024-sided die against `newidle_ratio`). On.
     NiRandom,
+    /// SIS_UTIL (70fb5ccf2ebb, v6.0+): `select_idle_cpu` scans at most `nr_idle_scan` CPUs of
+    /// the LLC, a number the periodic balance of the LLC domain derives from the LLC's PELT
+    /// util (`update_idle_cpu_scan`): none once the LLC is ~85 % busy. On (6.1+).
+    SisUtil,
     /// Proposal (seed 000, Peter Zijlstra, Aug 2023; never merged): after `update_curr` in the
     /// wakeup-preemption check, give up if the wakee's deadline is later than curr's.
     WakeupDeadline,
@@ -60,7 +64,7 @@ pub enum Feature {
 }
 
 /// All features, in `features.h` order.
-pub const ALL_FEATURES: [Feature; 22] = [
+pub const ALL_FEATURES: [Feature; 23] = [
     Feature::GentleFairSleepers,
     Feature::StartDebit,
     Feature::LastBuddy,
@@ -77,6 +81,7 @@ pub const ALL_FEATURES: [Feature; 22] = [
     Feature::WakeupPreemption,
     Feature::Hrtick,
     Feature::DoubleTick,
+    Feature::SisUtil,
     Feature::WaIdle,
     Feature::WaWeight,
     Feature::WaBias,
@@ -109,6 +114,7 @@ impl Feature {
             Feature::WaWeight => "WA_WEIGHT",
             Feature::WaBias => "WA_BIAS",
             Feature::NiRandom => "NI_RANDOM",
+            Feature::SisUtil => "SIS_UTIL",
             Feature::WakeupDeadline => "WAKEUP_DEADLINE",
             Feature::ReschedIneligible => "RESCHED_CURR_INELIGIBLE",
         }
@@ -139,6 +145,7 @@ impl Feature {
             Feature::WaWeight => "wake-affine: pull the wakee to the less loaded waker CPU",
             Feature::WaBias => "wake-affine: bias the load comparison toward the previous CPU",
             Feature::NiRandom => "newidle balancing runs in proportion to its success rate",
+            Feature::SisUtil => "limit the idle-CPU scan of the LLC by the LLC's PELT util",
             Feature::WakeupDeadline => {
                 "proposal (2023): preempt on wakeup only if the wakee's deadline is earlier"
             }
@@ -165,7 +172,7 @@ pub const UNMODELLED_FEATURES: &[(&str, &str)] = &[
     ("CACHE_HOT_BUDDY", "the balancer is modelled without task_hot's buddy heuristic: it never refuses to move a buddy"),
     ("NONTASK_CAPACITY", "CPU capacity is not modelled: IRQ time is charged to tasks (irq_ns) but never scales a CPU's capacity"),
     ("TTWU_QUEUE", "remote wakeups always go through the wake list and an IPI (its IRQ time is charged); the direct path is not modelled"),
-    ("SIS_PROP", "the idle-CPU scan of the LLC is modelled without a scan limit"),
+    ("SIS_PROP", "the idle-CPU scan is limited only by SIS_UTIL (6.1+); SIS_PROP's avg_idle/avg_scan_cost limit is not modelled"),
     ("WARN_DOUBLE_CLOCK", "a debug check"),
     ("RT_PUSH_IPI", "RT tasks are not modelled"),
     ("RT_RUNTIME_SHARE", "RT tasks are not modelled"),
@@ -176,7 +183,6 @@ pub const UNMODELLED_FEATURES: &[(&str, &str)] = &[
     ("LATENCY_WARN", "a debug check"),
     ("HRTICK_DL", "deadline tasks are not modelled"),
     ("HZ_BW", "CFS bandwidth control is not modelled"),
-    ("SIS_UTIL", "the idle-CPU scan of the LLC is modelled without a scan limit"),
 ];
 
 /// A set of features (a bit set over [`Feature`]).

@@ -6,7 +6,7 @@ use yew::prelude::*;
 
 use crate::components::ctx::{Ctx, Store};
 use crate::components::{
-    divergence::DivergencePanel, json_view::JsonView, machine::MachineForm,
+    divergence::DivergencePanel, groups::GroupsForm, json_view::JsonView, machine::MachineForm,
     presets_menu::PresetsMenu, recording::RecordingBar, results::ResultsView, run_bar::RunBar,
     share_bar::ShareBar, sweep::SweepPanel, tasks::TaskTable, timeline::TimelinePanel,
     variants::VariantPicker, workloads::WorkloadTable,
@@ -330,6 +330,7 @@ pub fn app() -> Html {
                     </button>
                     <MachineForm ..ctx.clone() />
                     <TaskTable ..ctx.clone() />
+                    <GroupsForm ..ctx.clone() />
                     <WorkloadTable ..ctx.clone() />
                     <VariantPicker ..ctx.clone() />
                     <RunBar state={ctx.state.clone()} on_run={on_run} on_cancel={on_cancel} />

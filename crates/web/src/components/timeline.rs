@@ -22,7 +22,14 @@ type Picked = (String, String, Slice);
 
 /// A timeline shown: its name, its data, and (run, variant index) when the worker can explain
 /// its switches.
-type ShownTimeline = (String, Shared<RunTimeline>, Option<(u64, usize)>);
+/// A shown timeline: its name, its data, each task group's cgroup, and the (run, variant)
+/// whose switches can be explained (none for a recording).
+type ShownTimeline = (
+    String,
+    Shared<RunTimeline>,
+    Shared<Vec<String>>,
+    Option<(u64, usize)>,
+);
 
 /// Most lanes drawn per variant.
 const MAX_LANES: usize = 48;
@@ -36,6 +43,8 @@ struct LanesProps {
     show_idle_cpus: bool,
     selected: Option<String>,
     overlay: bool,
+    /// Each task's group path by pid − 1 (empty without groups), named in the tooltip.
+    groups: Shared<Vec<String>>,
     ruler: Vec<u64>,
     hover_ns: Option<u64>,
     on_hover: Callback<Option<(u64, String)>>,
@@ -75,8 +84,24 @@ fn lanes_view(p: &LanesProps) -> Html {
             p.per_task,
             p.selected.clone(),
             p.show_idle_cpus,
+            p.groups.clone(),
         ),
-        |(d, per_task, sel, show_idle)| d.lanes(*per_task, sel.as_deref(), MAX_LANES, !*show_idle),
+        |(d, per_task, sel, show_idle, groups)| {
+            let mut lanes = d.lanes(*per_task, sel.as_deref(), MAX_LANES, !*show_idle);
+            // A task's lane names its cgroup when the scenario has groups (cut to what the
+            // label column holds; the tooltip has the whole path).
+            for l in &mut lanes {
+                if let Some(g) = l.pid.and_then(|p| groups.get((p as usize).wrapping_sub(1))) {
+                    let full = format!("{} {g}", l.label);
+                    l.label = if full.chars().count() > 20 {
+                        full.chars().take(19).chain(['…']).collect()
+                    } else {
+                        full
+                    };
+                }
+            }
+            lanes
+        },
     );
     let (width, height) = timeline_size(lanes.len(), p.overlay && p.selected.is_some());
     {
@@ -99,6 +124,7 @@ fn lanes_view(p: &LanesProps) -> Html {
             show_idle_cpus: p.show_idle_cpus,
             selected: p.selected.clone(),
             overlay: p.overlay,
+            groups: p.groups.clone(),
             ruler: p.ruler.clone(),
             hover_ns: p.hover_ns,
             on_hover: p.on_hover.clone(),
@@ -120,6 +146,7 @@ fn lanes_view(p: &LanesProps) -> Html {
     let pick = {
         let data = p.data.clone();
         let lanes = lanes.clone();
+        let groups = p.groups.clone();
         move |x: f64, y: f64| -> Option<(u64, Option<Picked>)> {
             if x < LABEL_W as f64 {
                 return None;
@@ -133,10 +160,15 @@ fn lanes_view(p: &LanesProps) -> Html {
             let s = lane.index.slices.get(i).filter(|s| s.start_ns <= t)?;
             let comm = data.comm(s.pid);
             let why = s.reason.describe(|q| format!("{}:{q}", data.comm(q)));
+            let group = (s.pid as usize)
+                .checked_sub(1)
+                .and_then(|i| groups.get(i))
+                .map_or(String::new(), |g| format!(" (cgroup {g})"));
             let text = format!(
-                "{}:{} on CPU {}, from {} for {}; ended: {}",
+                "{}:{}{} on CPU {}, from {} for {}; ended: {}",
                 comm,
                 s.pid,
+                group,
                 s.cpu,
                 fmt_duration(s.start_ns),
                 fmt_duration(s.end_ns - s.start_ns),
@@ -417,6 +449,7 @@ pub fn timeline_panel(ctx: &Ctx) -> Html {
                 (
                     crate::recording::RECORDED.to_string(),
                     Shared(std::rc::Rc::new(rec.timeline.clone())),
+                    Shared(std::rc::Rc::new(vec![])),
                     None,
                 )
             })
@@ -426,6 +459,7 @@ pub fn timeline_panel(ctx: &Ctx) -> Html {
                 (
                     v.variant.clone(),
                     Shared(std::rc::Rc::new(v.timeline.clone())),
+                    Shared(std::rc::Rc::new(v.task_groups.clone())),
                     Some((r.run, i)),
                 )
             }));
@@ -507,8 +541,8 @@ pub fn timeline_panel(ctx: &Ctx) -> Html {
                 </div>
             }
             <div class="tl-tooltip" role="status">{ hover.as_ref().map(|h| h.1.clone()).unwrap_or_default() }</div>
-            { for tls.iter().map(|(name, data, explain_for)| html! {
-                <Lanes data={data.clone()} variant={name.clone()} window={window}
+            { for tls.iter().map(|(name, data, groups, explain_for)| html! {
+                <Lanes data={data.clone()} variant={name.clone()} window={window} groups={groups.clone()}
                     per_task={tl.per_task} show_idle_cpus={tl.show_idle_cpus} selected={tl.selected.clone()} overlay={tl.overlay} ruler={tl.ruler.clone()}
                     hover_ns={hover.as_ref().map(|h| h.0)} on_hover={on_hover.clone()} dispatch={ctx.dispatch.clone()}
                     explain_for={*explain_for} explained={s.explained.clone()} />

@@ -379,6 +379,23 @@ impl Simulator {
         group.0 == this
     }
 
+    /// `update_idle_cpu_scan`, from `update_sd_lb_stats` (SIS_UTIL): a periodic (not newly
+    /// idle) balance of the LLC domain writes the LLC's `nr_idle_scan` from the sum of its
+    /// CPUs' `cpu_util_cfs` (PELT util_avg capped at the capacity; no util_est).
+    fn update_idle_cpu_scan(&mut self, this: u32, d: &Domain, idle: IdleType) {
+        if !self.fair.variant.has(Feature::SisUtil)
+            || idle == IdleType::NewlyIdle
+            || d.weight() != self.llc
+        {
+            return;
+        }
+        let sum_util: u64 = (d.lo..d.hi)
+            .map(|c| self.cpus[c as usize].avg.util_avg.min(CAPACITY))
+            .sum();
+        let llc = (this / self.llc) as usize;
+        self.nr_idle_scan[llc] = nr_idle_scan(sum_util, self.llc as u64, d.imbalance_pct);
+    }
+
     /// `update_sg_lb_stats` over CPUs `lo..hi`.
     fn group_stats(&self, lo: u32, hi: u32, imbalance_pct: u64) -> GroupStats {
         let mut s = GroupStats {
@@ -429,6 +446,7 @@ impl Simulator {
             return (0, false);
         }
         let this_idle = idle != IdleType::NotIdle;
+        self.update_idle_cpu_scan(this, d, idle);
         let mut excluded: Vec<u32> = Vec::new();
         loop {
             // update_sd_lb_stats
