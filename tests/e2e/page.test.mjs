@@ -550,6 +550,12 @@ test('a switch in the timeline says who was switched out, why, and both tasks\' 
   const rows = await note.locator('tr[data-task]').evaluateAll((r) => r.map((x) => x.dataset.task.split(':')[0]));
   assert.deepEqual(rows, ['idle', 'hog']);
   assert.match(await note.locator('tr[data-task]').nth(0).innerText(), /\d/);
+  // The worker's decision records for it: prev preempted, then the pick that chose the hog.
+  const decisions = note.locator('.tl-switch-decisions');
+  await decisions.waitFor();
+  const text = await decisions.innerText();
+  assert.match(text, /^prev idle:\d+ was preempted \(R\)/);
+  assert.match(text, / pick +pick_next_entity \(CFS\): chose hog:\d+/);
   // From the keyboard: the button is focusable; close with it.
   await note.locator('button.tl-switch-close').focus();
   await page.keyboard.press('Enter');

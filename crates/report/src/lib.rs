@@ -28,6 +28,7 @@ pub mod sweep;
 pub mod timehist;
 pub mod timeline;
 pub mod wakeup;
+pub mod why;
 pub mod workload;
 
 /// A text CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; and

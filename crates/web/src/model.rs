@@ -146,6 +146,26 @@ pub struct Results {
     pub divergences: Vec<DivergenceView>,
 }
 
+/// The page asks the worker why a switch happened: run `run`'s variant `variant` (its index),
+/// the switch at (`t_ns`, `cpu`) that switched `prev` out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExplainReq {
+    pub run: u64,
+    pub variant: usize,
+    pub t_ns: u64,
+    pub cpu: u32,
+    pub prev: u32,
+}
+
+/// The worker's answer: the lines of `schedlab_report::why::switch_explanation` (empty when
+/// the run's records are gone) and the time of the wakeup that caused a preemption.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Explained {
+    pub req: ExplainReq,
+    pub lines: Vec<String>,
+    pub cause_ns: Option<u64>,
+}
+
 /// Where two variants of the run first part ways ([`schedlab_report::diff`], as `schedlab
 /// diff` finds it): computed in the worker, which has the traces.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1005,6 +1005,37 @@ fn a_switch_note_says_which_rule_preempted() {
     );
 }
 
+#[test]
+fn a_switch_explanation_is_kept_only_for_the_switch_asked_about() {
+    use schedlab_web::model::{ExplainReq, Explained};
+    let req = ExplainReq {
+        run: 1,
+        variant: 0,
+        t_ns: 5_000,
+        cpu: 0,
+        prev: 2,
+    };
+    let answer = |req: ExplainReq| {
+        Action::Explained(Box::new(Explained {
+            req,
+            lines: vec!["prev a:2 blocked (S): it switched itself out".into()],
+            cause_ns: None,
+        }))
+    };
+    let s = State::initial().reduce(Action::Explain(req));
+    assert_eq!(s.explain, Some(req));
+    assert_eq!(s.explained, None);
+    // A late answer about another switch is dropped.
+    let other = ExplainReq { t_ns: 4_000, ..req };
+    let s = s.reduce(answer(other));
+    assert_eq!(s.explained, None);
+    let s = s.reduce(answer(req));
+    assert_eq!(s.explained.as_ref().map(|x| x.req), Some(req));
+    // A new question clears the old answer.
+    let s = s.reduce(Action::Explain(other));
+    assert_eq!(s.explained, None);
+}
+
 fn load(json: &str) -> State {
     State::initial().reduce(Action::Load {
         json: json.into(),

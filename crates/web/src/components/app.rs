@@ -157,6 +157,16 @@ pub fn app() -> Html {
         });
     }
 
+    {
+        // A click on a switch asks the run's worker why it happened.
+        let sim = sim.clone();
+        use_effect_with(store.0.explain, move |req| {
+            if let Some(req) = *req {
+                sim.explain(req);
+            }
+        });
+    }
+
     let on_run = {
         let sim = sim.clone();
         let store = store.clone();

@@ -113,6 +113,10 @@ pub struct State {
     pub sweep_error: Option<String>,
     /// The page was opened from a link with a sweep: run it once the page is up.
     pub sweep_from_link: bool,
+    /// The switch whose explanation was asked of the worker (the effect sends it).
+    pub explain: Option<crate::model::ExplainReq>,
+    /// The worker's answer for `explain`.
+    pub explained: Option<crate::model::Explained>,
 }
 
 /// A recording being read.
@@ -196,6 +200,10 @@ pub enum Action {
     Run,
     Progress(Progress),
     Finished(Box<Results>),
+    /// Ask the worker why this switch happened (a click on a switch in the timeline).
+    Explain(crate::model::ExplainReq),
+    /// The worker's answer; kept if it answers the switch asked about last.
+    Explained(Box<crate::model::Explained>),
     /// Run `run` failed (the worker's message, or the page's when the worker stopped answering).
     Failed {
         run: u64,
@@ -299,6 +307,8 @@ impl State {
             sweeps: 0,
             sweep_error: None,
             sweep_from_link: false,
+            explain: None,
+            explained: None,
         };
         let loaded = s.load(crate::examples::DEFAULT.1);
         debug_assert_eq!(loaded, Ok(()), "the bundled default scenario loads");
@@ -683,6 +693,17 @@ impl State {
                         s.view.diff_pair = (0, 1);
                     }
                     s.view.diff_shown = false;
+                }
+                return s;
+            }
+            Action::Explain(req) => {
+                s.explain = Some(req);
+                s.explained = None;
+                return s;
+            }
+            Action::Explained(x) => {
+                if s.explain == Some(x.req) {
+                    s.explained = Some(*x);
                 }
                 return s;
             }
