@@ -181,7 +181,7 @@ impl SimHandle {
                 last.set(js_sys::Date::now());
                 match reply {
                     Reply::Progress(p) => dispatch.emit(Action::Progress(p)),
-                    Reply::Done(r) => dispatch.emit(Action::Finished(r)),
+                    Reply::Variant(v) => dispatch.emit(Action::VariantDone(v)),
                     Reply::Failed { run, message } => {
                         dispatch.emit(Action::Failed { run, message })
                     }

@@ -179,6 +179,11 @@ pub struct DivergenceView {
     pub found: Option<DivergencePoint>,
     /// Events the runs have (when there is no divergence, both have this many).
     pub events: usize,
+    /// When the page compared only a prefix of the first run (it keeps the first
+    /// [`DIVERGENCE_EVENTS`] events of each finished variant, not the whole trace): how many
+    /// compared events the two runs share in it. With `found` None, the runs agree that far.
+    #[serde(default)]
+    pub compared: Option<usize>,
 }
 
 impl DivergenceView {
@@ -211,6 +216,7 @@ impl DivergenceView {
                 f
             }),
             events: self.events,
+            compared: self.compared,
         }
     }
 }
@@ -249,12 +255,73 @@ pub struct TaskState {
 /// Where variants `a` and `b` of `scenario` (with outputs `outs`) first make a different
 /// decision.
 pub fn divergence(scenario: &Scenario, outs: &[Output], a: usize, b: usize) -> DivergenceView {
+    let full = outs[a].trace.events.len();
+    divergence_of(scenario, (a, &outs[a].trace, full), (b, &outs[b].trace))
+}
+
+/// Most events of each finished variant the worker keeps to find divergences with the
+/// variants that finish after it (with the snapshots and decision records up to the last of
+/// them).
+pub const DIVERGENCE_EVENTS: usize = 1_000_000;
+
+/// The first `n` events of `t`, with its snapshots and decision records up to the time of the
+/// last of them (what [`divergence_of`] reads of it).
+pub fn trace_prefix(t: &schedlab_sim::Trace, n: usize) -> schedlab_sim::Trace {
+    if t.events.len() <= n {
+        return t.clone();
+    }
+    let end = t.events[n - 1].t_ns;
+    schedlab_sim::Trace {
+        cpus: t.cpus,
+        tasks: t.tasks.clone(),
+        events: t.events[..n].to_vec(),
+        snapshots: t
+            .snapshots
+            .iter()
+            .take_while(|s| s.t_ns <= end)
+            .copied()
+            .collect(),
+        decisions: t
+            .decisions
+            .iter()
+            .take_while(|d| d.t_ns <= end)
+            .cloned()
+            .collect(),
+        end_ns: end,
+    }
+}
+
+/// Where variant `a` (its trace `ta`, maybe a prefix of a run of `a_events` events) and
+/// variant `b` (its whole trace `tb`) first make a different decision. When `ta` is a prefix
+/// and the two agree to its end, no divergence is found and `compared` says how far they agree.
+pub fn divergence_of(
+    scenario: &Scenario,
+    (a, ta, a_events): (usize, &schedlab_sim::Trace, usize),
+    (b, tb): (usize, &schedlab_sim::Trace),
+) -> DivergenceView {
     use schedlab_report::diff::{
         event_text, explain_lines, first_divergence, last_snapshot, setting_differences, task_label,
     };
     let vs = scenario.variants();
-    let (ta, tb) = (&outs[a].trace, &outs[b].trace);
-    let d = first_divergence(ta, tb, false);
+    let cut = ta.events.len() < a_events;
+    let mut compared = None;
+    let d = first_divergence(ta, tb, false).filter(|d| {
+        // The prefix's end is no end of the run.
+        if cut && d.a.is_none() {
+            compared = Some(d.common);
+            return false;
+        }
+        true
+    });
+    if cut && d.is_none() && compared.is_none() {
+        // b's whole run agrees with the prefix: a goes on beyond it, unseen.
+        compared = Some(
+            ta.events
+                .iter()
+                .filter(|e| !matches!(e.kind, schedlab_sim::EventKind::StatRuntime { .. }))
+                .count(),
+        );
+    }
     let found = d.map(|d| {
         let t_ns = d.t_ns();
         let involved = d.involved();
@@ -290,7 +357,8 @@ pub fn divergence(scenario: &Scenario, outs: &[Output], a: usize, b: usize) -> D
         b,
         settings: setting_differences(&vs[a], &vs[b], scenario.cpus as u32),
         found,
-        events: ta.events.len(),
+        events: a_events,
+        compared,
     }
 }
 
@@ -305,73 +373,135 @@ pub(crate) fn subsample(mut v: Vec<u64>) -> Vec<u64> {
 /// Builds the view models of a scenario's runs (one output per variant of the scenario, in
 /// order).
 pub fn results(run: u64, scenario: &Scenario, outs: &[Output]) -> Results {
-    let infos = scenario.workloads();
-    let report = RunReport::new(scenario, outs);
-    let paths = schedlab_report::groups::task_group_paths(&scenario.sim_config().cgroups);
-    let variants = outs
-        .iter()
-        .zip(scenario.variants())
-        .zip(&report.summary)
-        .map(|((o, variant), sum)| {
-            let c = o
-                .cpus
-                .iter()
-                .fold(schedlab_sim::CpuStats::default(), |mut a, c| {
-                    a.sched_count += c.sched_count;
-                    a.ttwu_count += c.ttwu_count;
-                    a.ttwu_local += c.ttwu_local;
-                    a.check_preempt_count += c.check_preempt_count;
-                    a.need_preempt_count += c.need_preempt_count;
-                    a.lb_pulled += c.lb_pulled;
-                    a
-                });
-            let migrations: u64 = o.tasks.iter().map(|t| t.migrations).sum();
-            let merged = latency_rows(&o.trace, true);
-            let per_task = latency_rows(&o.trace, false);
-            let mut row_groups = BTreeMap::new();
-            if !paths.is_empty() {
-                for r in merged.iter().chain(&per_task) {
-                    let g = schedlab_report::groups::row_group(&paths, &o.trace, r);
-                    row_groups.insert(r.label(), g);
-                }
-            }
-            VariantResult {
-                variant: o.variant.clone(),
-                merged,
-                per_task,
-                row_groups,
-                task_groups: paths.clone(),
-                wakeup_ns: subsample(wakeup_latencies_ns(&o.trace, None)),
-                delay_ns: subsample(sched_delays_ns(&o.trace)),
-                counters: vec![
-                    ("sched_count".into(), c.sched_count),
-                    ("ttwu_count".into(), c.ttwu_count),
-                    ("ttwu_local".into(), c.ttwu_local),
-                    ("check_preempt_count".into(), c.check_preempt_count),
-                    ("need_preempt_count".into(), c.need_preempt_count),
-                    ("migrations".into(), migrations),
-                    ("lb_pulled".into(), c.lb_pulled),
-                ],
-                figures: schedlab_report::figures::workload_figures(&infos, o).text,
-                note: o.deadlock.as_ref().map(|d| d.to_string()),
-                summary: sum.clone(),
-                events: o.events_processed,
-                end_ns: o.trace.end_ns,
-                timeline: RunTimeline::from_output(o, variant),
-            }
-        })
-        .collect();
-    let n = outs.len();
-    let divergences = (0..n)
-        .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
-        .map(|(a, b)| divergence(scenario, outs, a, b))
-        .collect();
-    Results {
+    let mut r: Option<Results> = None;
+    for (index, o) in outs.iter().enumerate() {
+        let divergences = (0..index)
+            .map(|a| divergence(scenario, outs, a, index))
+            .collect();
+        let v = variant_views(run, scenario, index, o, divergences);
+        r = Some(add_variant(r, v));
+    }
+    r.unwrap_or_else(|| Results {
         run,
         scenario: scenario.name.clone(),
-        variants,
+        variants: vec![],
+        report: RunReport::new(scenario, &[]),
+        divergences: vec![],
+    })
+    .sorted_divergences()
+}
+
+/// One variant's views, sent as soon as it finishes (the page shows the variants as they come).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VariantViews {
+    pub run: u64,
+    /// Its index in the run, of `of`.
+    pub index: usize,
+    pub of: usize,
+    pub scenario: String,
+    pub result: VariantResult,
+    /// The run's report with this variant alone (its `variants` and `summary` have one entry).
+    pub report: RunReport,
+    /// Where each earlier variant `a` and this one first differ (`a < index`, in order).
+    pub divergences: Vec<DivergenceView>,
+}
+
+/// The views of variant `index` of `scenario` (its output `o`), with its divergences from the
+/// variants before it.
+pub fn variant_views(
+    run: u64,
+    scenario: &Scenario,
+    index: usize,
+    o: &Output,
+    divergences: Vec<DivergenceView>,
+) -> VariantViews {
+    let infos = scenario.workloads();
+    let variant = &scenario.variants()[index];
+    let report = RunReport::new(scenario, std::slice::from_ref(o));
+    let paths = schedlab_report::groups::task_group_paths(&scenario.sim_config().cgroups);
+    let c = o
+        .cpus
+        .iter()
+        .fold(schedlab_sim::CpuStats::default(), |mut a, c| {
+            a.sched_count += c.sched_count;
+            a.ttwu_count += c.ttwu_count;
+            a.ttwu_local += c.ttwu_local;
+            a.check_preempt_count += c.check_preempt_count;
+            a.need_preempt_count += c.need_preempt_count;
+            a.lb_pulled += c.lb_pulled;
+            a
+        });
+    let migrations: u64 = o.tasks.iter().map(|t| t.migrations).sum();
+    let merged = latency_rows(&o.trace, true);
+    let per_task = latency_rows(&o.trace, false);
+    let mut row_groups = BTreeMap::new();
+    if !paths.is_empty() {
+        for r in merged.iter().chain(&per_task) {
+            let g = schedlab_report::groups::row_group(&paths, &o.trace, r);
+            row_groups.insert(r.label(), g);
+        }
+    }
+    let result = VariantResult {
+        variant: o.variant.clone(),
+        merged,
+        per_task,
+        row_groups,
+        task_groups: paths.clone(),
+        wakeup_ns: subsample(wakeup_latencies_ns(&o.trace, None)),
+        delay_ns: subsample(sched_delays_ns(&o.trace)),
+        counters: vec![
+            ("sched_count".into(), c.sched_count),
+            ("ttwu_count".into(), c.ttwu_count),
+            ("ttwu_local".into(), c.ttwu_local),
+            ("check_preempt_count".into(), c.check_preempt_count),
+            ("need_preempt_count".into(), c.need_preempt_count),
+            ("migrations".into(), migrations),
+            ("lb_pulled".into(), c.lb_pulled),
+        ],
+        figures: schedlab_report::figures::workload_figures(&infos, o).text,
+        note: o.deadlock.as_ref().map(|d| d.to_string()),
+        summary: report.summary[0].clone(),
+        events: o.events_processed,
+        end_ns: o.trace.end_ns,
+        timeline: RunTimeline::from_output(o, variant),
+    };
+    VariantViews {
+        run,
+        index,
+        of: scenario.variants().len(),
+        scenario: scenario.name.clone(),
+        result,
         report,
         divergences,
+    }
+}
+
+/// The run so far (`r`, None before the first variant) with variant `v` added.
+pub fn add_variant(r: Option<Results>, v: VariantViews) -> Results {
+    match r {
+        None => Results {
+            run: v.run,
+            scenario: v.scenario,
+            variants: vec![v.result],
+            report: v.report,
+            divergences: v.divergences,
+        },
+        Some(mut r) => {
+            r.variants.push(v.result);
+            r.report.variants.extend(v.report.variants);
+            r.report.summary.extend(v.report.summary);
+            r.divergences.extend(v.divergences);
+            r
+        }
+    }
+}
+
+impl Results {
+    /// The divergences in the order pairs `(a, b)`, `a < b`, are listed: by `a`, then `b`
+    /// (they arrive by `b`, as the variants finish).
+    fn sorted_divergences(mut self) -> Results {
+        self.divergences.sort_by_key(|d| (d.a, d.b));
+        self
     }
 }
 

@@ -11,11 +11,13 @@
 use std::cell::RefCell;
 
 use schedlab_scenario::Scenario;
-use schedlab_sim::{Output, SimConfig, Simulator, Status};
+use schedlab_sim::{SimConfig, Simulator, Status};
 use serde::{Deserialize, Serialize};
 
 use crate::codec::Bytes;
-use crate::model::{results, Progress, Results};
+use crate::model::{
+    divergence_of, trace_prefix, variant_views, Progress, VariantViews, DIVERGENCE_EVENTS,
+};
 use crate::recording::{recording, Recording, MAX_RECORDING_EVENTS};
 
 /// Events simulated between two progress reports.
@@ -23,10 +25,11 @@ pub const CHUNK_EVENTS: u64 = 200_000;
 /// Most work (events and zero-time program steps) one variant may take before the run stops
 /// with a message.
 pub const MAX_EVENTS: u64 = 100_000_000;
-/// Most trace events a run may keep in the worker, all variants together (a decision record
-/// counts as many events as its size): the views read them at the end, and at 32 bytes a
-/// record (wasm32) this bounds the trace memory near 512 MB, well inside what a worker can
-/// allocate.
+/// Most trace events the variant being simulated may keep in the worker (a decision record
+/// counts as many events as its size): its views are built from them when it ends, and at 32
+/// bytes a record (wasm32) this bounds the trace memory near 512 MB, well inside what a worker
+/// can allocate. A finished variant keeps only its views and the first
+/// [`DIVERGENCE_EVENTS`] events of its trace.
 pub const MAX_KEPT_EVENTS: usize = 16_000_000;
 
 /// What the page asks.
@@ -55,7 +58,9 @@ pub enum Request {
         id: u64,
     },
     /// Explain the switch of run `run`'s variant `variant` at (`t_ns`, `cpu`) that switched
-    /// `prev` out, from the decision records of the last run (kept until the next one).
+    /// `prev` out: the worker re-simulates that variant of the last run with its decision
+    /// records to just past `t_ns` (runs are deterministic), and keeps that simulation for the
+    /// next question until the next run.
     Explain(crate::model::ExplainReq),
     /// Run variant `variant` of `scenario` (one point of sweep `id`, its job `job`) and say
     /// what it measured. The page gives each point a fresh worker and terminates it to cancel.
@@ -73,7 +78,8 @@ pub enum Reply {
     /// The worker is ready for requests (sent once, when its wasm has started).
     Loaded,
     Progress(Progress),
-    Done(Box<Results>),
+    /// A variant finished: its views (the run is done with the last of them).
+    Variant(Box<VariantViews>),
     Failed {
         run: u64,
         message: String,
@@ -111,7 +117,16 @@ struct Job {
     scenario: Scenario,
     cfg: SimConfig,
     sim: Option<Simulator>,
-    outs: Vec<Output>,
+    /// Variants finished so far: the first [`DIVERGENCE_EVENTS`] events of each one's trace
+    /// (to find where the later variants part from it) and how many events it had.
+    prefixes: Vec<(schedlab_sim::Trace, usize)>,
+}
+
+/// A variant of the last run re-simulated with its decision records, to explain its switches.
+struct Explainer {
+    run: u64,
+    variant: usize,
+    sim: Simulator,
 }
 
 struct ImportJob {
@@ -125,14 +140,18 @@ struct ImportJob {
 /// worker for runs and another for imports, but either may do both).
 pub struct SimWorker {
     job: Option<Job>,
-    /// The last finished run and its outputs (their decision records explain its switches),
-    /// until the next run starts.
-    last: Option<(u64, Vec<Output>)>,
+    /// The last finished run and its scenario (its switches are explained by re-simulating a
+    /// variant), until the next run starts.
+    last: Option<(u64, Scenario, SimConfig)>,
+    /// The variant re-simulated for the last explanation.
+    explainer: Option<Explainer>,
     import: Option<ImportJob>,
     /// Most events kept of a recording ([`MAX_RECORDING_EVENTS`]).
     pub max_recording_events: usize,
-    /// Most trace events a run keeps, all variants together ([`MAX_KEPT_EVENTS`]).
+    /// Most trace events a variant keeps while it runs ([`MAX_KEPT_EVENTS`]).
     pub max_kept_events: usize,
+    /// Events of each finished variant kept to find divergences ([`DIVERGENCE_EVENTS`]).
+    pub divergence_events: usize,
 }
 
 impl Default for SimWorker {
@@ -140,9 +159,11 @@ impl Default for SimWorker {
         SimWorker {
             job: None,
             last: None,
+            explainer: None,
             import: None,
             max_recording_events: MAX_RECORDING_EVENTS,
             max_kept_events: MAX_KEPT_EVENTS,
+            divergence_events: DIVERGENCE_EVENTS,
         }
     }
 }
@@ -226,7 +247,7 @@ impl SimWorker {
         let Some(job) = self.job.as_mut().filter(|j| j.run == run) else {
             return vec![];
         };
-        let index = job.outs.len();
+        let index = job.prefixes.len();
         let variant = &job.scenario.variants()[index];
         if job.sim.is_none() {
             match Simulator::new(&job.cfg, variant) {
@@ -252,16 +273,10 @@ impl SimWorker {
         // Decision records weigh as many events as their size.
         let w = core::mem::size_of::<schedlab_sim::decision::Decision>()
             .div_ceil(core::mem::size_of::<schedlab_sim::Event>());
-        let kept: usize = job
-            .outs
-            .iter()
-            .map(|o| o.trace.events.len() + w * o.trace.decisions.len())
-            .sum::<usize>()
-            + sim.trace_kept()
-            + w * sim.decisions_kept();
+        let kept = sim.trace_kept() + w * sim.decisions_kept();
         if kept > self.max_kept_events {
             let message = format!(
-                "{}: the run keeps more than {} trace events across its variants at {:.3} s of {:.3} s simulated (the page's memory limit); shorten duration_ms, run fewer variants, or use the command line",
+                "{}: the variant keeps more than {} trace events at {:.3} s of {:.3} s simulated (the page's memory limit per variant); shorten duration_ms or use the command line",
                 variant.name,
                 self.max_kept_events,
                 sim.now_ns() as f64 / 1e9,
@@ -285,18 +300,92 @@ impl SimWorker {
         }
         if status == Status::Done {
             let done = job.sim.take().expect("set above").finish();
-            job.outs.push(done);
-            if job.outs.len() == job.scenario.variants().len() {
-                let r = results(run, &job.scenario, &job.outs);
-                out.push(Reply::Done(Box::new(r)));
-                // Its outputs stay for the switch notes (the memory they hold was counted
-                // against the cap while the run went on).
-                self.last = self.job.take().map(|j| (run, j.outs));
+            // Its divergences from the variants before it, from their kept prefixes and its
+            // whole trace; then its views, and of its trace only the prefix stays.
+            let divergences = job
+                .prefixes
+                .iter()
+                .enumerate()
+                .map(|(a, (ta, n))| divergence_of(&job.scenario, (a, ta, *n), (index, &done.trace)))
+                .collect();
+            let views = variant_views(run, &job.scenario, index, &done, divergences);
+            let last = index + 1 == job.scenario.variants().len();
+            if !last {
+                job.prefixes.push((
+                    trace_prefix(&done.trace, self.divergence_events),
+                    done.trace.events.len(),
+                ));
+            }
+            drop(done);
+            out.push(Reply::Variant(Box::new(views)));
+            if last {
+                self.last = self.job.take().map(|j| (run, j.scenario, j.cfg));
                 return out;
             }
         }
         schedule(run);
         out
+    }
+
+    /// Why the switch `req` asks about happened: variant `req.variant` of the last run,
+    /// re-simulated with its decision records to just past the switch (the simulation stays
+    /// for the next question, and goes on from where it is when that one is later).
+    fn explain(&mut self, req: crate::model::ExplainReq) -> crate::model::Explained {
+        let none = |lines: Vec<String>| crate::model::Explained {
+            req,
+            lines,
+            cause_ns: None,
+        };
+        let Some((run, scenario, cfg)) = self.last.as_ref().filter(|(run, ..)| *run == req.run)
+        else {
+            return none(vec![]);
+        };
+        let Some(variant) = scenario.variants().get(req.variant) else {
+            return none(vec![]);
+        };
+        let fresh =
+            !matches!(&self.explainer, Some(x) if x.run == *run && x.variant == req.variant);
+        if fresh {
+            // Drop the last one before making the next.
+            self.explainer = None;
+            let mut cfg = cfg.clone();
+            cfg.record_snapshots = false;
+            cfg.record_decisions = true;
+            match Simulator::new(&cfg, variant) {
+                Ok(sim) => {
+                    self.explainer = Some(Explainer {
+                        run: *run,
+                        variant: req.variant,
+                        sim,
+                    })
+                }
+                Err(e) => return none(vec![format!("{}: {e}", variant.name)]),
+            }
+        }
+        let x = self.explainer.as_mut().expect("set above");
+        let w = core::mem::size_of::<schedlab_sim::decision::Decision>()
+            .div_ceil(core::mem::size_of::<schedlab_sim::Event>());
+        // Past the switch: every event at its time is in the trace.
+        while x.sim.now_ns() <= req.t_ns {
+            if x.sim.run(CHUNK_EVENTS) == Status::Done {
+                break;
+            }
+            if x.sim.trace_kept() + w * x.sim.decisions_kept() > self.max_kept_events {
+                let message = format!(
+                    "{}: the page re-simulates the run with its decision records to explain a switch, and keeps at most {} trace events: this switch is later than that",
+                    variant.name, self.max_kept_events
+                );
+                self.explainer = None;
+                return none(vec![message]);
+            }
+        }
+        let (lines, cause_ns) =
+            schedlab_report::why::switch_explanation(x.sim.trace(), req.t_ns, req.cpu, req.prev);
+        crate::model::Explained {
+            req,
+            lines,
+            cause_ns,
+        }
     }
 
     /// A message of the page: the replies it gets at once.
@@ -305,6 +394,7 @@ impl SimWorker {
             Request::Cancel => {
                 self.job = None;
                 self.last = None;
+                self.explainer = None;
                 self.import = None;
                 vec![]
             }
@@ -314,6 +404,7 @@ impl SimWorker {
                     return vec![Reply::Failed { run, message }];
                 }
                 self.last = None;
+                self.explainer = None;
                 let mut cfg = scenario.sim_config();
                 // The timeline's overlays need the scheduler state at switches and ticks.
                 cfg.record_snapshots = true;
@@ -324,30 +415,12 @@ impl SimWorker {
                     cfg,
                     scenario: *scenario,
                     sim: None,
-                    outs: vec![],
+                    prefixes: vec![],
                 });
                 schedule(run);
                 vec![]
             }
-            Request::Explain(req) => {
-                let trace = self
-                    .last
-                    .as_ref()
-                    .filter(|(run, _)| *run == req.run)
-                    .and_then(|(_, outs)| outs.get(req.variant))
-                    .map(|o| &o.trace);
-                let (lines, cause_ns) = match trace {
-                    Some(t) => {
-                        schedlab_report::why::switch_explanation(t, req.t_ns, req.cpu, req.prev)
-                    }
-                    None => (vec![], None),
-                };
-                vec![Reply::Explained(Box::new(crate::model::Explained {
-                    req,
-                    lines,
-                    cause_ns,
-                }))]
-            }
+            Request::Explain(req) => vec![Reply::Explained(Box::new(self.explain(req)))],
             Request::SweepPoint {
                 id,
                 job,
@@ -457,9 +530,93 @@ mod tests {
         std::fs::read(p).unwrap()
     }
 
+    /// Runs `sc` in `w` as Request::Run sets it up (its step chain is the page's event loop):
+    /// the variants' views as they came, or the run's message.
+    fn drive(w: &mut SimWorker, run: u64, sc: &Scenario) -> Result<Vec<VariantViews>, String> {
+        assert!(w
+            .received(Request::Run {
+                run,
+                scenario: Box::new(sc.clone())
+            })
+            .is_empty());
+        let mut got = vec![];
+        for _ in 0..100_000 {
+            for r in w.step(run) {
+                match r {
+                    Reply::Failed { message, .. } => return Err(message),
+                    Reply::Variant(v) => {
+                        let last = v.index + 1 == v.of;
+                        got.push(*v);
+                        if last {
+                            return Ok(got);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        panic!("the run neither ended nor failed");
+    }
+
+    /// The outputs the page's run makes (snapshots and decision records kept).
+    fn outputs(sc: &Scenario) -> Vec<schedlab_sim::Output> {
+        let mut cfg = sc.sim_config();
+        cfg.record_snapshots = true;
+        cfg.record_decisions = true;
+        sc.variants()
+            .iter()
+            .map(|v| schedlab_sim::simulate(&cfg, v).unwrap())
+            .collect()
+    }
+
     #[test]
-    fn a_run_that_keeps_too_many_trace_events_fails_with_a_message() {
-        // The job as Request::Run sets it up (its step chain is the page's event loop).
+    fn the_variants_stream_in_and_make_the_results_of_the_whole_run() {
+        let mut sc = schedlab_scenario::presets::preset("tbench-stacked")
+            .unwrap()
+            .scenario();
+        sc.duration_ms = 50.into();
+        let whole = crate::model::results(3, &sc, &outputs(&sc));
+        let mut w = SimWorker::default();
+        let got = drive(&mut w, 3, &sc).unwrap();
+        assert_eq!(got.len(), sc.variants().len());
+        assert!(got.iter().enumerate().all(|(i, v)| v.index == i));
+        let mut r = None;
+        for v in got {
+            r = Some(crate::model::add_variant(r, v));
+        }
+        let mut r = r.unwrap();
+        r.divergences.sort_by_key(|d| (d.a, d.b));
+        assert_eq!(r, whole);
+        // A finished variant keeps only a prefix of its trace; the pair compared on a short
+        // one agrees to its end, or parts within it as on the whole runs.
+        let mut w = SimWorker {
+            divergence_events: 50,
+            ..SimWorker::default()
+        };
+        let got = drive(&mut w, 4, &sc).unwrap();
+        for d in got.iter().flat_map(|v| &v.divergences) {
+            let full = whole
+                .divergences
+                .iter()
+                .find(|x| (x.a, x.b) == (d.a, d.b))
+                .unwrap();
+            assert_eq!(d.events, full.events);
+            match (&d.found, d.compared) {
+                (Some(f), None) => assert_eq!(Some(f), full.found.as_ref()),
+                (None, Some(n)) => {
+                    assert!(n <= 50);
+                    assert!(
+                        full.found.as_ref().is_none_or(|f| f.common >= n),
+                        "{full:?}"
+                    );
+                }
+                x => panic!("{x:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_variant_that_keeps_too_many_trace_events_fails_with_a_message() {
         let sc = schedlab_scenario::presets::preset("sched-idle")
             .unwrap()
             .scenario();
@@ -468,62 +625,38 @@ mod tests {
                 max_kept_events: cap,
                 ..SimWorker::default()
             };
-            w.job = Some(Job {
-                run: 4,
-                cfg: sc.sim_config(),
-                scenario: sc.clone(),
-                sim: None,
-                outs: vec![],
-            });
-            for _ in 0..1000 {
-                for r in w.step(4) {
-                    match r {
-                        Reply::Failed { message, .. } => return Err(message),
-                        Reply::Done(_) => return Ok(()),
-                        _ => {}
-                    }
-                }
-            }
-            panic!("the run neither ended nor failed");
+            drive(&mut w, 4, &sc).map(|v| v.len())
         };
-        // sched-idle's two variants keep a few thousand events together.
-        let e = run(2000).unwrap_err();
+        let e = run(100).unwrap_err();
         assert!(
-            e.contains("the run keeps more than 2000 trace events across its variants")
-                && e.contains("the page's memory limit"),
+            e.contains("the variant keeps more than 100 trace events")
+                && e.contains("the page's memory limit per variant"),
             "{e}"
         );
-        assert_eq!(run(MAX_KEPT_EVENTS), Ok(()));
+        // The cap is per variant: the largest variant's trace fits, and so does the run.
+        let most = outputs(&sc)
+            .iter()
+            .map(|o| {
+                let w = core::mem::size_of::<schedlab_sim::decision::Decision>()
+                    .div_ceil(core::mem::size_of::<schedlab_sim::Event>());
+                o.trace.events.len() + w * o.trace.decisions.len()
+            })
+            .max()
+            .unwrap();
+        assert_eq!(run(most + CHUNK_EVENTS as usize * 8), Ok(2));
     }
 
     #[test]
     fn the_last_run_explains_its_switches_until_the_next_run() {
-        let sc = schedlab_scenario::presets::preset("tbench-stacked")
+        let mut sc = schedlab_scenario::presets::preset("tbench-stacked")
             .unwrap()
             .scenario();
-        let mut cfg = sc.sim_config();
-        cfg.duration_ns = 20_000_000;
-        cfg.record_decisions = true;
-        let mut w = SimWorker {
-            job: Some(Job {
-                run: 9,
-                cfg,
-                scenario: sc.clone(),
-                sim: None,
-                outs: vec![],
-            }),
-            ..SimWorker::default()
-        };
-        let mut done = false;
-        for _ in 0..1000 {
-            if w.step(9).iter().any(|r| matches!(r, Reply::Done(_))) {
-                done = true;
-                break;
-            }
-        }
-        assert!(done);
+        sc.duration_ms = 20.into();
+        let mut w = SimWorker::default();
+        drive(&mut w, 9, &sc).unwrap();
+        let outs = outputs(&sc);
         // Every switch of the second variant, by (time, CPU, prev).
-        let switches: Vec<(u64, u32, u32, PrevStateLetter)> = w.last.as_ref().unwrap().1[1]
+        let switches: Vec<(u64, u32, u32, PrevStateLetter)> = outs[1]
             .trace
             .events
             .iter()
@@ -553,8 +686,15 @@ mod tests {
                 r => panic!("{r:?}"),
             }
         };
-        for &sw in switches.iter().take(200) {
+        // As the whole run's records explain it, in order, then late and early again.
+        let picked = switches
+            .iter()
+            .take(200)
+            .chain([switches.last().unwrap(), &switches[3]]);
+        for &sw in picked {
             let x = ask(&mut w, 9, sw);
+            let whole = schedlab_report::why::switch_explanation(&outs[1].trace, sw.0, sw.1, sw.2);
+            assert_eq!((x.lines.clone(), x.cause_ns), whole, "{sw:?}");
             let what = match sw.3 {
                 'S' => "blocked (S)",
                 'R' if sw.2 == 0 => "the CPU was idle",
@@ -645,7 +785,7 @@ mod tests {
             .iter()
             .map(|v| schedlab_sim::simulate(&cfg, v).unwrap())
             .collect();
-        let json = crate::model::export::perfetto(&results(1, &sc, &outs));
+        let json = crate::model::export::perfetto(&crate::model::results(1, &sc, &outs));
         // The SCHED_IDLE pair's first run has a few switches: more than 2.
         w.max_recording_events = 2;
         let out = import(&mut w, 3, "run.json", json.as_bytes(), 65536);

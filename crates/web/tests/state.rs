@@ -1335,3 +1335,53 @@ fn the_group_share_view_shows_each_group_and_its_cpu_stat() {
         .all(|v| group_share_rows(&v.groups).is_empty()));
     assert!(!export::perf_text(&r).contains("Group"));
 }
+
+#[test]
+fn variants_stream_in_while_the_run_goes_on_and_the_last_one_finishes_it() {
+    let sc = schedlab_scenario::presets::preset("sched-idle")
+        .unwrap()
+        .scenario();
+    let mut cfg = sc.sim_config();
+    cfg.record_snapshots = true;
+    let outs: Vec<_> = sc
+        .variants
+        .iter()
+        .map(|v| schedlab_sim::simulate(&cfg, v).unwrap())
+        .collect();
+    let mut s = State::initial().reduce(Action::Run);
+    let whole = schedlab_web::model::results(s.runs, &sc, &outs);
+    let views: Vec<_> = (0..outs.len())
+        .map(|i| {
+            let divs = (0..i)
+                .map(|a| schedlab_web::model::divergence(&sc, &outs, a, i))
+                .collect();
+            schedlab_web::model::variant_views(s.runs, &sc, i, &outs[i], divs)
+        })
+        .collect();
+    assert!(s.shown_results().is_none());
+    // A late variant of an older run is ignored.
+    let mut old = views[0].clone();
+    old.run = s.runs - 1;
+    s = s.reduce(Action::VariantDone(Box::new(old)));
+    assert!(s.shown_results().is_none());
+    s = s.reduce(Action::VariantDone(Box::new(views[0].clone())));
+    assert!(matches!(s.run, RunState::Running(_)));
+    let shown = s.shown_results().unwrap();
+    assert_eq!(shown.variants, whole.variants[..1]);
+    assert_eq!(s.run_end_ns(), Some(whole.variants[0].end_ns));
+    s = s.reduce(Action::VariantDone(Box::new(views[1].clone())));
+    let RunState::Done(r) = &s.run else {
+        panic!("{:?}", s.run);
+    };
+    assert_eq!(**r, whole);
+    assert!(s.streamed.is_none());
+
+    // Cancelled after one variant: nothing of it stays.
+    s = s.reduce(Action::Run);
+    let mut v = views[0].clone();
+    v.run = s.runs;
+    s = s.reduce(Action::VariantDone(Box::new(v)));
+    assert!(s.shown_results().is_some());
+    s = s.reduce(Action::Cancel);
+    assert!(s.shown_results().is_none() && s.streamed.is_none());
+}

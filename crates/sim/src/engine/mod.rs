@@ -395,6 +395,11 @@ impl Simulator {
         self.processed
     }
 
+    /// The trace kept so far (what [`Simulator::finish`] hands over, up to now).
+    pub fn trace(&self) -> &Trace {
+        &self.rec.trace
+    }
+
     /// Trace events kept so far (what the run's trace memory holds).
     pub fn trace_kept(&self) -> usize {
         self.rec.trace.events.len()

@@ -79,6 +79,12 @@ pub fn divergence_panel(ctx: &Ctx) -> Html {
                 format!("settings that differ: {}", d.settings.join(", "))
             };
             match &d.found {
+                None if d.compared.is_some() => html! {
+                    <div class="div-result" data-found="false" data-compared={d.compared.unwrap_or(0).to_string()}>
+                        <p class="div-settings">{ settings }</p>
+                        <p class="div-none">{ format!("no divergence in the first {} compared events: the page keeps the first {} events of each variant to compare them (schedlab diff on the command line compares the whole runs)", d.compared.unwrap_or(0), crate::model::DIVERGENCE_EVENTS) }</p>
+                    </div>
+                },
                 None => html! {
                     <div class="div-result" data-found="false">
                         <p class="div-settings">{ settings }</p>

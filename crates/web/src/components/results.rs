@@ -8,7 +8,7 @@ use yew::prelude::*;
 use crate::components::{ctx::Ctx, histogram::Histogram, latency_table::LatencyTable};
 use crate::model::{deltas, group_share_rows, ms, shared_histograms};
 use crate::recording::deltas_vs_recording;
-use crate::state::{Action, RunState};
+use crate::state::Action;
 use schedlab_report::plot::prefers_log_axis;
 
 /// A variant's group shares table (nothing without groups): each group's CPU time and share of
@@ -52,10 +52,7 @@ fn group_shares(groups: &[schedlab_report::groups::GroupShare]) -> Html {
 #[function_component(ResultsView)]
 pub fn results_view(ctx: &Ctx) -> Html {
     let s = &ctx.state.0;
-    let results = match &s.run {
-        RunState::Done(r) => Some(r.clone()),
-        _ => None,
-    };
+    let results = s.shown_results();
     let rec = s.recording.clone();
     if results.is_none() && rec.is_none() {
         return html! { <p class="hint">{ "Results appear here after a run." }</p> };

@@ -15,7 +15,7 @@ use yew::prelude::*;
 
 use crate::components::ctx::Ctx;
 use crate::model::{ExplainReq, Explained, Shared};
-use crate::state::{Action, RunState, TimelineAction};
+use crate::state::{Action, TimelineAction};
 
 /// What is under the pointer in a lane: the tooltip text, the task's comm and its run.
 type Picked = (String, String, Slice);
@@ -436,10 +436,7 @@ const HELP: &[(&str, &str)] = &[
 pub fn timeline_panel(ctx: &Ctx) -> Html {
     let s = &ctx.state.0;
     let hover = use_state(|| None::<(u64, String)>);
-    let results = match &s.run {
-        RunState::Done(r) => Some(r.clone()),
-        _ => None,
-    };
+    let results = s.shown_results();
     // One shared copy of each variant's timeline per run, the recording's first.
     let rec = s.recording.clone();
     let tls = use_memo((results.clone(), rec.clone()), |(r, rec)| {

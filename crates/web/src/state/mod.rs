@@ -117,6 +117,8 @@ pub struct State {
     pub explain: Option<crate::model::ExplainReq>,
     /// The worker's answer for `explain`.
     pub explained: Option<crate::model::Explained>,
+    /// The variants of the run in progress that finished, shown while the others run.
+    pub streamed: Option<Shared<Results>>,
 }
 
 /// A recording being read.
@@ -199,6 +201,8 @@ pub enum Action {
     /// The user asked to run; the effect starts the worker only if the state says it may.
     Run,
     Progress(Progress),
+    /// A variant of the run finished: its views (the last one finishes the run).
+    VariantDone(Box<crate::model::VariantViews>),
     Finished(Box<Results>),
     /// Ask the worker why this switch happened (a click on a switch in the timeline).
     Explain(crate::model::ExplainReq),
@@ -309,6 +313,7 @@ impl State {
             sweep_from_link: false,
             explain: None,
             explained: None,
+            streamed: None,
         };
         let loaded = s.load(crate::examples::DEFAULT.1);
         debug_assert_eq!(loaded, Ok(()), "the bundled default scenario loads");
@@ -459,6 +464,16 @@ impl State {
         Some((self.runs + 1, self.scenario.clone()?))
     }
 
+    /// The results to show: the last run's, or the variants of the run in progress that
+    /// finished.
+    pub fn shown_results(&self) -> Option<Shared<Results>> {
+        match &self.run {
+            RunState::Done(r) => Some(r.clone()),
+            RunState::Running(_) => self.streamed.clone(),
+            _ => None,
+        }
+    }
+
     /// The divergence of the picked pair of variants, sides in the order picked, when the last
     /// run is done and has both. A variant against itself has none.
     pub fn divergence(&self) -> Option<crate::model::DivergenceView> {
@@ -476,6 +491,7 @@ impl State {
                 settings: vec![],
                 found: None,
                 events: 0,
+                compared: None,
             });
         }
         // The run holds each pair once, lower index first.
@@ -668,6 +684,7 @@ impl State {
                     }
                     Err(e) => RunState::Failed(format!("not run: {e}")),
                 };
+                s.streamed = None;
                 return s;
             }
             Action::Progress(p) => {
@@ -676,8 +693,22 @@ impl State {
                 }
                 return s;
             }
+            Action::VariantDone(v) => {
+                if !(matches!(s.run, RunState::Running(_)) && v.run == s.runs) {
+                    return s;
+                }
+                let last = v.index + 1 == v.of;
+                let before = s.streamed.take().map(|r| (*r).clone());
+                let r = crate::model::add_variant(before, *v);
+                if !last {
+                    s.streamed = Some(Shared(std::rc::Rc::new(r)));
+                    return s;
+                }
+                return s.reduce(Action::Finished(Box::new(r)));
+            }
             Action::Finished(r) => {
                 if matches!(s.run, RunState::Running(_)) && r.run == s.runs {
+                    s.streamed = None;
                     let n = r.variants.len();
                     s.run = RunState::Done(Shared(std::rc::Rc::new(*r)));
                     let end = s.run_end_ns().unwrap_or(0);
@@ -709,12 +740,14 @@ impl State {
             }
             Action::Failed { run, message } => {
                 if matches!(s.run, RunState::Running(_)) && run == s.runs {
+                    s.streamed = None;
                     s.run = RunState::Failed(message);
                 }
                 return s;
             }
             Action::Cancel => {
                 if matches!(s.run, RunState::Running(_)) {
+                    s.streamed = None;
                     s.run = RunState::Failed("cancelled".into());
                 }
                 return s;

@@ -1,6 +1,6 @@
 //! The timeline's view: one window, selection, layout and ruler shared by every variant.
 
-use super::{RunState, State};
+use super::State;
 
 /// The timeline's view: one time window shared by every variant, so A/B differences line up.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -53,10 +53,9 @@ impl State {
     /// The end of the longest run or recording shown (the timeline's full range), if there are
     /// results or a recording.
     pub fn run_end_ns(&self) -> Option<u64> {
-        let runs = match &self.run {
-            RunState::Done(r) => r.variants.iter().map(|v| v.end_ns).max(),
-            _ => None,
-        };
+        let runs = self
+            .shown_results()
+            .and_then(|r| r.variants.iter().map(|v| v.end_ns).max());
         let rec = self.recording.as_ref().map(|r| r.end_ns);
         runs.max(rec).filter(|&e| e > 0)
     }
