@@ -65,7 +65,7 @@ use super::Simulator;
 mod arith;
 
 pub use arith::*;
-use arith::{CAPACITY, MAX_PINNED_INTERVAL_MS, NR_MIGRATE};
+use arith::{MAX_PINNED_INTERVAL_MS, NR_MIGRATE};
 
 /// The cost one newidle balance of one domain is recorded as (`domain_cost`, from
 /// `sched_clock_cpu` around `sched_balance_rq` in the kernel), in ns. Bounded on the 2-vCPU
