@@ -159,7 +159,7 @@ fn hackbench_wakeup_preemption_ratio() {
             .iter()
             .flat_map(|r| role_pids(&s, o, *r))
             .collect();
-        wl::exit_time_ns(&o.trace, &all).expect("hackbench finishes")
+        wl::hackbench_time_ns(&o.trace, &all).expect("hackbench finishes")
     };
     let (t_no, t_rtp) = (time("eevdf-6.6:NO_RUN_TO_PARITY"), time("eevdf-6.6"));
     assert!(

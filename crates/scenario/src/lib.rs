@@ -256,6 +256,9 @@ pub struct TaskGroup {
     /// SCHED_FIFO / SCHED_RR (`"policy": "fifo"` or `"rr"`, with `"rt_priority"`); `policy`
     /// is then `Normal` and unused.
     pub rt: Option<RtSpec>,
+    /// `create_every_us`: the tasks are created one after another, this far apart (task i at
+    /// `start_ms` + i × this), as a main thread creates its workers; default all at once.
+    pub create_every_us: Option<Number>,
 }
 
 /// A task group's RT policy.
@@ -562,6 +565,9 @@ impl Scenario {
                 if let Some(s) = &t.start_ms {
                     o.insert("start_ms".into(), Value::Number(s.clone()));
                 }
+                if let Some(s) = &t.create_every_us {
+                    o.insert("create_every_us".into(), Value::Number(s.clone()));
+                }
                 let prog = t.program.iter().map(Step::to_value).collect();
                 o.insert("program".into(), Value::Array(prog));
                 Value::Object(o)
@@ -774,7 +780,15 @@ impl Scenario {
                     slice_ns: t.slice_us.as_ref().map(|s| to_ns(s, Unit::Us)),
                     affinity: affinity.clone(),
                     program,
-                    start_ns: t.start_ms.as_ref().map_or(0, |s| to_ns(s, Unit::Ms)),
+                    start_ns: t
+                        .start_ms
+                        .as_ref()
+                        .map_or(0, |s| to_ns(s, Unit::Ms))
+                        .saturating_add(
+                            t.create_every_us
+                                .as_ref()
+                                .map_or(0, |e| i.saturating_mul(to_ns(e, Unit::Us))),
+                        ),
                 });
             }
         }

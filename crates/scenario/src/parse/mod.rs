@@ -57,6 +57,7 @@ pub(super) const TASK_KEYS: &[&str] = &[
     "affinity",
     "slice_us",
     "start_ms",
+    "create_every_us",
     "program",
     "cgroup",
     "session",

@@ -67,6 +67,9 @@ pub(super) fn task_group(
         let hi = duration_ms.and_then(|d| d.as_f64()).unwrap_or(MAX_NS / 1e6);
         p.num(&join(path, "start_ms"), v, 0.0, false, hi)
     });
+    let create_every_us = opt(o.get("create_every_us"), |v| {
+        p.num(&join(path, "create_every_us"), v, 0.0, false, 1e9)
+    });
     let program = match o.get("program") {
         None => {
             p.err(&join(path, "program"), "missing (required)");
@@ -84,6 +87,7 @@ pub(super) fn task_group(
         start_ms: start_ms?,
         program: program?,
         rt: rt?,
+        create_every_us: create_every_us?,
     })
 }
 

@@ -84,6 +84,8 @@ impl WorkloadKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Role {
+    /// hackbench's main thread (creates the others and starts them together).
+    Main,
     /// hackbench sender.
     Sender,
     /// hackbench receiver.
@@ -110,6 +112,7 @@ impl Role {
     /// The role's name in outputs (`"sender"`, `"message_thread"`, …).
     pub fn name(self) -> &'static str {
         match self {
+            Role::Main => "main",
             Role::Sender => "sender",
             Role::Receiver => "receiver",
             Role::MessageThread => "message_thread",
@@ -454,7 +457,11 @@ impl Workload {
     /// How many tasks it expands to on a machine with `cpus` CPUs.
     pub fn task_count(&self, cpus: u64) -> u64 {
         match self {
-            Workload::Hackbench(h) => h.groups.saturating_mul(h.fds).saturating_mul(2),
+            Workload::Hackbench(h) => h
+                .groups
+                .saturating_mul(h.fds)
+                .saturating_mul(2)
+                .saturating_add(1),
             Workload::Schbench(s) => s
                 .message_threads
                 .saturating_mul(s.workers.saturating_add(1)),
