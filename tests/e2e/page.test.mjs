@@ -79,6 +79,27 @@ test('a preset runs to completion and shows one table per variant with its tasks
   assert.deepEqual(errors, []);
 });
 
+test('the cgroup-weights preset shows its groups in the editor and splits the CPU 1:3 in every variant\'s group shares', async () => {
+  await page.selectOption('#presets', 'preset:cgroup-weights');
+  // The editor: two cgroups, each task group in its own.
+  assert.deepEqual(await page.locator('fieldset.groups tr.cgroup-row input[aria-label="cgroup path"]').evaluateAll((xs) => xs.map((x) => x.value)), ['/web', '/db']);
+  assert.deepEqual(await page.locator('tr.task-row select[aria-label="cgroup"]').evaluateAll((xs) => xs.map((x) => x.value)), ['/web', '/db']);
+  const n = await runCount();
+  await page.click('#run');
+  assert.equal(await waitRun(n + 1), 'done');
+  const cols = page.locator('.variant-result');
+  assert.equal(await cols.count(), 3);
+  for (let i = 0; i < 3; i++) {
+    // cpu.weight 100 vs 300: calc_group_shares gives each group entity its tg->shares, 1024 and
+    // 3072, so 25 % and 75 % of the CPU (less the time no task runs).
+    const share = async (g) => parseFloat(await cols.nth(i).locator(`table.group-shares tr[data-group="${g}"] td.share`).innerText());
+    assert.ok(Math.abs(await share('/web') - 25) <= 1, `web ${await share('/web')}`);
+    assert.ok(Math.abs(await share('/db') - 75) <= 1, `db ${await share('/db')}`);
+    assert.deepEqual(await cols.nth(i).locator('table.latency td.group').allInnerTexts().then((g) => g.sort()), ['/db', '/web']);
+  }
+  assert.deepEqual(errors, []);
+});
+
 test('editing a nice value and re-running changes the table', async () => {
   await page.selectOption('#presets', 'example:1'); // nice 0 against nice 5
   let n = await runCount();
@@ -529,6 +550,12 @@ test('a switch in the timeline says who was switched out, why, and both tasks\' 
   const rows = await note.locator('tr[data-task]').evaluateAll((r) => r.map((x) => x.dataset.task.split(':')[0]));
   assert.deepEqual(rows, ['idle', 'hog']);
   assert.match(await note.locator('tr[data-task]').nth(0).innerText(), /\d/);
+  // The worker's decision records for it: prev preempted, then the pick that chose the hog.
+  const decisions = note.locator('.tl-switch-decisions');
+  await decisions.waitFor();
+  const text = await decisions.innerText();
+  assert.match(text, /^prev idle:\d+ was preempted \(R\)/);
+  assert.match(text, / pick +pick_next_entity \(CFS\): chose hog:\d+/);
   // From the keyboard: the button is focusable; close with it.
   await note.locator('button.tl-switch-close').focus();
   await page.keyboard.press('Enter');

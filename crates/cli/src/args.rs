@@ -186,9 +186,25 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 500_000_000, value_parser = positive)]
     pub(crate) max_events: u64,
     /// Stop a run whose variants keep more trace events than this in memory together (the
-    /// tables read them all; 32 bytes each, so the default is about 3 GB)
+    /// tables read them all; 32 bytes each, so the default is about 3 GB; with --why each
+    /// decision record counts as a few events)
     #[arg(long, value_name = "N", default_value_t = 100_000_000, value_parser = positive)]
     pub(crate) max_trace_events: u64,
+    /// After the report, print every scheduling decision, one line each: time, CPU, kind
+    /// (pick, wakeup, preempt, place, delay, delay-end, select, move) and why, in fair.c's
+    /// terms and inputs (with --format json: a `decisions` array per variant)
+    #[arg(long)]
+    pub(crate) why: bool,
+    /// With --why: only the decisions about this task (chosen, preempted, woken, placed,
+    /// delayed, selected a CPU for, or moved)
+    #[arg(long = "why-pid", value_name = "PID", requires = "why", value_parser = positive)]
+    pub(crate) why_pid: Option<u64>,
+    /// With --why: only the decisions at or after this time, in seconds from the start
+    #[arg(long = "why-from", value_name = "S", requires = "why", value_parser = seconds)]
+    pub(crate) why_from: Option<u64>,
+    /// With --why: only the decisions at or before this time, in seconds from the start
+    #[arg(long = "why-to", value_name = "S", requires = "why", value_parser = seconds)]
+    pub(crate) why_to: Option<u64>,
 }
 
 #[derive(Debug, Args)]
@@ -302,6 +318,16 @@ pub(crate) struct RunOpts {
     pub(crate) trace: Option<String>,
     pub(crate) max_events: u64,
     pub(crate) max_trace_events: u64,
+    /// `--why`: which decisions to print (None: not asked).
+    pub(crate) why: Option<WhyFilter>,
+}
+
+/// `--why` with its filters.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WhyFilter {
+    pub(crate) pid: Option<u32>,
+    pub(crate) from_ns: u64,
+    pub(crate) to_ns: u64,
 }
 
 impl From<RunArgs> for RunOpts {
@@ -319,6 +345,11 @@ impl From<RunArgs> for RunOpts {
             trace: a.trace,
             max_events: a.max_events,
             max_trace_events: a.max_trace_events,
+            why: a.why.then_some(WhyFilter {
+                pid: a.why_pid.map(|p| p.min(u32::MAX as u64) as u32),
+                from_ns: a.why_from.unwrap_or(0),
+                to_ns: a.why_to.unwrap_or(u64::MAX),
+            }),
         }
     }
 }
@@ -365,6 +396,17 @@ pub(crate) fn positive(s: &str) -> Result<u64, String> {
         .ok()
         .filter(|&n| n > 0)
         .ok_or_else(|| "expected a positive whole number".to_string())
+}
+
+/// A time in seconds (`0.25`, `3`), as whole ns.
+pub(crate) fn seconds(s: &str) -> Result<u64, String> {
+    let v: f64 = s
+        .parse()
+        .map_err(|_| "expected a time in seconds, e.g. 0.25".to_string())?;
+    if !v.is_finite() || !(0.0..=1e9).contains(&v) {
+        return Err("expected a time in seconds from 0 to 1000000000".into());
+    }
+    Ok((v * 1e9).round() as u64)
 }
 
 /// The clap command behind `schedlab` (for completions and tests).

@@ -22,6 +22,7 @@ mod diff;
 mod output;
 mod report;
 mod sweep;
+mod why;
 
 pub use args::command;
 use args::{clap_error, Cli, Command, Format, RunOpts};
@@ -192,7 +193,17 @@ fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
             source
         )));
     }
-    let cfg = scenario.sim_config();
+    let mut cfg = scenario.sim_config();
+    if let Some(w) = &o.why {
+        if w.from_ns > w.to_ns {
+            return Err(usage_err("--why-from is after --why-to"));
+        }
+        // --why: the engine records its decisions (off otherwise: nothing is built).
+        cfg.record_decisions = true;
+    }
+    // Decision records weigh as many events as their size.
+    let dw = core::mem::size_of::<schedlab_sim::decision::Decision>()
+        .div_ceil(core::mem::size_of::<schedlab_sim::Event>());
     // --trace streams each run's events to the file as they happen.
     let trace_out = match &o.trace {
         Some(path) => Some(std::rc::Rc::new(std::cell::RefCell::new(
@@ -239,7 +250,7 @@ fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
             // advancing time stops at the cap like any long run.
             let budget = chunk.min(o.max_events.saturating_sub(sim.work_done()));
             let done = budget > 0 && sim.run(budget) == Status::Done;
-            if (kept + sim.trace_kept()) as u64 > o.max_trace_events {
+            if (kept + sim.trace_kept() + dw * sim.decisions_kept()) as u64 > o.max_trace_events {
                 bar.finish_and_clear();
                 return Err(Fail(
                     1,
@@ -273,7 +284,7 @@ fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
             bar.set_message(sim.events_processed().to_string());
         }
         let output = sim.finish();
-        kept += output.trace.events.len();
+        kept += output.trace.events.len() + dw * output.trace.decisions.len();
         if let Some(d) = &output.deadlock {
             let _ = writeln!(io::stderr(), "schedlab: {}: {d}", v.name);
         }
@@ -305,9 +316,18 @@ fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
         Format::Table => {
             let mut t = header.unwrap_or_default();
             t.push_str(&table(&scenario, &results, o));
+            if let Some(w) = &o.why {
+                t.push_str(&why::text(&results, w));
+            }
             t
         }
-        Format::Json => json(&scenario, &results),
+        Format::Json => {
+            let j = json(&scenario, &results);
+            match &o.why {
+                Some(w) => why::json(&j, &results, w),
+                None => j,
+            }
+        }
         Format::Csv => csv(&scenario, &results),
     };
     out.write_all(text.as_bytes())

@@ -7,7 +7,8 @@ use std::io::{self, Write};
 use schedlab_report::compare::format_comparison;
 use schedlab_report::export::RunReport;
 use schedlab_report::figures::{summaries, workload_figures};
-use schedlab_report::latency::{format_perf, format_sum, latency_rows};
+use schedlab_report::groups::{format_group_shares, group_shares, row_groups, task_group_paths};
+use schedlab_report::latency::{format_perf_groups, format_sum_groups, latency_rows};
 use schedlab_report::timehist::{format_timehist, timehist_lines};
 use schedlab_scenario::presets::presets;
 use schedlab_scenario::Scenario;
@@ -19,8 +20,9 @@ use schedlab_sim::{
 use crate::args::RunOpts;
 use crate::Fail;
 
-/// The table report: per variant, the variant string, its perf-sched-latency table, the
-/// schedstat totals and the figures of the scenario's workloads; then, with several variants,
+/// The table report: per variant, the variant string, its perf-sched-latency table (with a
+/// group column when the scenario has task groups), the schedstat totals, each group's CPU
+/// share, and the figures of the scenario's workloads; then, with several variants,
 /// the comparison of all of them against the first.
 pub fn table_text(scenario: &Scenario, results: &[Output], layout_sum: bool, pids: bool) -> String {
     let mut s = String::new();
@@ -30,18 +32,24 @@ pub fn table_text(scenario: &Scenario, results: &[Output], layout_sum: bool, pid
         scenario.name, scenario.cpus, scenario.hz, scenario.duration_ms, scenario.seed
     );
     let infos = scenario.workloads();
+    // Task groups: a group column in the tables and each group's share after the counters
+    // (nothing of it without groups).
+    let cgroups = scenario.sim_config().cgroups;
+    let paths = task_group_paths(&cgroups);
     for r in results {
         let rows = latency_rows(&r.trace, !pids);
+        let groups = row_groups(&paths, &r.trace, &rows);
         let _ = writeln!(s, "\n{}", r.variant);
         let t = if layout_sum {
-            format_sum(&rows)
+            format_sum_groups(&rows, &groups)
         } else {
-            format_perf(&rows)
+            format_perf_groups(&rows, &groups)
         };
         s.push_str(t.strip_prefix('\n').unwrap_or(&t));
         s.push_str(&schedstat_line(&r.cpus));
         s.push_str(&irq_time_line(&r.cpus));
         s.push_str(&cpu_stat_lines(&r.bandwidth));
+        s.push_str(&format_group_shares(&group_shares(&cgroups, r)));
         let figures = workload_figures(&infos, r);
         if !figures.text.is_empty() {
             s.push('\n');

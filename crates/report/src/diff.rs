@@ -263,6 +263,11 @@ pub fn decision_text(t: &Trace, d: &Decision) -> Vec<String> {
             task_label(t, next),
             cause.text()
         )],
+        _ => vec![format!(
+            "{at} {}: {}",
+            d.kind.name(),
+            crate::why::sentence(t, d)
+        )],
     }
 }
 
@@ -279,12 +284,7 @@ pub fn preemption_reasons(t: &Trace) -> Vec<(u64, u32, Vec<String>)> {
             None => continue,
         };
         match d.kind {
-            DecisionKind::Wakeup { outcome: Ok(_), .. } => {
-                if slot.is_none() {
-                    *slot = Some(d);
-                }
-            }
-            DecisionKind::Wakeup { .. } => {}
+            DecisionKind::Wakeup { outcome: Ok(_), .. } if slot.is_none() => *slot = Some(d),
             DecisionKind::Preempt { cause, .. } => {
                 let mut lines = decision_text(t, d);
                 if let (Cause::Wakeup { wakee, .. }, Some(w)) = (cause, *slot) {
@@ -295,6 +295,7 @@ pub fn preemption_reasons(t: &Trace) -> Vec<(u64, u32, Vec<String>)> {
                 out.push((d.t_ns, d.cpu, lines));
                 *slot = None;
             }
+            _ => {}
         }
     }
     out

@@ -9,11 +9,13 @@
 use std::fmt::Write as _;
 
 use schedlab_scenario::Scenario;
+use schedlab_sim::cgroup::Cgroups;
 use schedlab_sim::{BandwidthStats, CpuStats, Output, TaskStats, Trace};
 
 use crate::compare::VariantSummary;
 use crate::csv_field;
 use crate::figures::summaries;
+use crate::groups::{group_shares, task_group_paths, GroupShare};
 use crate::latency::{latency_rows, LatencyRow};
 
 /// One task of one run: its perf latency row (per thread, not merged) and its counters.
@@ -24,6 +26,12 @@ pub struct TaskRecord {
     pub row: LatencyRow,
     /// `/proc/<pid>/schedstat` and `status` counters.
     pub stats: TaskStats,
+    /// Its task group's path, when the scenario has groups.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub group: Option<String>,
 }
 
 /// One variant's run.
@@ -48,6 +56,12 @@ pub struct VariantReport {
         serde(default, skip_serializing_if = "Vec::is_empty")
     )]
     pub bandwidth: Vec<BandwidthStats>,
+    /// Each task group's CPU time and share of the machine (empty without groups).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Vec::is_empty")
+    )]
+    pub groups: Vec<GroupShare>,
 }
 
 /// A 64-bit FNV-1a hash of a trace's events and end, the same on every platform: integers are
@@ -121,13 +135,19 @@ impl RunReport {
             hz: scenario.hz,
             duration_ns: scenario.duration_ns(),
             seed: scenario.seed,
-            variants: outs.iter().map(variant_report).collect(),
+            variants: {
+                let cgroups = scenario.sim_config().cgroups;
+                let paths = task_group_paths(&cgroups);
+                outs.iter()
+                    .map(|o| variant_report(o, &cgroups, &paths))
+                    .collect()
+            },
             summary: summaries(scenario, outs),
         }
     }
 }
 
-fn variant_report(r: &Output) -> VariantReport {
+fn variant_report(r: &Output, cgroups: &Cgroups, paths: &[String]) -> VariantReport {
     let rows = latency_rows(&r.trace, false);
     let tasks = r
         .trace
@@ -150,6 +170,7 @@ fn variant_report(r: &Output) -> VariantReport {
                     max_end_ns: 0,
                 }),
             stats: r.tasks.get(t.pid as usize - 1).copied().unwrap_or_default(),
+            group: paths.get(t.pid as usize - 1).cloned(),
         })
         .collect();
     VariantReport {
@@ -160,6 +181,7 @@ fn variant_report(r: &Output) -> VariantReport {
         cpus: r.cpus.clone(),
         trace_hash: trace_hash(&r.trace),
         bandwidth: r.bandwidth.clone(),
+        groups: group_shares(cgroups, r),
     }
 }
 
@@ -198,22 +220,32 @@ pub fn json(r: &RunReport) -> String {
             let tasks: Vec<serde_json::Value> = v
                 .tasks
                 .iter()
-                .map(|TaskRecord { row, stats: st }| {
-                    serde_json::json!({
-                        "name": row.comm,
-                        "pid": row.pid,
-                        "runtime_ns": row.runtime_ns,
-                        "switches": row.count,
-                        "delay_avg_ns": row.delay_avg_ns(),
-                        "delay_max_ns": row.delay_max_ns,
-                        "delay_sum_ns": row.delay_sum_ns,
-                        "sum_exec_runtime_ns": st.sum_exec_runtime_ns,
-                        "run_delay_ns": st.run_delay_ns,
-                        "pcount": st.pcount,
-                        "voluntary_switches": st.voluntary_switches,
-                        "involuntary_switches": st.involuntary_switches,
-                    })
-                })
+                .map(
+                    |TaskRecord {
+                         row,
+                         stats: st,
+                         group,
+                     }| {
+                        let mut t = serde_json::json!({
+                            "name": row.comm,
+                            "pid": row.pid,
+                            "runtime_ns": row.runtime_ns,
+                            "switches": row.count,
+                            "delay_avg_ns": row.delay_avg_ns(),
+                            "delay_max_ns": row.delay_max_ns,
+                            "delay_sum_ns": row.delay_sum_ns,
+                            "sum_exec_runtime_ns": st.sum_exec_runtime_ns,
+                            "run_delay_ns": st.run_delay_ns,
+                            "pcount": st.pcount,
+                            "voluntary_switches": st.voluntary_switches,
+                            "involuntary_switches": st.involuntary_switches,
+                        });
+                        if let Some(g) = group {
+                            t["group"] = g.as_str().into();
+                        }
+                        t
+                    },
+                )
                 .collect();
             let cpus: Vec<serde_json::Value> = v
                 .cpus
@@ -243,6 +275,27 @@ pub fn json(r: &RunReport) -> String {
                             "nr_bursts": b.nr_bursts,
                             "burst_time_ns": b.burst_time_ns,
                         })
+                    })
+                    .collect();
+            }
+            if !v.groups.is_empty() {
+                // CPU time per task group (present only when the scenario has groups).
+                o["group_shares"] = v
+                    .groups
+                    .iter()
+                    .map(|g| {
+                        let mut x = serde_json::json!({
+                            "path": g.path,
+                            "tasks": g.tasks,
+                            "runtime_ns": g.runtime_ns,
+                            "share": g.share,
+                        });
+                        if let Some(b) = &g.cpu_stat {
+                            x["nr_periods"] = b.nr_periods.into();
+                            x["nr_throttled"] = b.nr_throttled.into();
+                            x["throttled_time_ns"] = b.throttled_time_ns.into();
+                        }
+                        x
                     })
                     .collect();
             }
@@ -278,14 +331,25 @@ pub fn json(r: &RunReport) -> String {
     s
 }
 
-/// The CSV report: one row per variant and task.
+/// The CSV report: one row per variant and task; a last column `group` (the task's group's
+/// path) when the scenario has groups.
 pub fn csv(r: &RunReport) -> String {
+    let grouped = r
+        .variants
+        .iter()
+        .any(|v| v.tasks.iter().any(|t| t.group.is_some()));
     let mut s = String::from(
-        "variant,name,pid,runtime_ns,switches,delay_avg_ns,delay_max_ns,delay_sum_ns,run_delay_ns,pcount,voluntary_switches,involuntary_switches\n",
+        "variant,name,pid,runtime_ns,switches,delay_avg_ns,delay_max_ns,delay_sum_ns,run_delay_ns,pcount,voluntary_switches,involuntary_switches",
     );
+    s.push_str(if grouped { ",group\n" } else { "\n" });
     for v in &r.variants {
-        for TaskRecord { row, stats: st } in &v.tasks {
-            let _ = writeln!(
+        for TaskRecord {
+            row,
+            stats: st,
+            group,
+        } in &v.tasks
+        {
+            let _ = write!(
                 s,
                 "{},{},{},{},{},{},{},{},{},{},{},{}",
                 csv_field(&v.variant),
@@ -301,6 +365,11 @@ pub fn csv(r: &RunReport) -> String {
                 st.voluntary_switches,
                 st.involuntary_switches
             );
+            if grouped {
+                s.push(',');
+                s.push_str(&csv_field(group.as_deref().unwrap_or("/")));
+            }
+            s.push('\n');
         }
     }
     s

@@ -317,24 +317,42 @@ fn name_cell(r: &LatencyRow) -> String {
     rpad(&s, 24)
 }
 
+/// The group column's header: nothing without groups.
+fn group_head(groups: &[String]) -> &'static str {
+    if groups.is_empty() {
+        ""
+    } else {
+        " Group"
+    }
+}
+
 const DASHES_139: &str = "-------------------------------------------------------------------------------------------------------------------------------------------";
 
 /// The text of `perf sched latency` for these rows, byte for byte as current upstream perf
 /// prints it (`perf_sched__lat` + `output_lat_thread`; no "INFO:" lines). Rows without atoms
 /// and the idle task are skipped, as perf does.
 pub fn format_perf(rows: &[LatencyRow]) -> String {
+    format_perf_groups(rows, &[])
+}
+
+/// [`format_perf`] with a group column after the last: `groups[i]` is row `i`'s task group
+/// ([`crate::groups::row_groups`]). With no groups (an empty slice) the table is perf's, byte
+/// for byte.
+pub fn format_perf_groups(rows: &[LatencyRow], groups: &[String]) -> String {
     let dashes = |n: usize| &DASHES_139[..n];
     let mut out = String::new();
     out.push_str(&format!("\n {}\n", dashes(139)));
-    out.push_str("  Task                  |   Runtime ms  |  Count   | Avg delay ms    | Max delay ms    | Max delay start           | Max delay end          |\n");
+    out.push_str("  Task                  |   Runtime ms  |  Count   | Avg delay ms    | Max delay ms    | Max delay start           | Max delay end          |");
+    out.push_str(group_head(groups));
+    out.push('\n');
     out.push_str(&format!(" {}\n", dashes(139)));
     let (mut all_runtime, mut all_count) = (0u64, 0u64);
-    for r in rows.iter().filter(|r| r.printed()) {
+    for (i, r) in rows.iter().enumerate().filter(|(_, r)| r.printed()) {
         all_runtime += r.runtime_ns;
         all_count += r.count;
         out.push_str(&name_cell(r));
         out.push_str(&format!(
-            "|{} ms |{} | avg:{} ms | max:{} ms | max start: {} s | max end: {} s\n",
+            "|{} ms |{} | avg:{} ms | max:{} ms | max start: {} s | max end: {} s",
             lpad(&ms3(r.runtime_ns), 11),
             lpad(&r.count.to_string(), 9),
             lpad(&ms3(r.delay_avg_ns()), 8),
@@ -342,6 +360,11 @@ pub fn format_perf(rows: &[LatencyRow]) -> String {
             lpad(&ts_usec(r.max_start_ns), 12),
             lpad(&ts_usec(r.max_end_ns), 12),
         ));
+        if let Some(g) = groups.get(i) {
+            out.push_str(" | ");
+            out.push_str(g);
+        }
+        out.push('\n');
     }
     out.push_str(&format!(" {}\n", dashes(113)));
     out.push_str(&format!(
@@ -359,28 +382,40 @@ pub fn format_perf(rows: &[LatencyRow]) -> String {
 /// the largest max and the summed sums. Every line is 107 bytes unless a number overflows its
 /// field. Rows without atoms and the idle task are skipped.
 pub fn format_sum(rows: &[LatencyRow]) -> String {
+    format_sum_groups(rows, &[])
+}
+
+/// [`format_sum`] with a group column after the last, as [`format_perf_groups`].
+pub fn format_sum_groups(rows: &[LatencyRow], groups: &[String]) -> String {
     let dashes = format!(" {}\n", &DASHES_139[..106]);
     let mut out = String::from("\n");
     out.push_str(&dashes);
     out.push_str(
-        "  Task                  |   Runtime ms  | Switches | Avg delay ms    | Max delay ms    | Sum delay ms     |\n",
+        "  Task                  |   Runtime ms  | Switches | Avg delay ms    | Max delay ms    | Sum delay ms     |",
     );
+    out.push_str(group_head(groups));
+    out.push('\n');
     out.push_str(&dashes);
     let (mut all_runtime, mut all_count, mut all_max, mut all_sum) = (0u64, 0u64, 0u64, 0u64);
-    for r in rows.iter().filter(|r| r.printed()) {
+    for (i, r) in rows.iter().enumerate().filter(|(_, r)| r.printed()) {
         all_runtime += r.runtime_ns;
         all_count += r.count;
         all_max = all_max.max(r.delay_max_ns);
         all_sum += r.delay_sum_ns;
         out.push_str(&name_cell(r));
         out.push_str(&format!(
-            "|{} ms |{} | avg:{} ms | max:{} ms | sum:{} ms |\n",
+            "|{} ms |{} | avg:{} ms | max:{} ms | sum:{} ms |",
             lpad(&ms3(r.runtime_ns), 11),
             lpad(&r.count.to_string(), 9),
             lpad(&ms3(r.delay_avg_ns()), 8),
             lpad(&ms3(r.delay_max_ns), 8),
             lpad(&ms3(r.delay_sum_ns), 9),
         ));
+        if let Some(g) = groups.get(i) {
+            out.push(' ');
+            out.push_str(g);
+        }
+        out.push('\n');
     }
     out.push_str(&dashes);
     out.push_str(&format!(

@@ -3,7 +3,7 @@
 //! Turns a [`schedlab_sim::Trace`] into the reports people read off real kernels:
 //! `perf sched latency` ([`latency`]), `perf sched timehist` ([`timehist`]), schbench's
 //! percentile blocks ([`percentiles`]), raw wakeup-latency samples ([`wakeup`]), histogram
-//! arithmetic ([`histogram`]) and charts on any plotters backend ([`plot`]); per-workload figures and the benchmarks' own summaries
+//! arithmetic ([`histogram`]), CPU share per task group ([`groups`]) and charts on any plotters backend ([`plot`]); per-workload figures and the benchmarks' own summaries
 //! (hackbench, schbench, rates: [`workload`]) and a side-by-side summary of variants
 //! ([`compare`]), and the one report of a run that the command line and the page print as CSV
 //! and JSON ([`export`]).
@@ -18,6 +18,7 @@ pub mod compare;
 pub mod diff;
 pub mod export;
 pub mod figures;
+pub mod groups;
 pub mod histogram;
 pub mod latency;
 pub mod percentiles;
@@ -27,6 +28,7 @@ pub mod sweep;
 pub mod timehist;
 pub mod timeline;
 pub mod wakeup;
+pub mod why;
 pub mod workload;
 
 /// A text CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; and

@@ -46,7 +46,7 @@ use core::fmt;
 use schedlab_sim::{CacheCost, Dist, Op, SchedPolicy, SimConfig, TaskSpec, Variant};
 use serde_json::{Map, Number, Value};
 
-pub use parse::cgroups::{CgroupSpec, CgroupWeight, Cgroups, Membership};
+pub use parse::cgroups::{CgroupSpec, CgroupWeight, Cgroups, Membership, MAX_CGROUPS};
 pub use parse::MAX_SCENARIO_BYTES;
 pub use strict::parse_json;
 pub use workload::{

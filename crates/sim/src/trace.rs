@@ -165,9 +165,18 @@ pub(crate) struct Recorder {
     pub trace: Trace,
     pub counts: TraceCounts,
     pub sink: Option<alloc::boxed::Box<dyn Sink>>,
+    /// `record_decisions`: the fair class and the engine push decision records.
+    pub decisions: bool,
 }
 
 impl Recorder {
+    /// Records a decision (callers check `decisions` first, so nothing is built when off).
+    #[inline]
+    pub fn decide(&mut self, t_ns: u64, cpu: u32, kind: crate::decision::DecisionKind) {
+        self.trace
+            .decisions
+            .push(crate::decision::Decision { t_ns, cpu, kind });
+    }
     /// Records one event.
     #[inline]
     pub fn event(&mut self, e: Event) {

@@ -185,6 +185,7 @@ impl SimHandle {
                     Reply::Failed { run, message } => {
                         dispatch.emit(Action::Failed { run, message })
                     }
+                    Reply::Explained(x) => dispatch.emit(Action::Explained(x)),
                     _ => {}
                 }
             };
@@ -215,6 +216,14 @@ impl SimHandle {
         }
         let handle = self.clone();
         slot.watchdog = Some(Interval::new(1_000, move || handle.check(run)));
+    }
+
+    /// Asks the run's worker why a switch happened (it keeps the last run's decision records);
+    /// the answer comes back as [`Action::Explained`]. Nothing when the worker is gone.
+    pub fn explain(&self, req: crate::model::ExplainReq) {
+        if let Some(b) = self.slot.borrow().bridge.as_ref() {
+            b.send(&Request::Explain(req));
+        }
     }
 
     /// Stops the run in progress: the worker is terminated, and the next run starts a new one.

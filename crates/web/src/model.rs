@@ -9,6 +9,7 @@ use schedlab_report::wakeup::{sched_delays_ns, wakeup_latencies_ns};
 use schedlab_scenario::Scenario;
 use schedlab_sim::Output;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Most latency samples kept per variant for the histograms (a deterministic stride).
 pub const MAX_SAMPLES: usize = 100_000;
@@ -66,6 +67,52 @@ pub struct VariantResult {
     pub end_ns: u64,
     /// What the timeline draws.
     pub timeline: RunTimeline,
+    /// The task group of each latency row, by [`LatencyRow::label`] (merged and per-task rows
+    /// alike); empty when the scenario has no groups, and the table has no group column.
+    #[serde(default)]
+    pub row_groups: BTreeMap<String, String>,
+    /// Each task's group path, by pid − 1 (empty without groups): the timeline names it.
+    #[serde(default)]
+    pub task_groups: Vec<String>,
+}
+
+/// One line of a variant's group shares table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupShareRow {
+    /// The group's path (`/` is the whole machine's tasks).
+    pub path: String,
+    /// How deep it is (`/` 0, `/a` 1, `/a/b` 2), for indenting the tree.
+    pub depth: usize,
+    /// Tasks in it or below it.
+    pub tasks: u32,
+    /// CPU time of those tasks, ms (`%.3f`).
+    pub cpu_ms: String,
+    /// Share of the machine's CPU time (`25.0%`), as the command line prints it.
+    pub share: String,
+    /// `cpu.stat` of a `cpu.max` group: nr_periods, nr_throttled, throttled_time in ms.
+    pub cpu_stat: Option<(u64, u64, String)>,
+}
+
+/// The group shares table of one variant (empty without groups).
+pub fn group_share_rows(groups: &[schedlab_report::groups::GroupShare]) -> Vec<GroupShareRow> {
+    groups
+        .iter()
+        .map(|g| GroupShareRow {
+            path: g.path.clone(),
+            depth: if g.path == "/" {
+                0
+            } else {
+                g.path.matches('/').count()
+            },
+            tasks: g.tasks,
+            cpu_ms: ms(g.runtime_ns),
+            share: schedlab_report::groups::share_text(g.share),
+            cpu_stat: g
+                .cpu_stat
+                .as_ref()
+                .map(|b| (b.nr_periods, b.nr_throttled, ms(b.throttled_time_ns))),
+        })
+        .collect()
 }
 
 /// A shared, immutable value compared by identity: cheap to clone into the state and into
@@ -97,6 +144,26 @@ pub struct Results {
     pub report: RunReport,
     /// Where each pair of variants `(a, b)`, `a < b`, first makes a different decision.
     pub divergences: Vec<DivergenceView>,
+}
+
+/// The page asks the worker why a switch happened: run `run`'s variant `variant` (its index),
+/// the switch at (`t_ns`, `cpu`) that switched `prev` out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExplainReq {
+    pub run: u64,
+    pub variant: usize,
+    pub t_ns: u64,
+    pub cpu: u32,
+    pub prev: u32,
+}
+
+/// The worker's answer: the lines of `schedlab_report::why::switch_explanation` (empty when
+/// the run's records are gone) and the time of the wakeup that caused a preemption.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Explained {
+    pub req: ExplainReq,
+    pub lines: Vec<String>,
+    pub cause_ns: Option<u64>,
 }
 
 /// Where two variants of the run first part ways ([`schedlab_report::diff`], as `schedlab
@@ -240,6 +307,7 @@ pub(crate) fn subsample(mut v: Vec<u64>) -> Vec<u64> {
 pub fn results(run: u64, scenario: &Scenario, outs: &[Output]) -> Results {
     let infos = scenario.workloads();
     let report = RunReport::new(scenario, outs);
+    let paths = schedlab_report::groups::task_group_paths(&scenario.sim_config().cgroups);
     let variants = outs
         .iter()
         .zip(scenario.variants())
@@ -258,10 +326,21 @@ pub fn results(run: u64, scenario: &Scenario, outs: &[Output]) -> Results {
                     a
                 });
             let migrations: u64 = o.tasks.iter().map(|t| t.migrations).sum();
+            let merged = latency_rows(&o.trace, true);
+            let per_task = latency_rows(&o.trace, false);
+            let mut row_groups = BTreeMap::new();
+            if !paths.is_empty() {
+                for r in merged.iter().chain(&per_task) {
+                    let g = schedlab_report::groups::row_group(&paths, &o.trace, r);
+                    row_groups.insert(r.label(), g);
+                }
+            }
             VariantResult {
                 variant: o.variant.clone(),
-                merged: latency_rows(&o.trace, true),
-                per_task: latency_rows(&o.trace, false),
+                merged,
+                per_task,
+                row_groups,
+                task_groups: paths.clone(),
                 wakeup_ns: subsample(wakeup_latencies_ns(&o.trace, None)),
                 delay_ns: subsample(sched_delays_ns(&o.trace)),
                 counters: vec![
@@ -345,7 +424,24 @@ pub mod export {
         let mut s = String::new();
         for v in &r.variants {
             s.push_str(&format!("{}\n", v.variant));
-            s.push_str(schedlab_report::latency::format_sum(&v.merged).trim_start_matches('\n'));
+            // The group column when the scenario has groups, as the command line prints it.
+            let groups: Vec<String> = if v.row_groups.is_empty() {
+                vec![]
+            } else {
+                v.merged
+                    .iter()
+                    .map(|r| {
+                        v.row_groups
+                            .get(&r.label())
+                            .cloned()
+                            .unwrap_or_else(|| "/".into())
+                    })
+                    .collect()
+            };
+            s.push_str(
+                schedlab_report::latency::format_sum_groups(&v.merged, &groups)
+                    .trim_start_matches('\n'),
+            );
         }
         s
     }

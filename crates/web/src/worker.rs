@@ -54,6 +54,9 @@ pub enum Request {
     ImportEnd {
         id: u64,
     },
+    /// Explain the switch of run `run`'s variant `variant` at (`t_ns`, `cpu`) that switched
+    /// `prev` out, from the decision records of the last run (kept until the next one).
+    Explain(crate::model::ExplainReq),
     /// Run variant `variant` of `scenario` (one point of sweep `id`, its job `job`) and say
     /// what it measured. The page gives each point a fresh worker and terminates it to cancel.
     SweepPoint {
@@ -96,6 +99,8 @@ pub enum Reply {
         job: usize,
         message: String,
     },
+    /// A switch explained (the answer to [`Request::Explain`]).
+    Explained(Box<crate::model::Explained>),
     /// The worker panicked (its wasm traps right after this): the panic's message, for the
     /// page's report of the `error` event that follows.
     Panicked(String),
@@ -120,6 +125,9 @@ struct ImportJob {
 /// worker for runs and another for imports, but either may do both).
 pub struct SimWorker {
     job: Option<Job>,
+    /// The last finished run and its outputs (their decision records explain its switches),
+    /// until the next run starts.
+    last: Option<(u64, Vec<Output>)>,
     import: Option<ImportJob>,
     /// Most events kept of a recording ([`MAX_RECORDING_EVENTS`]).
     pub max_recording_events: usize,
@@ -131,6 +139,7 @@ impl Default for SimWorker {
     fn default() -> SimWorker {
         SimWorker {
             job: None,
+            last: None,
             import: None,
             max_recording_events: MAX_RECORDING_EVENTS,
             max_kept_events: MAX_KEPT_EVENTS,
@@ -280,7 +289,9 @@ impl SimWorker {
             if job.outs.len() == job.scenario.variants().len() {
                 let r = results(run, &job.scenario, &job.outs);
                 out.push(Reply::Done(Box::new(r)));
-                self.job = None;
+                // Its outputs stay for the switch notes (the memory they hold was counted
+                // against the cap while the run went on).
+                self.last = self.job.take().map(|j| (run, j.outs));
                 return out;
             }
         }
@@ -293,6 +304,7 @@ impl SimWorker {
         match msg {
             Request::Cancel => {
                 self.job = None;
+                self.last = None;
                 self.import = None;
                 vec![]
             }
@@ -301,6 +313,7 @@ impl SimWorker {
                     let message = "no variants to run".into();
                     return vec![Reply::Failed { run, message }];
                 }
+                self.last = None;
                 let mut cfg = scenario.sim_config();
                 // The timeline's overlays need the scheduler state at switches and ticks.
                 cfg.record_snapshots = true;
@@ -315,6 +328,25 @@ impl SimWorker {
                 });
                 schedule(run);
                 vec![]
+            }
+            Request::Explain(req) => {
+                let trace = self
+                    .last
+                    .as_ref()
+                    .filter(|(run, _)| *run == req.run)
+                    .and_then(|(_, outs)| outs.get(req.variant))
+                    .map(|o| &o.trace);
+                let (lines, cause_ns) = match trace {
+                    Some(t) => {
+                        schedlab_report::why::switch_explanation(t, req.t_ns, req.cpu, req.prev)
+                    }
+                    None => (vec![], None),
+                };
+                vec![Reply::Explained(Box::new(crate::model::Explained {
+                    req,
+                    lines,
+                    cause_ns,
+                }))]
             }
             Request::SweepPoint {
                 id,
@@ -463,6 +495,95 @@ mod tests {
         );
         assert_eq!(run(MAX_KEPT_EVENTS), Ok(()));
     }
+
+    #[test]
+    fn the_last_run_explains_its_switches_until_the_next_run() {
+        let sc = schedlab_scenario::presets::preset("tbench-stacked")
+            .unwrap()
+            .scenario();
+        let mut cfg = sc.sim_config();
+        cfg.duration_ns = 20_000_000;
+        cfg.record_decisions = true;
+        let mut w = SimWorker {
+            job: Some(Job {
+                run: 9,
+                cfg,
+                scenario: sc.clone(),
+                sim: None,
+                outs: vec![],
+            }),
+            ..SimWorker::default()
+        };
+        let mut done = false;
+        for _ in 0..1000 {
+            if w.step(9).iter().any(|r| matches!(r, Reply::Done(_))) {
+                done = true;
+                break;
+            }
+        }
+        assert!(done);
+        // Every switch of the second variant, by (time, CPU, prev).
+        let switches: Vec<(u64, u32, u32, PrevStateLetter)> = w.last.as_ref().unwrap().1[1]
+            .trace
+            .events
+            .iter()
+            .filter_map(|e| match e.kind {
+                schedlab_sim::EventKind::Switch {
+                    prev_pid,
+                    prev_state,
+                    ..
+                } => Some((e.t_ns, e.cpu, prev_pid, prev_state.letter())),
+                _ => None,
+            })
+            .collect();
+        assert!(switches.len() > 100);
+        let ask = |w: &mut SimWorker, run: u64, (t_ns, cpu, prev, _): (u64, u32, u32, char)| {
+            let req = crate::model::ExplainReq {
+                run,
+                variant: 1,
+                t_ns,
+                cpu,
+                prev,
+            };
+            match &w.received(Request::Explain(req))[..] {
+                [Reply::Explained(x)] => {
+                    assert_eq!(x.req, req);
+                    (**x).clone()
+                }
+                r => panic!("{r:?}"),
+            }
+        };
+        for &sw in switches.iter().take(200) {
+            let x = ask(&mut w, 9, sw);
+            let what = match sw.3 {
+                'S' => "blocked (S)",
+                'R' if sw.2 == 0 => "the CPU was idle",
+                'R' => "was preempted (R)",
+                _ => "exited (X)",
+            };
+            assert!(x.lines[0].contains(what), "{sw:?}: {:?}", x.lines);
+            assert_eq!(
+                x.lines.iter().filter(|l| l.contains(" pick ")).count(),
+                1,
+                "{sw:?}: {:?}",
+                x.lines
+            );
+        }
+        // A preemption by a wakeup names the wakeup's time.
+        let pre = switches
+            .iter()
+            .copied()
+            .map(|sw| ask(&mut w, 9, sw))
+            .find(|x| x.cause_ns.is_some())
+            .expect("a wakeup preemption");
+        assert!(pre.cause_ns.unwrap() <= pre.req.t_ns);
+        // Another run's switch, or after the next run started: nothing.
+        assert!(ask(&mut w, 8, switches[0]).lines.is_empty());
+        w.received(Request::Cancel);
+        assert!(ask(&mut w, 9, switches[0]).lines.is_empty());
+    }
+
+    type PrevStateLetter = char;
 
     #[test]
     fn a_recording_pushed_in_chunks_is_the_same_as_read_whole() {

@@ -5,7 +5,7 @@ use schedlab_report::export::RunReport;
 use schedlab_report::latency::LatencyRow;
 use schedlab_web::model::{deltas, shared_histograms, sorted_rows, Results, VariantResult};
 use schedlab_web::state::{
-    Action, MachineField, RunState, SortKey, State, TaskField, VariantChoice,
+    Action, CgroupField, MachineField, RunState, SortKey, State, TaskField, VariantChoice,
 };
 
 #[test]
@@ -240,6 +240,8 @@ fn variant_result(end_ns: u64, summary: VariantSummary) -> VariantResult {
         events: 0,
         end_ns,
         timeline: Default::default(),
+        row_groups: Default::default(),
+        task_groups: vec![],
     }
 }
 
@@ -1001,4 +1003,335 @@ fn a_switch_note_says_which_rule_preempted() {
         "{:?}",
         n.why
     );
+}
+
+#[test]
+fn a_switch_explanation_is_kept_only_for_the_switch_asked_about() {
+    use schedlab_web::model::{ExplainReq, Explained};
+    let req = ExplainReq {
+        run: 1,
+        variant: 0,
+        t_ns: 5_000,
+        cpu: 0,
+        prev: 2,
+    };
+    let answer = |req: ExplainReq| {
+        Action::Explained(Box::new(Explained {
+            req,
+            lines: vec!["prev a:2 blocked (S): it switched itself out".into()],
+            cause_ns: None,
+        }))
+    };
+    let s = State::initial().reduce(Action::Explain(req));
+    assert_eq!(s.explain, Some(req));
+    assert_eq!(s.explained, None);
+    // A late answer about another switch is dropped.
+    let other = ExplainReq { t_ns: 4_000, ..req };
+    let s = s.reduce(answer(other));
+    assert_eq!(s.explained, None);
+    let s = s.reduce(answer(req));
+    assert_eq!(s.explained.as_ref().map(|x| x.req), Some(req));
+    // A new question clears the old answer.
+    let s = s.reduce(Action::Explain(other));
+    assert_eq!(s.explained, None);
+}
+
+fn load(json: &str) -> State {
+    State::initial().reduce(Action::Load {
+        json: json.into(),
+        source: None,
+    })
+}
+
+fn preset_state(name: &str) -> State {
+    let sc = schedlab_scenario::presets::preset(name).unwrap().scenario();
+    load(&sc.to_json())
+}
+
+#[test]
+fn a_group_preset_loads_into_the_groups_form_and_round_trips() {
+    let s = preset_state("cpu-max-beside");
+    assert_eq!(s.notice, None);
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    let paths: Vec<&str> = s.cgroups.iter().map(|g| g.path.as_str()).collect();
+    assert_eq!(paths, ["/ct", "/web"]);
+    let ct = &s.cgroups[0];
+    assert_eq!(
+        (
+            ct.weight.as_str(),
+            ct.quota_us.as_str(),
+            ct.period_us.as_str()
+        ),
+        ("300", "50000", "100000")
+    );
+    assert!(
+        ct.extra.is_empty(),
+        "every key of /ct is a field: {:?}",
+        ct.extra
+    );
+    assert_eq!(s.tasks[0].cgroup, "/ct");
+    assert!(!s.tasks[0].extra.contains_key("cgroup"));
+    assert!(!s.extra.contains_key("cgroups"));
+    // The form's document is the preset's scenario.
+    let sc = schedlab_scenario::presets::preset("cpu-max-beside")
+        .unwrap()
+        .scenario();
+    assert_eq!(s.scenario.as_ref().unwrap().cgroups, sc.cgroups);
+    // Through the page's own link and back.
+    let again = State::from_location(&format!("https://x.invalid/#{}", s.link_payload().unwrap()));
+    assert_eq!(again.cgroups, s.cgroups);
+    assert_eq!(again.tasks, s.tasks);
+    assert_eq!(again.scenario.unwrap().cgroups, sc.cgroups);
+
+    let s = preset_state("autogroup-nice");
+    assert!(s.autogroup && s.cgroups.is_empty());
+    assert_eq!(s.tasks[1].extra.get("session"), Some(&serde_json::json!(2)));
+    let off = s.reduce(Action::SetAutogroup(false));
+    assert!(
+        off.errors_at("tasks[0].session")
+            .iter()
+            .any(|e| e.contains("autogroup")),
+        "a session without autogroup is named: {:?}",
+        off.errors
+    );
+    assert!(off.reduce(Action::SetAutogroup(true)).errors.is_empty());
+}
+
+#[test]
+fn cgroups_are_added_nested_renamed_and_deleted() {
+    let s = State::initial();
+    let s = s.reduce(Action::AddCgroup(None));
+    assert_eq!(s.cgroups[0].path, "/group1");
+    let s = s.reduce(Action::AddCgroup(None));
+    // A child of the first goes right after it (parents before children), with its path.
+    let s = s.reduce(Action::AddCgroup(Some(0)));
+    let paths = |s: &State| s.cgroups.iter().map(|g| g.path.clone()).collect::<Vec<_>>();
+    assert_eq!(paths(&s), ["/group1", "/group1/group1", "/group2"]);
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    // A task group picks a cgroup; renaming the cgroup takes its children and tasks along.
+    let s = s.reduce(Action::SetTask {
+        row: 0,
+        field: TaskField::Cgroup,
+        value: "/group1/group1".into(),
+    });
+    let s = s.reduce(Action::SetCgroup {
+        row: 0,
+        field: CgroupField::Path,
+        value: "/db".into(),
+    });
+    assert_eq!(paths(&s), ["/db", "/db/group1", "/group2"]);
+    assert_eq!(s.tasks[0].cgroup, "/db/group1");
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    let doc = s.document();
+    assert_eq!(doc["tasks"][0]["cgroup"], "/db/group1");
+    assert_eq!(doc["cgroups"][1]["path"], "/db/group1");
+    assert_eq!(
+        s.scenario.as_ref().unwrap().sim_config().cgroups.groups[2].parent,
+        1,
+        "/db/group1 is /db's child"
+    );
+    // Weight, idle and cpu.max.
+    let s = s
+        .reduce(Action::SetCgroup {
+            row: 2,
+            field: CgroupField::Weight,
+            value: "300".into(),
+        })
+        .reduce(Action::SetCgroup {
+            row: 0,
+            field: CgroupField::QuotaUs,
+            value: "50000".into(),
+        })
+        .reduce(Action::SetCgroupIdle { row: 1, idle: true });
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    let doc = s.document();
+    assert_eq!(doc["cgroups"][2]["cpu.weight"], 300);
+    assert_eq!(doc["cgroups"][0]["cpu.max"], "50000");
+    assert_eq!(doc["cgroups"][1]["cpu.idle"], 1);
+    let s = s.reduce(Action::SetCgroup {
+        row: 0,
+        field: CgroupField::PeriodUs,
+        value: "200000".into(),
+    });
+    assert_eq!(s.document()["cgroups"][0]["cpu.max"], "50000 200000");
+    // Deleting the parent: the child and the task keep their names, and the validator says
+    // what is missing.
+    let s = s.reduce(Action::DeleteCgroup(0));
+    assert_eq!(paths(&s), ["/db/group1", "/group2"]);
+    assert!(
+        s.errors_at("cgroups[0].path")
+            .iter()
+            .any(|e| e.contains("parent /db")),
+        "{:?}",
+        s.errors
+    );
+    assert!(s.can_run().is_err());
+    // The select still offers what the task names.
+    assert!(s.cgroup_choices(0).contains(&"/db/group1".to_string()));
+    // Out-of-range rows change nothing.
+    assert_eq!(s.reduce(Action::DeleteCgroup(9)).cgroups, s.cgroups);
+}
+
+#[test]
+fn bad_cgroup_fields_keep_their_text_and_are_named() {
+    let s = State::initial()
+        .reduce(Action::AddCgroup(None))
+        .reduce(Action::SetCgroup {
+            row: 0,
+            field: CgroupField::Weight,
+            value: "heavy".into(),
+        })
+        .reduce(Action::SetCgroup {
+            row: 0,
+            field: CgroupField::QuotaUs,
+            value: "50ms".into(),
+        })
+        .reduce(Action::SetCgroup {
+            row: 0,
+            field: CgroupField::Path,
+            value: "db".into(),
+        });
+    let g = &s.cgroups[0];
+    assert_eq!(
+        (g.path.as_str(), g.weight.as_str(), g.quota_us.as_str()),
+        ("db", "heavy", "50ms")
+    );
+    let errs = s.errors_at("cgroups[0]");
+    assert!(errs.iter().any(|e| e.starts_with("path:")), "{errs:?}");
+    assert!(
+        errs.iter().any(|e| e.starts_with("cpu.weight:")),
+        "{errs:?}"
+    );
+    assert!(
+        errs.iter()
+            .any(|e| e.starts_with("cpu.max:") && e.contains("50ms")),
+        "{errs:?}"
+    );
+    // An idle cgroup with a weight is refused with the reason.
+    let s = s
+        .reduce(Action::SetCgroup {
+            row: 0,
+            field: CgroupField::Path,
+            value: "/db".into(),
+        })
+        .reduce(Action::SetCgroup {
+            row: 0,
+            field: CgroupField::QuotaUs,
+            value: "".into(),
+        })
+        .reduce(Action::SetCgroup {
+            row: 0,
+            field: CgroupField::Weight,
+            value: "300".into(),
+        })
+        .reduce(Action::SetCgroupIdle { row: 0, idle: true });
+    assert!(
+        s.errors_at("cgroups[0].cpu.idle")
+            .iter()
+            .any(|e| e.contains("WEIGHT_IDLEPRIO")),
+        "{:?}",
+        s.errors
+    );
+    // Keys the form does not edit survive a load and an edit.
+    let s = load(
+        r#"{"name": "x", "cpus": 1, "hz": 1000, "duration_ms": 100, "variants": ["cfs-6.1"],
+            "cgroups": [{"path": "/v1", "cpu.shares": 2048, "cpu.cfs_quota_us": 20000}],
+            "tasks": [{"name": "a", "cgroup": "/v1", "program": [{"run": "forever"}]}]}"#,
+    );
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    let s = s.reduce(Action::SetCgroup {
+        row: 0,
+        field: CgroupField::Path,
+        value: "/v2".into(),
+    });
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    let doc = s.document();
+    assert_eq!(doc["cgroups"][0]["cpu.shares"], 2048);
+    assert_eq!(doc["cgroups"][0]["cpu.cfs_quota_us"], 20000);
+    assert_eq!(doc["tasks"][0]["cgroup"], "/v2");
+}
+
+#[test]
+fn the_group_share_view_shows_each_group_and_its_cpu_stat() {
+    use schedlab_web::model::{export, group_share_rows, results};
+    let run = |name: &str| {
+        let sc = schedlab_scenario::presets::preset(name).unwrap().scenario();
+        let cfg = sc.sim_config();
+        let outs: Vec<_> = sc
+            .variants()
+            .iter()
+            .map(|v| schedlab_sim::simulate(&cfg, v).unwrap())
+            .collect();
+        results(1, &sc, &outs)
+    };
+    let r = run("cgroup-weights");
+    for v in &r.report.variants {
+        let rows = group_share_rows(&v.groups);
+        let view: Vec<(&str, usize, u32)> = rows
+            .iter()
+            .map(|x| (x.path.as_str(), x.depth, x.tasks))
+            .collect();
+        assert_eq!(view, [("/", 0, 2), ("/web", 1, 1), ("/db", 1, 1)]);
+        // 1:3 of the machine (calc_group_shares: each group entity weighs its tg->shares),
+        // within the time no task runs.
+        let pct = |x: &str| x.trim_end_matches('%').parse::<f64>().unwrap();
+        assert!(
+            (pct(&rows[1].share) - 25.0).abs() <= 1.0,
+            "{}",
+            rows[1].share
+        );
+        assert!(
+            (pct(&rows[2].share) - 75.0).abs() <= 1.0,
+            "{}",
+            rows[2].share
+        );
+        assert!(rows.iter().all(|x| x.cpu_stat.is_none()));
+    }
+    // The latency table's group column.
+    let v = &r.variants[0];
+    assert_eq!(v.row_groups.get("web:1").map(String::as_str), Some("/web"));
+    assert_eq!(v.row_groups.get("db:2").map(String::as_str), Some("/db"));
+    assert_eq!(
+        v.task_groups,
+        ["/web", "/db"],
+        "the timeline's names, by pid"
+    );
+    assert!(export::perf_text(&r).contains("| Group\n"));
+    assert!(export::csv(&r).lines().next().unwrap().ends_with(",group"));
+
+    let r = run("cpu-max");
+    // The results cross from the worker as CBOR, groups and all.
+    let mut buf = vec![];
+    ciborium::into_writer(&r, &mut buf).unwrap();
+    let back: Results = ciborium::from_reader(buf.as_slice()).unwrap();
+    for (a, b) in back.report.variants.iter().zip(&r.report.variants) {
+        assert_eq!(a.groups, b.groups);
+        let group = |v: &schedlab_report::export::VariantReport| {
+            v.tasks.iter().map(|t| t.group.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(group(a), group(b));
+    }
+    for (a, b) in back.variants.iter().zip(&r.variants) {
+        assert_eq!(
+            (&a.row_groups, &a.task_groups),
+            (&b.row_groups, &b.task_groups)
+        );
+    }
+    let rows = group_share_rows(&r.report.variants[0].groups);
+    let (periods, throttled, _) = rows[1].cpu_stat.clone().expect("cpu.stat of /ct");
+    assert!(
+        periods > 0 && throttled == periods,
+        "a hog is throttled every period"
+    );
+    assert!(rows[0].cpu_stat.is_none());
+
+    // A flat scenario: no group view at all.
+    let r = run("sched-idle");
+    assert!(r.variants.iter().all(|v| v.row_groups.is_empty()));
+    assert!(r
+        .report
+        .variants
+        .iter()
+        .all(|v| group_share_rows(&v.groups).is_empty()));
+    assert!(!export::perf_text(&r).contains("Group"));
 }

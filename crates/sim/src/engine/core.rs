@@ -8,7 +8,7 @@
 //! - a running task blocking or exiting (the dequeue `__schedule` does for a prev that is no
 //!   longer runnable).
 
-use crate::decision::{Cause, Decision, DecisionKind, KeepRule, PreemptRule};
+use crate::decision::{Cause, Decision, DecisionKind, KeepRule, PickRule, PreemptRule};
 use crate::fair::Tid;
 use crate::trace::{EventKind, PrevState};
 use crate::variant::Feature;
@@ -68,7 +68,18 @@ impl Simulator {
             return self.rt_wake_up_new_task(id);
         }
         // wake_up_new_task → select_task_rq(WF_FORK): the slow path.
-        let cpu = self.find_idlest_cpu(id);
+        let prev_cpu = self.tasks[id].cpu;
+        let (cpu, path) = self.find_idlest_cpu(id);
+        if self.cfg.record_decisions {
+            let kind = DecisionKind::Select {
+                pid: id as u32 + 1,
+                prev_cpu,
+                waker_cpu: None,
+                cpu,
+                path,
+            };
+            self.rec.decide(self.now, cpu, kind);
+        }
         self.tasks[id].cpu = cpu;
         self.tasks[id].recent_used_cpu = cpu;
         self.tasks[id].state = TState::Runnable;
@@ -148,6 +159,35 @@ impl Simulator {
         });
     }
 
+    /// The decision record of a pick, taken before `set_next_entity`: the chosen entity and
+    /// prev (when still queued, the pick weighed it) as the pick saw them.
+    fn record_pick(&mut self, cpu: u32, prev: Option<Tid>, next: Option<Tid>, rule: PickRule) {
+        let fair = |s: &Self, t: Option<Tid>| t.filter(|&t| !s.rt_task(t));
+        let chosen = fair(self, next);
+        let curr = fair(self, prev)
+            .filter(|&p| self.cpus[cpu as usize].rq.curr == Some(p) && self.ents[p].on_rq);
+        let (func, cv, pv, v, nr) = self.with_rq(cpu, |f, c| {
+            (
+                f.pick_func(),
+                chosen.map(|t| f.view(c, t)),
+                curr.map(|t| f.view(c, t)),
+                f.queue_v(c),
+                c.rq.nr_running,
+            )
+        });
+        let kind = DecisionKind::Pick {
+            func,
+            prev: prev.map_or(0, |p| p as u32 + 1),
+            next: next.map_or(0, |n| n as u32 + 1),
+            rule,
+            chosen: cv,
+            curr: pv,
+            v,
+            nr_running: nr,
+        };
+        self.rec.decide(self.now, cpu, kind);
+    }
+
     /// `try_to_wake_up` by a waker running on `waker_cpu`: `waker` is the task doing it (a
     /// send), `None` for a timer.
     pub(super) fn try_to_wake_up(
@@ -186,7 +226,17 @@ impl Simulator {
                 self.check_preempt_curr(cpu, id, false, sync);
             }
         } else {
-            let new_cpu = self.select_task_rq_fair(id, waker_cpu, waker, sync);
+            let (new_cpu, path) = self.select_task_rq_fair(id, waker_cpu, waker, sync);
+            if self.cfg.record_decisions {
+                let kind = DecisionKind::Select {
+                    pid,
+                    prev_cpu: cpu,
+                    waker_cpu: Some(waker_cpu),
+                    cpu: new_cpu,
+                    path,
+                };
+                self.rec.decide(self.now, waker_cpu, kind);
+            }
             let migrated = new_cpu != cpu;
             // The wakee's averages catch up with its sleep; migrate_task_rq_fair takes them
             // off the old CPU (remove_entity_load_avg, applied at once) and the enqueue
@@ -313,11 +363,17 @@ impl Simulator {
         // ---- The classes above fair first (rt.rs): an RT task, unless throttled or the
         // fair server runs; then the fair class.
         let mut next = self.rt_pick(cpu);
+        let mut rule = PickRule::HigherClass;
         if next.is_none() {
-            next = self.with_rq(cpu, |f, c| f.pick_next(c));
-            if next.is_none() && self.newidle_balance(cpu) {
-                next = self.with_rq(cpu, |f, c| f.pick_next(c));
+            let mut picked = self.with_rq(cpu, |f, c| f.pick_next(c));
+            if picked.is_none() && self.newidle_balance(cpu) {
+                picked = self.with_rq(cpu, |f, c| f.pick_next(c));
             }
+            rule = picked.map_or(PickRule::Idle, |(_, r)| r);
+            next = picked.map(|(t, _)| t);
+        }
+        if self.cfg.record_decisions {
+            self.record_pick(cpu, prev, next, rule);
         }
         // A group the block or the pick's delayed dequeue left empty returns its slack.
         self.bw_return_slack(cpu);

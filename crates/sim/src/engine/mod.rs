@@ -137,7 +137,7 @@ struct Cpu {
     active_balance: Option<u32>,
     /// The stopper (active balance or a migration for an affinity change) preempts the running
     /// task to push it to this CPU: `__schedule` detaches it after putting it back.
-    stop_push: Option<u32>,
+    stop_push: Option<(u32, crate::decision::Move)>,
 }
 
 /// Whether a run has more to do.
@@ -343,6 +343,7 @@ impl Simulator {
                 },
                 counts: TraceCounts::default(),
                 sink,
+                decisions: cfg.record_decisions,
             },
             processed: 0,
             work: 0,

@@ -189,7 +189,16 @@ impl Simulator {
                         // it. DEVIATION(kernel): to the first allowed CPU (the kernel's
                         // cpumask_any_and_distribute spreads), by preemption (the kernel's
                         // caller waits for the stopper's completion).
-                        self.stop_running(cpu, first);
+                        let why = crate::decision::Move {
+                            balance: crate::decision::Balance::Affinity,
+                            level: 0,
+                            imbalance: None,
+                            load: 0,
+                            nr_balance_failed: 0,
+                            hot: false,
+                            skipped: 0,
+                        };
+                        self.stop_running(cpu, first, why);
                         return;
                     }
                 }

@@ -9,6 +9,7 @@
 //! load.rs), read as the kernel reads them: as last updated, so a sleeping wakee's load is
 //! the one it had when it blocked.
 
+use crate::decision::{Affine, SelectPath, Sis};
 use crate::fair::Tid;
 use crate::variant::Feature;
 
@@ -59,37 +60,54 @@ impl Simulator {
         !(slave < factor || master < slave * factor)
     }
 
-    /// `select_task_rq_fair` for a wakeup (`select_task_rq` in core.c calls it).
+    /// `select_task_rq_fair` for a wakeup (`select_task_rq` in core.c calls it), with the path
+    /// it took (for the decision records).
     pub(super) fn select_task_rq_fair(
         &mut self,
         id: Tid,
         waker_cpu: u32,
         waker: Option<Tid>,
         sync: bool,
-    ) -> u32 {
+    ) -> (u32, SelectPath) {
         let prev = self.tasks[id].cpu;
         if self.cfg.cpus == 1 {
-            return prev;
+            return (prev, SelectPath::OnlyCpu);
         }
         let mut want_affine = false;
+        let mut wide = false;
         if let Some(w) = waker {
             self.record_wakee(w, id);
-            want_affine = !self.wake_wide(w, id) && self.allowed(id, waker_cpu);
+            wide = self.wake_wide(w, id);
+            want_affine = !wide && self.allowed(id, waker_cpu);
         }
         let mut target = prev;
+        let mut affine = if want_affine {
+            Affine::SameCpu
+        } else {
+            Affine::NotWanted
+        };
         if want_affine && waker_cpu != prev {
             // The first domain of the waker's CPU with SD_WAKE_AFFINE spanning prev: every
             // level here has it.
             let (doms, n) = self.domains(waker_cpu);
             if let Some(sd) = affine_domain(&doms[..n], prev) {
-                target = self.wake_affine(sd.imbalance_pct, id, waker_cpu, prev, sync, waker);
+                (target, affine) =
+                    self.wake_affine(sd.imbalance_pct, id, waker_cpu, prev, sync, waker);
             }
         }
-        self.select_idle_sibling(id, prev, target)
+        let (cpu, sis) = self.select_idle_sibling(id, prev, target);
+        let path = SelectPath::Wakeup {
+            wide,
+            sync,
+            affine,
+            target,
+            sis,
+        };
+        (cpu, path)
     }
 
     /// `wake_affine` in the affine domain (the lowest spanning both CPUs, whose `imbalance_pct`
-    /// is `sd_pct`): the waker's CPU or the wakee's previous one.
+    /// is `sd_pct`): the waker's CPU or the wakee's previous one, and which test said so.
     pub(super) fn wake_affine(
         &self,
         sd_pct: u64,
@@ -98,18 +116,27 @@ impl Simulator {
         prev: u32,
         sync: bool,
         waker: Option<Tid>,
-    ) -> u32 {
+    ) -> (u32, Affine) {
         let v = &self.fair.variant;
         let mut target = None;
         if v.has(Feature::WaIdle) {
             target = self.wake_affine_idle(this, prev, sync);
         }
+        let mut how = match target {
+            Some(t) if t == prev => Affine::IdlePrev,
+            Some(_) if self.idle_cpu(this) => Affine::IdleThis,
+            Some(_) => Affine::Sync,
+            None => Affine::Prev,
+        };
         if target.is_none() && v.has(Feature::WaWeight) {
             target = self.wake_affine_weight(sd_pct, id, this, prev, sync, waker);
+            if target.is_some() {
+                how = Affine::Weight;
+            }
         }
         match target {
-            Some(t) if t == this => this,
-            _ => prev,
+            Some(t) if t == this => (this, how),
+            _ => (prev, how),
         }
     }
 
@@ -164,16 +191,16 @@ impl Simulator {
     /// `select_idle_sibling`: an idle CPU near `target`, else `target`. With SIS_UTIL the scan
     /// of the LLC (`select_idle_cpu`) looks at no more than the LLC's `nr_idle_scan` CPUs the
     /// task may use, and at none (not even for an idle core) when that is 0.
-    pub(super) fn select_idle_sibling(&mut self, id: Tid, prev: u32, target: u32) -> u32 {
+    pub(super) fn select_idle_sibling(&mut self, id: Tid, prev: u32, target: u32) -> (u32, Sis) {
         if self.idle_or_sched_idle(target) && self.allowed(id, target) {
-            return target;
+            return (target, Sis::Target);
         }
         if prev != target
             && self.share_cache(prev, target)
             && self.idle_or_sched_idle(prev)
             && self.allowed(id, prev)
         {
-            return prev;
+            return (prev, Sis::Prev);
         }
         let recent = self.tasks[id].recent_used_cpu;
         self.tasks[id].recent_used_cpu = prev;
@@ -183,7 +210,7 @@ impl Simulator {
             && self.idle_or_sched_idle(recent)
             && self.allowed(id, recent)
         {
-            return recent;
+            return (recent, Sis::Recent);
         }
         let llc = target / self.llc * self.llc;
         let smt = self.cfg.smt;
@@ -201,7 +228,7 @@ impl Simulator {
                 let core = cpu / smt * smt;
                 if cpu == core && (core..core + smt).all(|c| self.idle_cpu(c)) {
                     if let Some(c) = (core..core + smt).find(|&c| self.allowed(id, c)) {
-                        return c;
+                        return (c, Sis::IdleCore);
                     }
                 }
             }
@@ -210,19 +237,23 @@ impl Simulator {
                 if let Some(c) = (core..core + smt)
                     .find(|&c| c != prev && self.idle_cpu(c) && self.allowed(id, c))
                 {
-                    return c;
+                    return (c, Sis::IdleSmt);
                 }
             }
         }
+        let allowed = scan.clone().filter(|&c| self.allowed(id, c)).count();
         for cpu in scan.filter(|&c| self.allowed(id, c)).take(limit) {
             if self.idle_or_sched_idle(cpu) {
-                return cpu;
+                return (cpu, Sis::Scan);
             }
         }
+        if limit < allowed && self.allowed(id, target) {
+            return (target, Sis::SisUtil(limit as u32));
+        }
         if self.allowed(id, target) {
-            target
+            (target, Sis::Busy)
         } else {
-            self.tasks[id].affinity[0]
+            (self.tasks[id].affinity[0], Sis::Fallback)
         }
     }
 
@@ -232,10 +263,10 @@ impl Simulator {
     /// to that CPU continues in its domains narrower than the one just searched, staying
     /// continues in the child domain. The forking CPU is the task's first allowed CPU (the
     /// model has no parent task). A task allowed on one CPU goes there (`select_task_rq`).
-    pub(super) fn find_idlest_cpu(&self, id: Tid) -> u32 {
+    pub(super) fn find_idlest_cpu(&self, id: Tid) -> (u32, SelectPath) {
         let aff = &self.tasks[id].affinity;
         if aff.len() == 1 || self.cfg.cpus == 1 {
-            return aff[0];
+            return (aff[0], SelectPath::OnlyCpu);
         }
         let mut cpu = self.tasks[id].cpu;
         let mut new_cpu = cpu;
@@ -258,7 +289,8 @@ impl Simulator {
             doms = d;
             level = (0..m).rev().find(|&k| doms[k].weight() < weight);
         }
-        new_cpu
+        let idle = self.idle_or_sched_idle(new_cpu);
+        (new_cpu, SelectPath::Fork { idle })
     }
 
     /// `update_sg_wakeup_stats` of the group `lo..hi` for a task not yet on any run queue

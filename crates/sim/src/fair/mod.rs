@@ -585,6 +585,15 @@ impl Fair {
         }
     }
 
+    /// V (EEVDF `avg_vruntime`) or min_vruntime (CFS) of the queue.
+    pub fn queue_v(&self, c: &Ctx) -> i64 {
+        if self.eevdf() {
+            self.avg(c).v()
+        } else {
+            c.rq.min_vruntime
+        }
+    }
+
     /// (vruntime, deadline, V or min_vruntime, lag, eligible) of an entity.
     pub fn snapshot(&self, c: &Ctx, id: Tid) -> (i64, i64, i64, i64, bool) {
         let e = &c.ents[id];

@@ -8,6 +8,7 @@
 //! - 6.19's slice protection: `protect_slice`, `update_protect_slice`, `cancel_protect_slice`,
 //!   `set_protect_slice`.
 
+use crate::decision::PickRule;
 use crate::variant::Feature;
 use crate::weight::calc_delta_fair;
 
@@ -60,9 +61,9 @@ impl Fair {
     // Picking
 
     /// `pick_next_task_fair` (the group path: curr stays visible to the pick). Returns the task
-    /// to run, possibly curr again; `None` means idle. Delayed entities the pick selects are
-    /// dequeued for good and the pick restarts (6.12+).
-    pub fn pick_next(&self, c: &mut Ctx) -> Option<Tid> {
+    /// to run, possibly curr again, with the rule that chose it; `None` means idle. Delayed
+    /// entities the pick selects are dequeued for good and the pick restarts (6.12+).
+    pub fn pick_next(&self, c: &mut Ctx) -> Option<(Tid, PickRule)> {
         // Bounded: every restart removes a delayed entity.
         for _ in 0..=c.ents.len() {
             if c.rq.nr_running == 0 {
@@ -71,28 +72,48 @@ impl Fair {
             if self.curr_on_rq(c).is_some() {
                 self.update_curr(c);
             }
-            if !self.eevdf() {
-                return Some(self.cfs_pick(c));
-            }
-            let next = c.rq.next.filter(|&n| {
-                !self.v619() && self.has(Feature::NextBuddy) && self.entity_eligible(c, n)
-            });
-            let se = match next {
-                Some(n) => n,
-                None => self.pick_eevdf(c, true, false)?,
+            let only = c.rq.nr_running == 1;
+            let (se, rule) = if !self.eevdf() {
+                self.cfs_pick(c)
+            } else {
+                let next = c.rq.next.filter(|&n| {
+                    !self.v619() && self.has(Feature::NextBuddy) && self.entity_eligible(c, n)
+                });
+                match next {
+                    Some(n) => (n, PickRule::NextBuddy),
+                    None => self.pick_eevdf_why(c, true, false)?,
+                }
             };
             if c.ents[se].sched_delayed {
                 self.dequeue_entity(c, se, true, false, true);
                 continue;
             }
-            return Some(se);
+            let rule = match rule {
+                PickRule::NextBuddy | PickRule::LastBuddy => rule,
+                _ if only => PickRule::Only,
+                _ => rule,
+            };
+            return Some((se, rule));
         }
         None
     }
 
+    /// The function whose rule the pick follows, with the version.
+    pub fn pick_func(&self) -> &'static str {
+        if !self.eevdf() {
+            "pick_next_entity (CFS)"
+        } else if self.v619() {
+            "pick_eevdf (6.19)"
+        } else if self.sw.deadline_tree {
+            "pick_eevdf (6.12)"
+        } else {
+            "pick_eevdf (6.6)"
+        }
+    }
+
     /// CFS `pick_next_entity(cfs_rq, curr)` with the next and last buddies (6.1). The skip buddy
     /// is only set by `sched_yield`, which programs do not call.
-    pub(super) fn cfs_pick(&self, c: &Ctx) -> Tid {
+    pub(super) fn cfs_pick(&self, c: &Ctx) -> (Tid, PickRule) {
         let curr = self.curr_on_rq(c);
         let mut left = self.leftmost_by_vruntime(c);
         if let Some(cu) = curr {
@@ -105,19 +126,24 @@ impl Fair {
         let left = left.expect("nr_running > 0 implies a queued entity");
         if let Some(n) = c.rq.next {
             if self.wakeup_preempt_entity(c, n, left) < 1 {
-                return n;
+                return (n, PickRule::NextBuddy);
             }
         }
         if let Some(l) = c.rq.last {
             if self.wakeup_preempt_entity(c, l, left) < 1 {
-                return l;
+                return (l, PickRule::LastBuddy);
             }
         }
-        left
+        (left, PickRule::Leftmost)
+    }
+
+    /// `pick_eevdf` / `__pick_eevdf(cfs_rq, protect)`: see [`Fair::pick_eevdf_why`].
+    pub(super) fn pick_eevdf(&self, c: &mut Ctx, protect: bool, wake: bool) -> Option<Tid> {
+        self.pick_eevdf_why(c, protect, wake).map(|(t, _)| t)
     }
 
     /// `pick_eevdf` / `__pick_eevdf(cfs_rq, protect)`: the eligible entity with the earliest
-    /// deadline, curr included while it is queued and eligible.
+    /// deadline, curr included while it is queued and eligible; with the rule that chose it.
     ///
     /// Ties: 6.8+ a tree node beats curr (`entity_before` is strict), and among tree nodes the
     /// earlier inserted wins (the deadline-ordered tree sends equal keys right).
@@ -128,16 +154,23 @@ impl Fair {
     /// switch-in delay. With a constant δ the model produces exact ties systematically (two
     /// equal hogs renew to equal deadlines), so it resolves every tie the 6.8+ way: the waiting
     /// tree entity wins, and tree nodes are ordered by (deadline, vruntime, insertion).
-    pub(super) fn pick_eevdf(&self, c: &mut Ctx, protect: bool, wake: bool) -> Option<Tid> {
+    pub(super) fn pick_eevdf_why(
+        &self,
+        c: &mut Ctx,
+        protect: bool,
+        wake: bool,
+    ) -> Option<(Tid, PickRule)> {
         let curr_q = self.curr_on_rq(c);
         if self.sw.deadline_tree && c.rq.nr_running == 1 {
-            return curr_q.or_else(|| self.leftmost(c));
+            return curr_q
+                .or_else(|| self.leftmost(c))
+                .map(|t| (t, PickRule::Only));
         }
         let avg = self.avg(c);
         if self.v619() && self.has(Feature::PickBuddy) {
             if let Some(n) = c.rq.next {
                 if avg.eligible(c.ents[n].vruntime) {
-                    return Some(n);
+                    return Some((n, PickRule::NextBuddy));
                 }
             }
         }
@@ -157,7 +190,7 @@ impl Fair {
                 self.has(Feature::RunToParity) && c.ents[cu].vlag == c.ents[cu].deadline
             };
             if protected {
-                return Some(cu);
+                return Some((cu, PickRule::Protected));
             }
         }
         // The tree's own search: the first eligible in deadline order (6.8+), or the eligible
@@ -167,15 +200,16 @@ impl Fair {
         } else {
             c.rq.tree.best_eligible(|v| avg.eligible(v))
         };
+        let ed = PickRule::EarliestDeadline;
         match (curr, best) {
             (Some(cu), Some(b)) => {
                 let (dc, db) = (c.ents[cu].deadline, c.ents[b].deadline);
-                Some(if before(dc, db) { cu } else { b })
+                Some((if before(dc, db) { cu } else { b }, ed))
             }
-            (Some(cu), None) => Some(cu),
-            (None, Some(b)) => Some(b),
+            (Some(cu), None) => Some((cu, ed)),
+            (None, Some(b)) => Some((b, ed)),
             // "EEVDF scheduling fail": cannot happen (V is a weighted mean), kernel falls back.
-            (None, None) => self.leftmost(c),
+            (None, None) => self.leftmost(c).map(|t| (t, PickRule::Fallback)),
         }
     }
 

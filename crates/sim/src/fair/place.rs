@@ -7,6 +7,7 @@
 //! - what a migration carries: CFS `vruntime − min_vruntime` (`migrate_task_rq_fair`, 6.1),
 //!   EEVDF the lag and, with PLACE_REL_DEADLINE, a relative deadline.
 
+use crate::decision::{DecisionKind, DelayEnd, Enqueue, PlaceRules, Placement};
 use crate::variant::Feature;
 use crate::weight::calc_delta_fair;
 
@@ -14,11 +15,17 @@ use super::{before, Ctx, Fair, Tid};
 
 impl Fair {
     /// CFS `place_entity(cfs_rq, se, initial)`.
-    pub(super) fn cfs_place(&self, c: &mut Ctx, id: Tid, initial: bool) {
+    pub(super) fn cfs_place(&self, c: &mut Ctx, id: Tid, initial: bool, why: Enqueue) {
+        let own = c.ents[id].vruntime;
         let mut v = c.rq.min_vruntime;
+        let mut rules = 0;
+        let mut credit = 0;
         if initial && self.has(Feature::StartDebit) {
             let slice = self.sched_slice(c, id);
-            v = v.wrapping_add(calc_delta_fair(slice, &c.ents[id].load) as i64);
+            let debit = calc_delta_fair(slice, &c.ents[id].load) as i64;
+            v = v.wrapping_add(debit);
+            credit = -debit;
+            rules |= PlaceRules::START_DEBIT;
         }
         if !initial {
             let mut thresh = if self.sw.idle_min_granularity && c.ents[id].idle() {
@@ -28,12 +35,34 @@ impl Fair {
             };
             if self.has(Feature::GentleFairSleepers) {
                 thresh >>= 1;
+                rules |= PlaceRules::GENTLE_FAIR_SLEEPERS;
             }
             v = v.wrapping_sub(thresh as i64);
+            credit = thresh as i64;
+            rules |= PlaceRules::SLEEPER_CREDIT;
         }
         // Never gain time by being placed backwards.
         if before(c.ents[id].vruntime, v) {
             c.ents[id].vruntime = v;
+        } else {
+            rules |= PlaceRules::KEPT_OWN;
+        }
+        if c.out.decisions {
+            let place = Placement {
+                pid: id as u32 + 1,
+                why,
+                v: c.rq.min_vruntime,
+                vlag: own,
+                lag: credit,
+                load: 0,
+                vruntime: c.ents[id].vruntime,
+                deadline: 0,
+                vslice: 0,
+                rules: PlaceRules(rules),
+            };
+            let func = "place_entity (CFS)";
+            c.out
+                .decide(c.now, c.cpu, DecisionKind::Place { func, place });
         }
     }
 
@@ -84,12 +113,17 @@ impl Fair {
     /// Σ lag stays 0 (test C9 below works one case through). The kernel computes
     /// `lag *= load + scale_load_down(se->load.weight); lag = div_s64(lag, load)`, the division
     /// truncating toward zero, with a WARN guard against W = 0.
-    pub(super) fn eevdf_place(&self, c: &mut Ctx, id: Tid, initial: bool) {
+    ///
+    /// `why` is the enqueue, for the decision record.
+    pub(super) fn eevdf_place_why(&self, c: &mut Ctx, id: Tid, initial: bool, why: Enqueue) {
         let avg = self.avg(c);
         let v_avg = avg.v();
         self.base_slice_for(c, id);
         let mut vslice = calc_delta_fair(c.ents[id].slice, &c.ents[id].load) as i64;
+        let full_vslice = vslice;
         let mut lag: i64 = 0;
+        let mut rules = 0;
+        let mut queued = 0;
         // 6.6/6.12 apply the inflation whenever the queue is non-empty; 6.19 skips vlag == 0,
         // which multiplies to the same 0.
         if self.has(Feature::PlaceLag) && c.rq.nr_running > 0 {
@@ -97,6 +131,7 @@ impl Fair {
             if let Some(cu) = self.curr_on_rq(c) {
                 load += c.ents[cu].w();
             }
+            queued = load;
             // s64 as in the kernel (wrapping where it would).
             let mut l = c.ents[id].vlag.wrapping_mul(load + c.ents[id].w());
             if load == 0 {
@@ -104,19 +139,54 @@ impl Fair {
             }
             l = l.wrapping_div(load); // div_s64 truncates toward zero
             lag = l;
+            rules |= PlaceRules::PLACE_LAG;
         }
+        let vlag = c.ents[id].vlag;
         let e = &mut c.ents[id];
         e.vruntime = v_avg.wrapping_sub(lag);
         let rel_gate = self.v619() || self.has(Feature::PlaceRelDeadline);
         if e.rel_deadline && rel_gate {
             e.deadline = e.deadline.wrapping_add(e.vruntime);
             e.rel_deadline = false;
-            return;
+            rules |= PlaceRules::PLACE_REL_DEADLINE;
+        } else {
+            if self.has(Feature::PlaceDeadlineInitial) && initial {
+                vslice /= 2;
+                rules |= PlaceRules::PLACE_DEADLINE_INITIAL;
+            }
+            e.deadline = e.vruntime.wrapping_add(vslice);
         }
-        if self.has(Feature::PlaceDeadlineInitial) && initial {
-            vslice /= 2;
+        if c.out.decisions {
+            let e = &c.ents[id];
+            let place = Placement {
+                pid: id as u32 + 1,
+                why,
+                v: v_avg,
+                vlag,
+                lag,
+                load: queued,
+                vruntime: e.vruntime,
+                deadline: e.deadline,
+                vslice: full_vslice,
+                rules: PlaceRules(rules),
+            };
+            let func = self.place_func();
+            c.out
+                .decide(c.now, c.cpu, DecisionKind::Place { func, place });
         }
-        e.deadline = e.vruntime.wrapping_add(vslice);
+    }
+
+    /// `place_entity` with the version, for the decision records.
+    fn place_func(&self) -> &'static str {
+        if !self.eevdf() {
+            "place_entity (CFS)"
+        } else if self.v619() {
+            "place_entity (6.19)"
+        } else if self.sw.deadline_tree {
+            "place_entity (6.12)"
+        } else {
+            "place_entity (6.6)"
+        }
     }
 
     // ----------------------------------------------------------------------------------------
@@ -138,7 +208,7 @@ impl Fair {
             // 6.6: task_fork_fair's INITIAL placement is overwritten by the activation's plain
             // one; 6.12+ pass ENQUEUE_INITIAL at activation.
             c.ents[id].vlag = 0;
-            self.eevdf_enqueue(c, id, self.sw.initial_half_slice_effective);
+            self.eevdf_enqueue(c, id, self.sw.initial_half_slice_effective, Enqueue::New);
             return;
         }
         self.update_curr(c);
@@ -147,7 +217,7 @@ impl Fair {
             None => c.rq.min_vruntime,
         };
         c.ents[id].vruntime = base;
-        self.cfs_place(c, id, true);
+        self.cfs_place(c, id, true, Enqueue::New);
         self.account_enqueue(c, id);
         self.tree_insert(c, id);
         c.ents[id].on_rq = true;
@@ -166,7 +236,12 @@ impl Fair {
             id + 1
         );
         if self.eevdf() {
-            self.eevdf_enqueue(c, id, false);
+            let why = if migrated {
+                Enqueue::Migrated
+            } else {
+                Enqueue::Wakeup
+            };
+            self.eevdf_enqueue(c, id, false, why);
             return;
         }
         self.update_curr(c);
@@ -174,7 +249,12 @@ impl Fair {
             c.ents[id].vruntime = c.ents[id].vruntime.wrapping_add(c.rq.min_vruntime);
         }
         self.account_enqueue(c, id);
-        self.cfs_place(c, id, false);
+        let why = if migrated {
+            Enqueue::Migrated
+        } else {
+            Enqueue::Wakeup
+        };
+        self.cfs_place(c, id, false, why);
         if c.rq.curr != Some(id) {
             self.tree_insert(c, id);
         }
@@ -206,7 +286,7 @@ impl Fair {
             id + 1
         );
         if self.eevdf() {
-            self.eevdf_enqueue(c, id, false);
+            self.eevdf_enqueue(c, id, false, Enqueue::Attach);
             return;
         }
         self.update_curr(c);
@@ -216,10 +296,10 @@ impl Fair {
         c.ents[id].on_rq = true;
     }
 
-    pub(super) fn eevdf_enqueue(&self, c: &mut Ctx, id: Tid, initial: bool) {
+    pub(super) fn eevdf_enqueue(&self, c: &mut Ctx, id: Tid, initial: bool, why: Enqueue) {
         // For an entity that is not curr: update_curr first, then place.
         self.update_curr(c);
-        self.eevdf_place(c, id, initial);
+        self.eevdf_place_why(c, id, initial, why);
         self.account_enqueue(c, id);
         if c.rq.curr != Some(id) {
             self.tree_insert(c, id);
@@ -242,17 +322,32 @@ impl Fair {
             }
             _ => None,
         };
-        self.requeue_delayed_zero(c, id);
+        let zeroed = self.requeue_delayed_zero(c, id);
+        if c.out.decisions {
+            let lag = match zeroed {
+                Some(l) => l,
+                None => self.avg(c).v().wrapping_sub(c.ents[id].vruntime),
+            };
+            let kind = DecisionKind::DelayEnd {
+                pid: id as u32 + 1,
+                how: DelayEnd::Woken,
+                lag,
+                zeroed: zeroed.is_some_and(|l| l > 0),
+            };
+            c.out.decide(c.now, c.cpu, kind);
+        }
         if let Some((cu, back)) = stale {
             c.ents[cu].vruntime = c.ents[cu].vruntime.wrapping_add(back);
         }
         c.ents[id].sched_delayed = false;
     }
 
-    /// DELAY_ZERO's part of `requeue_delayed_entity`.
-    fn requeue_delayed_zero(&self, c: &mut Ctx, id: Tid) {
+    /// DELAY_ZERO's part of `requeue_delayed_entity`: the lag it took (None without
+    /// DELAY_ZERO); a positive one is cleared and the task re-placed.
+    fn requeue_delayed_zero(&self, c: &mut Ctx, id: Tid) -> Option<i64> {
         if self.has(Feature::DelayZero) {
             self.update_entity_lag(c, id);
+            let lag = c.ents[id].vlag;
             if c.ents[id].vlag > 0 {
                 debug_assert!(
                     c.rq.nr_running > 0,
@@ -266,13 +361,15 @@ impl Fair {
                     self.tree_remove(c, id);
                 }
                 c.ents[id].vlag = 0;
-                self.eevdf_place(c, id, false);
+                self.eevdf_place_why(c, id, false, Enqueue::DelayZero);
                 if !is_curr {
                     self.tree_insert(c, id);
                 }
                 c.rq.nr_running += 1;
             }
+            return Some(lag);
         }
+        None
     }
 
     /// A task blocks (`dequeue_entity` with DEQUEUE_SLEEP). Returns false when DELAY_DEQUEUE
@@ -312,6 +409,14 @@ impl Fair {
                 c.rq.next = None;
             }
             c.ents[id].sched_delayed = true;
+            if c.out.decisions {
+                let lag = self.avg(c).v().wrapping_sub(c.ents[id].vruntime);
+                let kind = DecisionKind::Delay {
+                    pid: id as u32 + 1,
+                    lag,
+                };
+                c.out.decide(c.now, c.cpu, kind);
+            }
             return false;
         }
         self.clear_buddies(c, id);
@@ -335,8 +440,23 @@ impl Fair {
         self.update_min_vruntime(c);
         if delayed {
             c.ents[id].sched_delayed = false;
-            if self.has(Feature::DelayZero) && c.ents[id].vlag > 0 {
+            let lag = c.ents[id].vlag;
+            let zeroed = self.has(Feature::DelayZero) && lag > 0;
+            if zeroed {
                 c.ents[id].vlag = 0;
+            }
+            if c.out.decisions {
+                let kind = DecisionKind::DelayEnd {
+                    pid: id as u32 + 1,
+                    how: if special {
+                        DelayEnd::Throttled
+                    } else {
+                        DelayEnd::Picked
+                    },
+                    lag,
+                    zeroed,
+                };
+                c.out.decide(c.now, c.cpu, kind);
             }
         }
         true
@@ -347,6 +467,7 @@ impl Fair {
 mod tests {
     use super::super::{Ctx, Entity, Fair, Rq};
     use crate::config::SchedPolicy;
+    use crate::decision::Enqueue;
     use crate::variant::Variant;
     use crate::weight::LoadWeight;
     use alloc::vec;
@@ -393,7 +514,7 @@ mod tests {
         let v_before = f.avg(&c).v();
         assert_eq!(v_before, 0);
         c.ents[2].vlag = 2 * MS;
-        f.eevdf_place(&mut c, 2, false);
+        f.eevdf_place_why(&mut c, 2, false, Enqueue::Wakeup);
         assert_eq!(c.ents[2].vruntime, v_before - 3 * MS);
         assert_eq!(c.ents[2].deadline, v_before);
         f.account_enqueue(&mut c, 2);

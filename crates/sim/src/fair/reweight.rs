@@ -44,7 +44,7 @@ impl Fair {
             e.deadline = e.deadline.wrapping_mul(old) / new;
             // place_entity sees the queue without this entity (nr_running as requeue does).
             c.rq.nr_running -= 1;
-            self.eevdf_place(c, id, false);
+            self.eevdf_place_why(c, id, false, crate::decision::Enqueue::Reweight);
             c.rq.nr_running += 1;
             // The relative deadline only applies where PLACE_REL_DEADLINE exists; elsewhere
             // place_entity gave it a fresh one and the marker is dropped.

@@ -6,7 +6,7 @@ use yew::prelude::*;
 
 use crate::components::ctx::{Ctx, Store};
 use crate::components::{
-    divergence::DivergencePanel, json_view::JsonView, machine::MachineForm,
+    divergence::DivergencePanel, groups::GroupsForm, json_view::JsonView, machine::MachineForm,
     presets_menu::PresetsMenu, recording::RecordingBar, results::ResultsView, run_bar::RunBar,
     share_bar::ShareBar, sweep::SweepPanel, tasks::TaskTable, timeline::TimelinePanel,
     variants::VariantPicker, workloads::WorkloadTable,
@@ -153,6 +153,16 @@ pub fn app() -> Html {
                         store.dispatch(Action::Timeline(TimelineAction::Range(t0, t1)));
                     }
                 }
+            }
+        });
+    }
+
+    {
+        // A click on a switch asks the run's worker why it happened.
+        let sim = sim.clone();
+        use_effect_with(store.0.explain, move |req| {
+            if let Some(req) = *req {
+                sim.explain(req);
             }
         });
     }
@@ -320,6 +330,7 @@ pub fn app() -> Html {
                     </button>
                     <MachineForm ..ctx.clone() />
                     <TaskTable ..ctx.clone() />
+                    <GroupsForm ..ctx.clone() />
                     <WorkloadTable ..ctx.clone() />
                     <VariantPicker ..ctx.clone() />
                     <RunBar state={ctx.state.clone()} on_run={on_run} on_cancel={on_cancel} />

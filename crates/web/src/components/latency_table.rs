@@ -12,6 +12,9 @@ pub struct TableProps {
     pub rows: Vec<LatencyRow>,
     pub sort: SortKey,
     pub dispatch: Callback<Action>,
+    /// Each row's task group by its label; empty: no group column.
+    #[prop_or_default]
+    pub groups: std::collections::BTreeMap<String, String>,
 }
 
 #[function_component(LatencyTable)]
@@ -45,6 +48,7 @@ pub fn latency_table(p: &TableProps) -> Html {
     let total_count: u64 = rows.iter().map(|r| r.count).sum();
     let total_max = rows.iter().map(|r| r.delay_max_ns).max().unwrap_or(0);
     let total_sum: u64 = rows.iter().map(|r| r.delay_sum_ns).sum();
+    let grouped = !p.groups.is_empty();
     html! {
         <table class="latency">
             <thead><tr>
@@ -54,6 +58,9 @@ pub fn latency_table(p: &TableProps) -> Html {
                 { head("Avg delay ms", SortKey::Avg) }
                 { head("Max delay ms", SortKey::Max) }
                 { head("Sum delay ms", SortKey::Sum) }
+                if grouped {
+                    <th class="group">{ "Group" }</th>
+                }
             </tr></thead>
             <tbody>
             { for rows.iter().map(|r| {
@@ -76,10 +83,13 @@ pub fn latency_table(p: &TableProps) -> Html {
                     <td class="n">{ ms(r.delay_avg_ns()) }</td>
                     <td class="n">{ ms(r.delay_max_ns) }</td>
                     <td class="n">{ ms(r.delay_sum_ns) }</td>
+                    if grouped {
+                        <td class="group">{ p.groups.get(&r.label()).cloned().unwrap_or_else(|| "/".into()) }</td>
+                    }
                 </tr>
             } }) }
             </tbody>
-            <tfoot><tr><td>{ "TOTAL" }</td><td class="n">{ ms(total_runtime) }</td><td class="n">{ total_count }</td><td></td><td class="n">{ ms(total_max) }</td><td class="n">{ ms(total_sum) }</td></tr></tfoot>
+            <tfoot><tr><td>{ "TOTAL" }</td><td class="n">{ ms(total_runtime) }</td><td class="n">{ total_count }</td><td></td><td class="n">{ ms(total_max) }</td><td class="n">{ ms(total_sum) }</td>if grouped { <td></td> }</tr></tfoot>
         </table>
     }
 }

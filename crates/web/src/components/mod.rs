@@ -5,6 +5,7 @@
 pub mod app;
 pub mod ctx;
 pub mod divergence;
+pub mod groups;
 pub mod histogram;
 pub mod json_view;
 pub mod latency_table;

@@ -6,10 +6,48 @@ use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use crate::components::{ctx::Ctx, histogram::Histogram, latency_table::LatencyTable};
-use crate::model::{deltas, ms, shared_histograms};
+use crate::model::{deltas, group_share_rows, ms, shared_histograms};
 use crate::recording::deltas_vs_recording;
 use crate::state::{Action, RunState};
 use schedlab_report::plot::prefers_log_axis;
+
+/// A variant's group shares table (nothing without groups): each group's CPU time and share of
+/// the machine, indented by depth, and the `cpu.stat` of groups with `cpu.max`.
+fn group_shares(groups: &[schedlab_report::groups::GroupShare]) -> Html {
+    let rows = group_share_rows(groups);
+    if rows.is_empty() {
+        return html! {};
+    }
+    let limited = rows.iter().any(|r| r.cpu_stat.is_some());
+    html! {
+        <table class="group-shares">
+            <caption>{ "CPU share per group" }</caption>
+            <thead><tr>
+                <th>{ "group" }</th><th>{ "tasks" }</th><th>{ "CPU ms" }</th><th title="of the machine's CPU time (CPUs × run length)">{ "share" }</th>
+                if limited {
+                    <th title="cpu.stat nr_periods">{ "periods" }</th><th title="cpu.stat nr_throttled">{ "throttled" }</th><th title="cpu.stat throttled_time">{ "throttled ms" }</th>
+                }
+            </tr></thead>
+            <tbody>
+            { for rows.iter().map(|r| html! {
+                <tr class="group-share" data-group={r.path.clone()}>
+                    <td style={format!("padding-left: {}em", r.depth.saturating_sub(1))}>{ r.path.clone() }</td>
+                    <td class="n">{ r.tasks }</td>
+                    <td class="n">{ r.cpu_ms.clone() }</td>
+                    <td class="n share">{ r.share.clone() }</td>
+                    if limited {
+                        if let Some((periods, throttled, ms)) = &r.cpu_stat {
+                            <td class="n">{ *periods }</td><td class="n">{ *throttled }</td><td class="n">{ ms.clone() }</td>
+                        } else {
+                            <td></td><td></td><td></td>
+                        }
+                    }
+                </tr>
+            }) }
+            </tbody>
+        </table>
+    }
+}
 
 #[function_component(ResultsView)]
 pub fn results_view(ctx: &Ctx) -> Html {
@@ -129,7 +167,8 @@ pub fn results_view(ctx: &Ctx) -> Html {
                 html! {
                     <div class="variant-result" data-variant={v.variant.clone()} data-trace-hash={trace_hash}>
                         <h2>{ v.variant.clone() }</h2>
-                        <LatencyTable rows={rows} sort={s.view.sort} dispatch={ctx.dispatch.clone()} />
+                        <LatencyTable rows={rows} sort={s.view.sort} dispatch={ctx.dispatch.clone()} groups={v.row_groups.clone()} />
+                        { group_shares(results.as_ref().and_then(|r| r.report.variants.get(i)).map_or(&[], |x| x.groups.as_slice())) }
                         <Histogram view={wake_h[i + off].clone()} title={"wakeup latency".to_string()} kind={"wakeup".to_string()} log={log} />
                         <Histogram view={delay_h[i + off].clone()} title={"scheduling delay".to_string()} kind={"delay".to_string()} log={log} />
                         <table class="counters">

@@ -6,6 +6,31 @@ use yew::prelude::*;
 use crate::components::{ctx::Ctx, field_errors};
 use crate::state::{Action, TaskField};
 
+/// The cgroup select of task group `row` (empty value: the root group).
+fn cgroup_select(ctx: &Ctx, row: usize, current: &str) -> Html {
+    let s = &ctx.state.0;
+    let d = ctx.dispatch.clone();
+    let onchange = Callback::from(move |e: Event| {
+        let sel: HtmlSelectElement = e.target_unchecked_into();
+        d.emit(Action::SetTask {
+            row,
+            field: TaskField::Cgroup,
+            value: sel.value(),
+        });
+    });
+    let path = format!("tasks[{row}].cgroup");
+    let errs = s.errors_at(&path);
+    html! {
+        <td>
+            <select data-path={path.clone()} onchange={onchange} aria-label="cgroup" aria-invalid={(!errs.is_empty()).to_string()}>
+                <option value="" selected={current.is_empty()}>{ "/ (root)" }</option>
+                { for s.cgroup_choices(row).into_iter().map(|p| html! { <option value={p.clone()} selected={current == p}>{ p.clone() }</option> }) }
+            </select>
+            { field_errors(&path, errs) }
+        </td>
+    }
+}
+
 #[function_component(TaskTable)]
 pub fn task_table(ctx: &Ctx) -> Html {
     let s = &ctx.state.0;
@@ -33,6 +58,8 @@ pub fn task_table(ctx: &Ctx) -> Html {
         let d = ctx.dispatch.clone();
         Callback::from(move |_| d.emit(Action::AddTask))
     };
+    // The cgroup column once there is a cgroup to pick (or a task group names one).
+    let grouped = !s.cgroups.is_empty() || s.tasks.iter().any(|t| !t.cgroup.is_empty());
     html! {
         <fieldset class="tasks">
             <legend>{ "Task groups" }</legend>
@@ -41,6 +68,9 @@ pub fn task_table(ctx: &Ctx) -> Html {
                     <th>{ "name" }</th><th>{ "count" }</th><th>{ "nice" }</th><th>{ "policy" }</th>
                     <th title="CPUs, comma-separated; empty = all">{ "affinity" }</th>
                     <th title="custom slice (sched_runtime), 6.12+">{ "slice µs" }</th>
+                    if grouped {
+                        <th title="the cgroup its tasks run in (edit cgroups under Groups)">{ "cgroup" }</th>
+                    }
                     <th title="steps, e.g. [{&quot;run_us&quot;: 100}, {&quot;sleep_us&quot;: {&quot;exp&quot;: 900}}]">{ "program" }</th>
                     <th></th>
                 </tr></thead>
@@ -78,6 +108,9 @@ pub fn task_table(ctx: &Ctx) -> Html {
                             </td>
                             { input(row, TaskField::Affinity, "affinity", &t.affinity, "cpus") }
                             { input(row, TaskField::SliceUs, "slice_us", &t.slice_us, "num") }
+                            if grouped {
+                                { cgroup_select(ctx, row, &t.cgroup) }
+                            }
                             <td>
                                 <textarea class="program" data-path={ppath.clone()} value={t.program.clone()} oninput={program} rows="2" aria-label="program" />
                                 { field_errors(&ppath, perrs) }

@@ -14,11 +14,22 @@ use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 use crate::components::ctx::Ctx;
-use crate::model::Shared;
+use crate::model::{ExplainReq, Explained, Shared};
 use crate::state::{Action, RunState, TimelineAction};
 
 /// What is under the pointer in a lane: the tooltip text, the task's comm and its run.
 type Picked = (String, String, Slice);
+
+/// A timeline shown: its name, its data, and (run, variant index) when the worker can explain
+/// its switches.
+/// A shown timeline: its name, its data, each task group's cgroup, and the (run, variant)
+/// whose switches can be explained (none for a recording).
+type ShownTimeline = (
+    String,
+    Shared<RunTimeline>,
+    Shared<Vec<String>>,
+    Option<(u64, usize)>,
+);
 
 /// Most lanes drawn per variant.
 const MAX_LANES: usize = 48;
@@ -32,10 +43,17 @@ struct LanesProps {
     show_idle_cpus: bool,
     selected: Option<String>,
     overlay: bool,
+    /// Each task's group path by pid − 1 (empty without groups), named in the tooltip.
+    groups: Shared<Vec<String>>,
     ruler: Vec<u64>,
     hover_ns: Option<u64>,
     on_hover: Callback<Option<(u64, String)>>,
     dispatch: Callback<Action>,
+    /// The run and this variant's index in it, when the worker can explain its switches (a
+    /// recording's timeline has no decision records).
+    explain_for: Option<(u64, usize)>,
+    /// The worker's last explanation of a switch (of any variant).
+    explained: Option<Explained>,
 }
 
 impl LanesProps {
@@ -66,8 +84,24 @@ fn lanes_view(p: &LanesProps) -> Html {
             p.per_task,
             p.selected.clone(),
             p.show_idle_cpus,
+            p.groups.clone(),
         ),
-        |(d, per_task, sel, show_idle)| d.lanes(*per_task, sel.as_deref(), MAX_LANES, !*show_idle),
+        |(d, per_task, sel, show_idle, groups)| {
+            let mut lanes = d.lanes(*per_task, sel.as_deref(), MAX_LANES, !*show_idle);
+            // A task's lane names its cgroup when the scenario has groups (cut to what the
+            // label column holds; the tooltip has the whole path).
+            for l in &mut lanes {
+                if let Some(g) = l.pid.and_then(|p| groups.get((p as usize).wrapping_sub(1))) {
+                    let full = format!("{} {g}", l.label);
+                    l.label = if full.chars().count() > 20 {
+                        full.chars().take(19).chain(['…']).collect()
+                    } else {
+                        full
+                    };
+                }
+            }
+            lanes
+        },
     );
     let (width, height) = timeline_size(lanes.len(), p.overlay && p.selected.is_some());
     {
@@ -90,10 +124,13 @@ fn lanes_view(p: &LanesProps) -> Html {
             show_idle_cpus: p.show_idle_cpus,
             selected: p.selected.clone(),
             overlay: p.overlay,
+            groups: p.groups.clone(),
             ruler: p.ruler.clone(),
             hover_ns: p.hover_ns,
             on_hover: p.on_hover.clone(),
             dispatch: p.dispatch.clone(),
+            explain_for: p.explain_for,
+            explained: None,
         };
         let lanes = lanes.clone();
         use_effect_with(deps, move |_| {
@@ -109,6 +146,7 @@ fn lanes_view(p: &LanesProps) -> Html {
     let pick = {
         let data = p.data.clone();
         let lanes = lanes.clone();
+        let groups = p.groups.clone();
         move |x: f64, y: f64| -> Option<(u64, Option<Picked>)> {
             if x < LABEL_W as f64 {
                 return None;
@@ -122,10 +160,15 @@ fn lanes_view(p: &LanesProps) -> Html {
             let s = lane.index.slices.get(i).filter(|s| s.start_ns <= t)?;
             let comm = data.comm(s.pid);
             let why = s.reason.describe(|q| format!("{}:{q}", data.comm(q)));
+            let group = (s.pid as usize)
+                .checked_sub(1)
+                .and_then(|i| groups.get(i))
+                .map_or(String::new(), |g| format!(" (cgroup {g})"));
             let text = format!(
-                "{}:{} on CPU {}, from {} for {}; ended: {}",
+                "{}:{}{} on CPU {}, from {} for {}; ended: {}",
                 comm,
                 s.pid,
+                group,
                 s.cpu,
                 fmt_duration(s.start_ns),
                 fmt_duration(s.end_ns - s.start_ns),
@@ -145,6 +188,24 @@ fn lanes_view(p: &LanesProps) -> Html {
         let note = note.clone();
         use_effect_with(p.data.clone(), move |_| note.set(None));
     }
+    // Clicking a switch shows its note and asks the worker for its decision records.
+    let ask = {
+        let d = p.dispatch.clone();
+        let explain_for = p.explain_for;
+        move |sl: &Slice| {
+            if let (Some((run, variant)), false) =
+                (explain_for, matches!(sl.reason, EndReason::TraceEnd))
+            {
+                d.emit(Action::Explain(ExplainReq {
+                    run,
+                    variant,
+                    t_ns: sl.end_ns,
+                    cpu: sl.cpu,
+                    prev: sl.pid,
+                }));
+            }
+        }
+    };
     let onmousemove = {
         let on_hover = p.on_hover.clone();
         let pick = pick.clone();
@@ -167,6 +228,7 @@ fn lanes_view(p: &LanesProps) -> Html {
         let d = p.dispatch.clone();
         let drag = drag.clone();
         let note = note.clone();
+        let ask = ask.clone();
         Callback::from(move |e: MouseEvent| {
             let Some((x0, shift)) = drag.borrow_mut().take() else {
                 return;
@@ -187,6 +249,7 @@ fn lanes_view(p: &LanesProps) -> Html {
                 Some((t, None)) => d.emit(Action::Timeline(TimelineAction::Ruler(t))),
                 Some((_, Some((_, comm, slice)))) => {
                     note.set(Some(slice));
+                    ask(&slice);
                     d.emit(Action::Timeline(TimelineAction::Select(Some(comm))))
                 }
                 None => {}
@@ -251,7 +314,7 @@ fn lanes_view(p: &LanesProps) -> Html {
             <canvas ref={canvas} class="timeline" width={width.to_string()} height={height.to_string()}
                 onmousemove={onmousemove} onmouseleave={onmouseleave} onmousedown={onmousedown} onmouseup={onmouseup} onwheel={onwheel} />
             if let Some(sl) = *note {
-                { switch_note_view(&p.data, &sl, { let note = note.clone(); Callback::from(move |_: MouseEvent| note.set(None)) }) }
+                { switch_note_view(&p.data, &sl, explained_for(p, &sl), { let note = note.clone(); Callback::from(move |_: MouseEvent| note.set(None)) }, jump_to(p)) }
             }
             if let Some(name) = p.selected.clone() {
                 <details class="tl-runs">
@@ -269,7 +332,7 @@ fn lanes_view(p: &LanesProps) -> Html {
                                 <td>{ fmt_duration(s.end_ns - s.start_ns) }</td>
                                 <td>{ s.cpu }</td>
                                 <td>{ s.reason.describe(|q| p.data.comm(q)) }
-                                    { " " }<button class="tl-why" onclick={{ let note = note.clone(); let s = *s; Callback::from(move |_: MouseEvent| note.set(Some(s))) }}
+                                    { " " }<button class="tl-why" onclick={{ let note = note.clone(); let ask = ask.clone(); let s = *s; Callback::from(move |_: MouseEvent| { note.set(Some(s)); ask(&s); }) }}
                                         title="what the trace and the snapshots say about this switch">{ "why?" }</button></td>
                             </tr>
                         }) }
@@ -281,9 +344,41 @@ fn lanes_view(p: &LanesProps) -> Html {
     }
 }
 
-/// The note on the switch that ended `slice`: who was switched out and why, and the fair-class
-/// state of it and of the task that took the CPU.
-fn switch_note_view(data: &RunTimeline, slice: &Slice, close: Callback<MouseEvent>) -> Html {
+/// The worker's explanation of the switch that ended `sl`, if it is the one it answered.
+fn explained_for<'a>(p: &'a LanesProps, sl: &Slice) -> Option<&'a Explained> {
+    let (run, variant) = p.explain_for?;
+    p.explained.as_ref().filter(|x| {
+        x.req
+            == ExplainReq {
+                run,
+                variant,
+                t_ns: sl.end_ns,
+                cpu: sl.cpu,
+                prev: sl.pid,
+            }
+    })
+}
+
+/// Moves the window (keeping its width) to center on a time: the cause of a preemption.
+fn jump_to(p: &LanesProps) -> Callback<u64> {
+    let d = p.dispatch.clone();
+    let half = p.window.1.saturating_sub(p.window.0).max(2) / 2;
+    Callback::from(move |t: u64| {
+        let t0 = t.saturating_sub(half);
+        d.emit(Action::Timeline(TimelineAction::Range(t0, t0 + 2 * half)));
+    })
+}
+
+/// The note on the switch that ended `slice`: who was switched out and why (the worker's
+/// decision records for it, when it has sent them), and the fair-class state of it and of the
+/// task that took the CPU.
+fn switch_note_view(
+    data: &RunTimeline,
+    slice: &Slice,
+    explained: Option<&Explained>,
+    close: Callback<MouseEvent>,
+    jump: Callback<u64>,
+) -> Html {
     let n = crate::model::switch_note(data, slice);
     let why = n.why.clone();
     let states: Vec<crate::model::TaskState> = n
@@ -294,11 +389,20 @@ fn switch_note_view(data: &RunTimeline, slice: &Slice, close: Callback<MouseEven
     html! {
         <div class="tl-switch" role="status" data-pid={slice.pid.to_string()} data-end-ns={slice.end_ns.to_string()}>
             <p class="tl-switch-what">{ n.sentence }</p>
-            if !why.is_empty() {
+            if let Some(x) = explained.filter(|x| !x.lines.is_empty()) {
+                <pre class="tl-switch-decisions">{ x.lines.join("\n") }</pre>
+                if let Some(c) = x.cause_ns {
+                    <button class="tl-switch-cause" data-cause-ns={c.to_string()}
+                        onclick={Callback::from(move |_: MouseEvent| jump.emit(c))}
+                        title="move the timeline to the wakeup that caused this preemption">
+                        { format!("go to the cause (the wakeup at {})", fmt_duration(c)) }
+                    </button>
+                }
+            } else if !why.is_empty() {
                 <pre class="tl-switch-why">{ why.join("\n") }</pre>
             }
             { crate::components::divergence::state_rows(&states) }
-            <p class="hint">{ "Why: the engine's decision records (the rule of fair.c that raised the reschedule, and the wakeup check with its inputs). The table: each task's fair-class state at its last snapshot (a switch or tick) at or before the switch." }</p>
+            <p class="hint">{ "Why: the engine's decision records, one line each (what became of prev; for a preemption the rule of fair.c that raised the reschedule and the wakeup check with its inputs; the pick that chose the next task; that task's CPU selection, move and placement). The table: each task's fair-class state at its last snapshot (a switch or tick) at or before the switch." }</p>
             <button class="tl-switch-close" onclick={close}>{ "close" }</button>
         </div>
     }
@@ -339,20 +443,24 @@ pub fn timeline_panel(ctx: &Ctx) -> Html {
     // One shared copy of each variant's timeline per run, the recording's first.
     let rec = s.recording.clone();
     let tls = use_memo((results.clone(), rec.clone()), |(r, rec)| {
-        let mut v: Vec<(String, Shared<RunTimeline>)> = rec
+        let mut v: Vec<ShownTimeline> = rec
             .iter()
             .map(|rec| {
                 (
                     crate::recording::RECORDED.to_string(),
                     Shared(std::rc::Rc::new(rec.timeline.clone())),
+                    Shared(std::rc::Rc::new(vec![])),
+                    None,
                 )
             })
             .collect();
         if let Some(r) = r {
-            v.extend(r.variants.iter().map(|v| {
+            v.extend(r.variants.iter().enumerate().map(|(i, v)| {
                 (
                     v.variant.clone(),
                     Shared(std::rc::Rc::new(v.timeline.clone())),
+                    Shared(std::rc::Rc::new(v.task_groups.clone())),
+                    Some((r.run, i)),
                 )
             }));
         }
@@ -433,10 +541,11 @@ pub fn timeline_panel(ctx: &Ctx) -> Html {
                 </div>
             }
             <div class="tl-tooltip" role="status">{ hover.as_ref().map(|h| h.1.clone()).unwrap_or_default() }</div>
-            { for tls.iter().map(|(name, data)| html! {
-                <Lanes data={data.clone()} variant={name.clone()} window={window}
+            { for tls.iter().map(|(name, data, groups, explain_for)| html! {
+                <Lanes data={data.clone()} variant={name.clone()} window={window} groups={groups.clone()}
                     per_task={tl.per_task} show_idle_cpus={tl.show_idle_cpus} selected={tl.selected.clone()} overlay={tl.overlay} ruler={tl.ruler.clone()}
-                    hover_ns={hover.as_ref().map(|h| h.0)} on_hover={on_hover.clone()} dispatch={ctx.dispatch.clone()} />
+                    hover_ns={hover.as_ref().map(|h| h.0)} on_hover={on_hover.clone()} dispatch={ctx.dispatch.clone()}
+                    explain_for={*explain_for} explained={s.explained.clone()} />
             }) }
         </section>
     }

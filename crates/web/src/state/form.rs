@@ -16,9 +16,111 @@ pub struct TaskRow {
     pub affinity: String,
     pub slice_us: String,
     pub program: String,
+    /// `"cgroup"`: the path of the cgroup its tasks run in (empty: the root group).
+    pub cgroup: String,
     /// Keys of the group the form does not edit (`start_ms`, or a misspelt key the validator
     /// names), kept as they were.
     pub extra: Map<String, Value>,
+}
+
+/// One cgroup of the form (an entry of `"cgroups"`): every field as typed.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct CgroupRow {
+    /// `/name` or `/parent/name` (the parent listed before it).
+    pub path: String,
+    /// `cpu.weight` 1..=10000 (empty: the default 100).
+    pub weight: String,
+    /// `cpu.idle = 1`.
+    pub idle: bool,
+    /// `cpu.max`'s QUOTA in µs (empty or `max`: no limit).
+    pub quota_us: String,
+    /// `cpu.max`'s PERIOD in µs (empty: the default 100000).
+    pub period_us: String,
+    /// Keys of the cgroup the form does not edit (`cpu.weight.nice`, `cpu.shares`,
+    /// `cpu.max.burst`, the cgroup v1 names, a misspelt key the validator names), kept as they
+    /// were.
+    pub extra: Map<String, Value>,
+}
+
+impl CgroupRow {
+    /// The cgroup's entry of `"cgroups"`.
+    fn document(&self) -> Value {
+        let mut o = Map::new();
+        o.insert("path".into(), self.path.clone().into());
+        if !self.weight.trim().is_empty() {
+            o.insert("cpu.weight".into(), num_or_text(&self.weight));
+        }
+        if self.idle {
+            o.insert("cpu.idle".into(), 1.into());
+        }
+        let (q, p) = (self.quota_us.trim(), self.period_us.trim());
+        if !q.is_empty() || !p.is_empty() {
+            let q = if q.is_empty() { "max" } else { q };
+            let max = if p.is_empty() {
+                q.to_string()
+            } else {
+                format!("{q} {p}")
+            };
+            o.insert("cpu.max".into(), max.into());
+        }
+        for (k, v) in &self.extra {
+            o.insert(k.clone(), v.clone());
+        }
+        Value::Object(o)
+    }
+
+    /// The form's row of an entry of `"cgroups"`; what the row cannot show as typed stays in
+    /// `extra`, so that nothing is lost and the validator still names it.
+    fn from_value(v: &Value) -> CgroupRow {
+        let Some(o) = v.as_object() else {
+            // Not an object: keep it whole under "path", where the validator's message lands.
+            return CgroupRow {
+                path: text_of(Some(v)),
+                ..CgroupRow::default()
+            };
+        };
+        let mut r = CgroupRow {
+            extra: o.clone(),
+            ..CgroupRow::default()
+        };
+        if let Some(p) = r.extra.remove("path") {
+            r.path = text_of(Some(&p));
+        }
+        if let Some(w) = r.extra.remove("cpu.weight") {
+            r.weight = text_of(Some(&w));
+        }
+        match r.extra.get("cpu.idle").and_then(Value::as_u64) {
+            Some(0) => {
+                r.extra.remove("cpu.idle");
+            }
+            Some(1) => {
+                r.extra.remove("cpu.idle");
+                r.idle = true;
+            }
+            _ => {}
+        }
+        if let Some(text) = r.extra.get("cpu.max").and_then(Value::as_str) {
+            let parts: Vec<&str> = text.split_whitespace().collect();
+            if parts.len() <= 2 {
+                r.quota_us = parts.first().map_or("max", |q| q).to_string();
+                r.period_us = parts.get(1).map_or("", |p| p).to_string();
+                if r.quota_us == "max" && r.period_us.is_empty() {
+                    r.quota_us.clear();
+                }
+                r.extra.remove("cpu.max");
+            }
+        }
+        r
+    }
+}
+
+/// The cgroup-row fields edited as text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CgroupField {
+    Path,
+    Weight,
+    QuotaUs,
+    PeriodUs,
 }
 
 /// One workload of the form: its kind and its parameters as JSON text.
@@ -200,11 +302,13 @@ pub enum TaskField {
     Affinity,
     SliceUs,
     Program,
+    /// The cgroup select (empty: the root group).
+    Cgroup,
 }
 
 /// The keys of a task group that [`TaskRow`] edits.
 const TASK_ROW_KEYS: &[&str] = &[
-    "name", "count", "nice", "policy", "affinity", "slice_us", "program",
+    "name", "count", "nice", "policy", "affinity", "slice_us", "program", "cgroup",
 ];
 
 /// A field's text as a JSON value: a number when it reads as one, else the text itself (so that
@@ -293,6 +397,9 @@ impl State {
                 }
                 opt(&mut g, "slice_us", &t.slice_us, "");
                 g.insert("program".into(), json_or_text(&t.program));
+                if !t.cgroup.is_empty() {
+                    g.insert("cgroup".into(), t.cgroup.clone().into());
+                }
                 for (k, v) in &t.extra {
                     g.insert(k.clone(), v.clone());
                 }
@@ -301,6 +408,13 @@ impl State {
             .collect();
         if !tasks.is_empty() {
             o.insert("tasks".into(), Value::Array(tasks));
+        }
+        if self.autogroup {
+            o.insert("autogroup".into(), true.into());
+        }
+        if !self.cgroups.is_empty() {
+            let gs = self.cgroups.iter().map(CgroupRow::document).collect();
+            o.insert("cgroups".into(), Value::Array(gs));
         }
         let workloads: Vec<Value> = self
             .workloads
@@ -381,6 +495,7 @@ impl State {
                     },
                     slice_us: text_of(t.get("slice_us")),
                     program: t.get("program").map(|p| p.to_string()).unwrap_or_default(),
+                    cgroup: text_of(t.get("cgroup")),
                 })
                 .collect(),
             _ => vec![],
@@ -394,6 +509,20 @@ impl State {
                     params: v.to_string(),
                 })
                 .collect(),
+            _ => vec![],
+        };
+        // A boolean "autogroup" is the checkbox; anything else stays for the validator to name.
+        self.autogroup = false;
+        if let Some(Value::Bool(b)) = o.get("autogroup") {
+            self.autogroup = *b;
+            o.remove("autogroup");
+        }
+        self.cgroups = match o.get("cgroups") {
+            Some(Value::Array(a)) => {
+                let rows = a.iter().map(CgroupRow::from_value).collect();
+                o.remove("cgroups");
+                rows
+            }
             _ => vec![],
         };
         self.extra = o;

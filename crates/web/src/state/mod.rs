@@ -20,7 +20,9 @@ mod form;
 mod sweep;
 mod timeline;
 
-pub use form::{Machine, MachineField, TaskField, TaskRow, VariantChoice, WorkloadRow};
+pub use form::{
+    CgroupField, CgroupRow, Machine, MachineField, TaskField, TaskRow, VariantChoice, WorkloadRow,
+};
 pub use sweep::{JobState, SweepForm, SweepRun, COMMON_PARAMS};
 pub use timeline::{TimelineAction, TimelineView};
 
@@ -63,6 +65,10 @@ pub struct State {
     pub machine: Machine,
     pub tasks: Vec<TaskRow>,
     pub workloads: Vec<WorkloadRow>,
+    /// The cgroups (`"cgroups"`), in the order listed: a parent before its children.
+    pub cgroups: Vec<CgroupRow>,
+    /// `"autogroup": true` (`sched_autogroup_enabled`).
+    pub autogroup: bool,
     /// Keys of the document the form does not edit (kept as they were).
     pub extra: Map<String, Value>,
     pub variants: Vec<VariantChoice>,
@@ -107,6 +113,10 @@ pub struct State {
     pub sweep_error: Option<String>,
     /// The page was opened from a link with a sweep: run it once the page is up.
     pub sweep_from_link: bool,
+    /// The switch whose explanation was asked of the worker (the effect sends it).
+    pub explain: Option<crate::model::ExplainReq>,
+    /// The worker's answer for `explain`.
+    pub explained: Option<crate::model::Explained>,
 }
 
 /// A recording being read.
@@ -152,6 +162,24 @@ pub enum Action {
     },
     AddWorkload,
     DeleteWorkload(usize),
+    /// A text field of cgroup `row`; renaming a cgroup's path renames it in the task groups
+    /// that name it and in its children's paths.
+    SetCgroup {
+        row: usize,
+        field: CgroupField,
+        value: String,
+    },
+    SetCgroupIdle {
+        row: usize,
+        idle: bool,
+    },
+    /// A new top-level cgroup, or (`Some(parent)`) a child of cgroup `parent`, listed after
+    /// the parent's last descendant.
+    AddCgroup(Option<usize>),
+    /// Removes a cgroup (task groups and children that name it keep the name; the validator
+    /// says what is missing, as the kernel refuses to remove a busy cgroup).
+    DeleteCgroup(usize),
+    SetAutogroup(bool),
     SetJson(String),
     AddVariant,
     DeleteVariant(usize),
@@ -172,6 +200,10 @@ pub enum Action {
     Run,
     Progress(Progress),
     Finished(Box<Results>),
+    /// Ask the worker why this switch happened (a click on a switch in the timeline).
+    Explain(crate::model::ExplainReq),
+    /// The worker's answer; kept if it answers the switch asked about last.
+    Explained(Box<crate::model::Explained>),
     /// Run `run` failed (the worker's message, or the page's when the worker stopped answering).
     Failed {
         run: u64,
@@ -243,6 +275,8 @@ impl State {
             machine: Machine::default(),
             tasks: vec![],
             workloads: vec![],
+            cgroups: vec![],
+            autogroup: false,
             extra: Map::new(),
             variants: vec![],
             json_text: String::new(),
@@ -273,6 +307,8 @@ impl State {
             sweeps: 0,
             sweep_error: None,
             sweep_from_link: false,
+            explain: None,
+            explained: None,
         };
         let loaded = s.load(crate::examples::DEFAULT.1);
         debug_assert_eq!(loaded, Ok(()), "the bundled default scenario loads");
@@ -496,6 +532,7 @@ impl State {
                         TaskField::Affinity => &mut t.affinity,
                         TaskField::SliceUs => &mut t.slice_us,
                         TaskField::Program => &mut t.program,
+                        TaskField::Cgroup => &mut t.cgroup,
                     };
                     *slot = value;
                 }
@@ -539,6 +576,35 @@ impl State {
                     s.workloads.remove(i);
                 }
             }
+            Action::SetCgroup { row, field, value } => {
+                if let Some(g) = s.cgroups.get_mut(row) {
+                    match field {
+                        CgroupField::Path => {
+                            let old = std::mem::replace(&mut g.path, value.clone());
+                            s.rename_cgroup(row, &old, &value);
+                        }
+                        CgroupField::Weight => g.weight = value,
+                        CgroupField::QuotaUs => g.quota_us = value,
+                        CgroupField::PeriodUs => g.period_us = value,
+                    }
+                }
+            }
+            Action::SetCgroupIdle { row, idle } => {
+                if let Some(g) = s.cgroups.get_mut(row) {
+                    g.idle = idle;
+                }
+            }
+            Action::AddCgroup(parent) => {
+                if s.cgroups.len() < schedlab_scenario::MAX_CGROUPS {
+                    s.add_cgroup(parent);
+                }
+            }
+            Action::DeleteCgroup(i) => {
+                if i < s.cgroups.len() {
+                    s.cgroups.remove(i);
+                }
+            }
+            Action::SetAutogroup(on) => s.autogroup = on,
             Action::SetJson(text) => {
                 // Keep what is typed; load it into the form only once it is a JSON object.
                 if let Err(e) = s.load(&text) {
@@ -627,6 +693,17 @@ impl State {
                         s.view.diff_pair = (0, 1);
                     }
                     s.view.diff_shown = false;
+                }
+                return s;
+            }
+            Action::Explain(req) => {
+                s.explain = Some(req);
+                s.explained = None;
+                return s;
+            }
+            Action::Explained(x) => {
+                if s.explain == Some(x.req) {
+                    s.explained = Some(*x);
                 }
                 return s;
             }
@@ -827,6 +904,85 @@ impl State {
         s.link = None;
         s.refresh();
         s
+    }
+}
+
+impl State {
+    /// After cgroup `row`'s path changed from `old` to `new`: the task groups in `old` or below
+    /// it follow it, and so do the cgroups below it (`old/x` becomes `new/x`).
+    fn rename_cgroup(&mut self, row: usize, old: &str, new: &str) {
+        if old.is_empty()
+            || new.is_empty()
+            || old == new
+            || self.cgroups.iter().any(|g| g.path == old)
+        {
+            // Nothing named it, the field was cleared (the tasks keep the last path), or
+            // another cgroup still has the old path.
+            return;
+        }
+        let prefix = format!("{old}/");
+        for t in &mut self.tasks {
+            if t.cgroup == old {
+                t.cgroup = new.to_string();
+            } else if let Some(rest) = t.cgroup.strip_prefix(&prefix) {
+                t.cgroup = format!("{new}/{rest}");
+            }
+        }
+        for (i, g) in self.cgroups.iter_mut().enumerate() {
+            if i != row {
+                if let Some(rest) = g.path.strip_prefix(&prefix) {
+                    g.path = format!("{new}/{rest}");
+                }
+            }
+        }
+    }
+
+    /// Adds a cgroup with a path no other has: `/groupN`, or `PARENT/groupN` under cgroup
+    /// `parent`, listed after the parent's last descendant (parents come first).
+    fn add_cgroup(&mut self, parent: Option<usize>) {
+        let (base, at) = match parent.and_then(|p| self.cgroups.get(p).map(|g| (p, g))) {
+            Some((p, g)) => {
+                let below = format!("{}/", g.path);
+                let last = self
+                    .cgroups
+                    .iter()
+                    .enumerate()
+                    .skip(p + 1)
+                    .take_while(|(_, x)| x.path.starts_with(&below))
+                    .last()
+                    .map_or(p, |(i, _)| i);
+                (g.path.clone(), last + 1)
+            }
+            None => (String::new(), self.cgroups.len()),
+        };
+        let path = (1..)
+            .map(|n| format!("{base}/group{n}"))
+            .find(|p| !self.cgroups.iter().any(|g| &g.path == p))
+            .unwrap_or_default();
+        self.cgroups.insert(
+            at,
+            CgroupRow {
+                path,
+                ..CgroupRow::default()
+            },
+        );
+    }
+
+    /// The cgroup paths a task group may pick (the form's, in order), plus the one it names
+    /// if that is not among them (so that the select never drops what was typed).
+    pub fn cgroup_choices(&self, task: usize) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .cgroups
+            .iter()
+            .map(|g| g.path.clone())
+            .filter(|p| !p.is_empty())
+            .collect();
+        if let Some(t) = self.tasks.get(task) {
+            if !t.cgroup.is_empty() && !v.contains(&t.cgroup) {
+                v.push(t.cgroup.clone());
+            }
+        }
+        v
     }
 }
 

@@ -54,6 +54,7 @@
 
 use alloc::vec::Vec;
 
+use crate::decision::{Balance, DecisionKind, Imbalance, Move};
 use crate::fair::Tid;
 use crate::trace::EventKind;
 use crate::variant::Feature;
@@ -631,6 +632,8 @@ impl Simulator {
         let mut moved = 0;
         let mut pos = 0;
         let mut looked = 0;
+        // Tasks passed over so far (decision records).
+        let mut skipped = 0;
         while pos < list.len() {
             if idle != IdleType::NotIdle && self.cpus[src as usize].rq.nr_running <= 1 {
                 break;
@@ -646,6 +649,7 @@ impl Simulator {
             pos += 1;
             // can_migrate_task
             // throttled_lb_pair: not to a CPU where the task's group is throttled.
+            let mut hot = false;
             let ok = if !self.allowed(t, this) || self.bw_throttled_on(t, this) {
                 false
             } else {
@@ -653,11 +657,12 @@ impl Simulator {
                 let running = self.cpus[src as usize].rq.curr == Some(t);
                 // DEVIATION(kernel): delayed tasks are never migrated (6.14 moves them for
                 // migrate_load).
-                let hot = d.imbalance_pct != 110 // SD_SHARE_CPUCAPACITY: siblings share cache
+                hot = d.imbalance_pct != 110 // SD_SHARE_CPUCAPACITY: siblings share cache
                     && !self.ents[t].idle()
                     && task_hot(clock, self.ents[t].exec_start, migration_cost);
                 !running && !self.ents[t].sched_delayed && (!hot || failed > d.cache_nice_tries)
             };
+            let left = imbalance;
             let fits = ok
                 && match mtype {
                     MigrationType::Load => {
@@ -687,9 +692,38 @@ impl Simulator {
                 let rq = &mut self.cpus[src as usize].rq;
                 rq.seq += 1;
                 self.ents[t].mru = rq.seq;
+                skipped += 1;
                 continue;
             }
-            self.migrate_queued(t, src, this);
+            let why = Move {
+                balance: match idle {
+                    IdleType::NotIdle => Balance::Periodic,
+                    IdleType::Idle => Balance::Idle,
+                    IdleType::NewlyIdle => Balance::Newidle,
+                },
+                level: level as u8,
+                imbalance: Some((
+                    match mtype {
+                        MigrationType::Load => Imbalance::Load,
+                        MigrationType::Util => Imbalance::Util,
+                        MigrationType::Task => Imbalance::Task,
+                    },
+                    left,
+                )),
+                load: match mtype {
+                    // Read again only for the record (nothing is computed when off).
+                    MigrationType::Load if self.cfg.record_decisions => {
+                        (self.task_load(t) as u64).max(1)
+                    }
+                    MigrationType::Load => 0,
+                    MigrationType::Util => CAPACITY,
+                    MigrationType::Task => 1,
+                },
+                nr_balance_failed: failed,
+                hot,
+                skipped,
+            };
+            self.migrate_queued(t, src, this, why);
             moved += 1;
             // CONFIG_PREEMPTION: newidle balancing stops after the first task.
             if idle == IdleType::NewlyIdle || imbalance == 0 {
@@ -700,8 +734,8 @@ impl Simulator {
     }
 
     /// `detach_task` + `attach_task`: move a queued, not running task between CPUs.
-    pub(super) fn migrate_queued(&mut self, id: Tid, from: u32, to: u32) {
-        self.detach_task(id, from, to, to);
+    pub(super) fn migrate_queued(&mut self, id: Tid, from: u32, to: u32, why: Move) {
+        self.detach_task(id, from, to, to, why);
         self.attach_task(id, to);
         self.kick(from);
     }
@@ -709,7 +743,17 @@ impl Simulator {
     /// `detach_task`: `deactivate_task` (a dequeue that takes the averages along) and
     /// `set_task_cpu` (`sched_migrate_task`, traced on `trace_cpu`). The task is queued and
     /// not running on `from`.
-    pub(super) fn detach_task(&mut self, id: Tid, from: u32, to: u32, trace_cpu: u32) {
+    /// `why` is what the decision record says.
+    pub(super) fn detach_task(&mut self, id: Tid, from: u32, to: u32, trace_cpu: u32, why: Move) {
+        if self.cfg.record_decisions {
+            let kind = DecisionKind::Move {
+                pid: id as u32 + 1,
+                src: from,
+                dst: to,
+                why,
+            };
+            self.rec.decide(self.now, trace_cpu, kind);
+        }
         self.pelt_update(id);
         self.pelt_detach(id, from);
         self.with_rq(from, |f, c| f.dequeue_detach(c, id));
@@ -788,27 +832,41 @@ impl Simulator {
             return;
         };
         self.cpus[target as usize].rq.stats.alb_pushed += 1;
+        let why = Move {
+            balance: Balance::Active,
+            level: level as u8,
+            imbalance: None,
+            load: if self.cfg.record_decisions {
+                self.task_load(t) as u64
+            } else {
+                0
+            },
+            nr_balance_failed: self.cpus[target as usize].lb[level].nr_balance_failed,
+            hot: false,
+            skipped: 0,
+        };
         self.cpus[target as usize].lb[level].nr_balance_failed = 0;
         if self.cpus[busiest as usize].rq.curr == Some(t) {
             // The stopper preempted it: __schedule puts it back and pushes it (stopper_push).
-            self.stop_running(busiest, target);
+            self.stop_running(busiest, target, why);
         } else {
             // DEVIATION(kernel): the task the stopper preempted and that resumes after it is
             // not switched out and back in (no put_prev/set_next pair, no switch events).
-            self.detach_task(t, busiest, target, busiest);
+            self.detach_task(t, busiest, target, busiest, why);
             self.attach_task(t, target);
         }
     }
 
     /// The stopper preempts `cpu`'s running task to push it to `target`: `__schedule` runs
     /// at once (the stopper's own δ has passed) and calls [`Simulator::stopper_push`].
-    pub(super) fn stop_running(&mut self, cpu: u32, target: u32) {
+    /// `why` is what the move's decision record says.
+    pub(super) fn stop_running(&mut self, cpu: u32, target: u32, why: Move) {
         let rq = &mut self.cpus[cpu as usize].rq;
         if !rq.need_resched {
             rq.resched_cause = Some(crate::decision::Cause::Other);
         }
         rq.need_resched = true;
-        self.cpus[cpu as usize].stop_push = Some(target);
+        self.cpus[cpu as usize].stop_push = Some((target, why));
         self.schedule(cpu);
     }
 
@@ -816,7 +874,7 @@ impl Simulator {
     /// back (`put_prev_task`), detach it and attach it on the target. Returns whether `prev`
     /// is gone from this CPU (then `__schedule` must not put it back again).
     pub(super) fn stopper_push(&mut self, cpu: u32, prev: Option<Tid>) -> bool {
-        let Some(target) = self.cpus[cpu as usize].stop_push.take() else {
+        let Some((target, why)) = self.cpus[cpu as usize].stop_push.take() else {
             return false;
         };
         let Some(p) = prev else { return false };
@@ -824,7 +882,7 @@ impl Simulator {
             return false;
         }
         self.with_rq(cpu, |f, c| f.put_prev(c, p));
-        self.detach_task(p, cpu, target, cpu);
+        self.detach_task(p, cpu, target, cpu, why);
         self.attach_task(p, target);
         true
     }
