@@ -56,17 +56,16 @@ pub fn workload_figures(infos: &[WorkloadInfo], r: &Output) -> Figures {
             }
             Workload::Schbench(_) => {
                 let workers = pids_of(r, info, &[Role::Worker]);
-                let rps = wl::completions_per_second(&r.trace, &workers);
+                let msg = pids_of(r, info, &[Role::MessageThread]);
+                let sb = wl::schbench_samples(&r.trace, &workers, &msg);
+                let rps = wl::per_second(&sb.done_ns, end);
                 text.push_str(&wl::format_schbench(
                     (end / 1_000_000_000).max(1),
-                    &wl::wakeup_latencies_ns(&r.trace, &workers),
-                    &wl::request_latencies_ns(&r.trace, &workers),
+                    &sb.wakeup_ns,
+                    &sb.request_ns,
                     &rps,
                 ));
-                Some((
-                    "requests/s".to_string(),
-                    rate(wl::completions(&r.trace, &workers)),
-                ))
+                Some(("requests/s".to_string(), rate(sb.done_ns.len() as u64)))
             }
             Workload::PipePair(p) => {
                 // Every round trip costs the client exactly client_us + client_post_us of CPU;

@@ -219,6 +219,132 @@ fn woken(st: &mut BTreeMap<Pid, (ReqState, Option<u64>)>, pid: Pid, t: u64) {
     }
 }
 
+/// schbench's three sample sets, as schbench.c v1.0 records them, read off the trace of its
+/// `workers` and `message_threads`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SchbenchSamples {
+    /// Wakeup latencies, ns: from a message thread's `sched_waking` of a worker blocked on its
+    /// futex to the worker's switch-in (`msg_and_wait`'s delta; a wake that finds the worker
+    /// not yet asleep leaves no trace and no sample).
+    pub wakeup_ns: Vec<u64>,
+    /// Request latencies, ns, in completion order: from the worker's switch-out into the
+    /// request's `usleep` to its next switch-out in state S (its futex wait, or the next
+    /// request's `usleep` when its next wake was already posted): `work_start` to the end of
+    /// `do_work`, with the sleep, its wakeup and any preemption in between.
+    pub request_ns: Vec<u64>,
+    /// When each request completed, ns (for the RPS samples), in order.
+    pub done_ns: Vec<u64>,
+}
+
+/// Where a schbench worker is in its loop, for [`schbench_samples`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SbPhase {
+    /// Not seen yet.
+    Unknown,
+    /// Switched out in state S after its math (or at its start): in its futex wait, or in the
+    /// next request's `usleep` when its wake was already posted; the wake tells which.
+    Posted,
+    /// Woken by its message thread, not yet running.
+    Woken,
+    /// Running after a message-thread wake: its next S switch-out is the `usleep`.
+    Started,
+    /// In the `usleep`: the next wake is its timer, whoever is on the CPU.
+    Sleeping,
+    /// Doing the math: its next S switch-out ends the request.
+    Math,
+}
+
+/// schbench's samples (see [`SchbenchSamples`]). A wakeup counts as the message thread's when
+/// a task of `message_threads` is running on the CPU its `sched_waking` fired on; the worker's
+/// loop (wait, `usleep`, math) tells the `usleep`'s timer apart from it otherwise.
+pub fn schbench_samples(
+    trace: &Trace,
+    workers: &[Pid],
+    message_threads: &[Pid],
+) -> SchbenchSamples {
+    let set = PidSet::new(workers);
+    let msg = PidSet::new(message_threads);
+    let has_waking = trace
+        .events
+        .iter()
+        .any(|e| matches!(e.kind, EventKind::Waking { .. }));
+    let mut curr: Vec<Pid> = vec![0; trace.cpus as usize];
+    // Per worker: phase, the time it entered it, the start of its current request.
+    let mut st: Vec<(SbPhase, u64, Option<u64>)> = vec![(SbPhase::Unknown, 0, None); set.0.len()];
+    let mut out = SchbenchSamples::default();
+    for e in &trace.events {
+        let t = e.t_ns;
+        let woken = match e.kind {
+            EventKind::Waking { pid, .. } => Some(pid),
+            EventKind::Wakeup { pid, .. } if !has_waking => Some(pid),
+            _ => None,
+        };
+        if let Some(i) = woken.and_then(|p| set.index(p)) {
+            let by_msg = curr.get(e.cpu as usize).is_some_and(|&c| msg.contains(c));
+            let s = &mut st[i];
+            match s.0 {
+                SbPhase::Posted | SbPhase::Unknown if by_msg => *s = (SbPhase::Woken, t, None),
+                // The usleep's timer: the S switch-out began a request.
+                SbPhase::Posted => s.0 = SbPhase::Math,
+                SbPhase::Sleeping => s.0 = SbPhase::Math,
+                _ => {}
+            }
+        }
+        if let EventKind::Switch {
+            prev_pid,
+            prev_state,
+            next_pid,
+        } = e.kind
+        {
+            if let Some(c) = curr.get_mut(e.cpu as usize) {
+                *c = next_pid;
+            }
+            if let Some(i) = set.index(prev_pid) {
+                if prev_state == PrevState::Sleeping {
+                    let s = &mut st[i];
+                    match s.0 {
+                        SbPhase::Started => *s = (SbPhase::Sleeping, t, Some(t)),
+                        SbPhase::Math => {
+                            if let Some(start) = s.2 {
+                                out.request_ns.push(t - start);
+                                out.done_ns.push(t);
+                            }
+                            // This may be the next request's usleep.
+                            *s = (SbPhase::Posted, t, Some(t));
+                        }
+                        SbPhase::Unknown => *s = (SbPhase::Posted, t, None),
+                        _ => {}
+                    }
+                }
+            }
+            if let Some(i) = set.index(next_pid) {
+                let s = &mut st[i];
+                if s.0 == SbPhase::Woken {
+                    out.wakeup_ns.push(t - s.1);
+                    s.0 = SbPhase::Started;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `times` (ns, ascending or not) counted per whole second of a trace ending at `end_ns`:
+/// element `i` counts `i s <= t < (i + 1) s`; the last partial second is dropped.
+pub fn per_second(times: &[u64], end_ns: u64) -> Vec<u64> {
+    let whole = usize::try_from(end_ns / NS_PER_SEC).unwrap_or(usize::MAX);
+    let mut out = vec![0u64; whole];
+    for &t in times {
+        if let Some(c) = usize::try_from(t / NS_PER_SEC)
+            .ok()
+            .and_then(|s| out.get_mut(s))
+        {
+            *c += 1;
+        }
+    }
+    out
+}
+
 /// Wakeup latencies of `pids`, ns: the samples [`crate::wakeup::wakeup_latencies_ns`] gives
 /// for each of them (same rules), computed in one pass and returned in switch-in order
 /// across all of them.

@@ -264,3 +264,47 @@ fn rates_and_compact_percentiles() {
     assert_eq!(latency_percentiles_us(&samples), [50, 90, 99, 100]);
     assert_eq!(latency_percentiles_us(&[7_000]), [7; 4]);
 }
+
+/// schbench.c v1.0's samples off a trace of a worker (pid 2) and its message thread (pid 1): a
+/// wakeup latency per message-thread wake of a waiting worker (`msg_and_wait`), a request per
+/// `usleep` + math (`worker_thread`: `work_start` is taken before the usleep), whether or not
+/// the worker had to wait for its next wake, and the usleep's timer is not the message
+/// thread's wake even when the message thread is on the CPU it fires on.
+#[test]
+fn schbench_samples_follow_the_worker_loop() {
+    let t = grouped_trace(
+        2,
+        &[(1, "schbench", Some(0)), (2, "schbench", Some(1))],
+        vec![
+            sw(0, 0, 0, 'R', 2),
+            sw(10, 0, 2, 'S', 0), // first futex wait
+            sw(20, 1, 0, 'R', 1),
+            waking(30, 1, 2), // the message thread wakes it
+            sw(35, 1, 1, 'S', 0),
+            sw(50, 0, 0, 'R', 2),   // wakeup latency 20
+            sw(60, 0, 2, 'S', 0),   // usleep: the request starts
+            waking(160, 0, 2),      // its timer
+            sw(170, 0, 0, 'R', 2),  //
+            sw(1170, 0, 2, 'S', 0), // math done (1110); its next wake was already posted...
+            waking(1270, 0, 2),     // ...so this is the next usleep's timer
+            sw(1280, 0, 0, 'R', 2),
+            sw(2280, 0, 2, 'S', 0), // request 2 done (1110): now a futex wait
+            sw(2300, 1, 0, 'R', 1),
+            waking(2310, 1, 2), // the message thread's wake
+            sw(2315, 1, 1, 'S', 0),
+            sw(2320, 0, 0, 'R', 2), // wakeup latency 10
+            sw(2330, 0, 2, 'S', 0), // usleep
+            sw(2400, 0, 0, 'R', 1),
+            waking(2430, 0, 2), // the timer, with the message thread on the CPU
+            sw(2440, 0, 1, 'S', 2),
+            sw(3440, 0, 2, 'S', 0), // request 3 done (1110)
+        ],
+        4000,
+    );
+    let s = schbench_samples(&t, &[2], &[1]);
+    assert_eq!(s.wakeup_ns, [20, 10]);
+    assert_eq!(s.request_ns, [1110, 1110, 1110]);
+    assert_eq!(s.done_ns, [1170, 2280, 3440]);
+    assert_eq!(per_second(&s.done_ns, 4000), Vec::<u64>::new());
+    assert_eq!(per_second(&[5, SEC + 1, SEC + 2], 2 * SEC), [1, 2]);
+}

@@ -51,7 +51,7 @@ pub use parse::MAX_SCENARIO_BYTES;
 pub use strict::parse_json;
 pub use workload::{
     FioLike, Hackbench, MassiveIntr, ParamSpec, Periodic, PipePair, Placement, Role, Schbench,
-    Workload, WorkloadInfo, WorkloadKind,
+    Workload, WorkloadInfo, WorkloadKind, SCHBENCH_MADD_PS,
 };
 
 /// The format version this crate writes. Every version it ever wrote stays readable.
@@ -282,6 +282,9 @@ pub struct ChannelSpec {
     /// A read wakes a writer blocked on the full channel once at most this many messages are
     /// left (`None`: as soon as there is room, as a pipe; a unix socket wakes it at a quarter).
     pub wake_writer_at: Option<u64>,
+    /// `"futex": true`: a futex word rather than a pipe; a send wakes a waiting reader without
+    /// WF_SYNC, as `FUTEX_WAKE` does (default false, a pipe's WF_SYNC wakeup).
+    pub futex: bool,
     /// `"device": {...}`: the channel is an asynchronous I/O context on a block device
     /// (libaio): a send submits an I/O, a read waits for a completion.
     pub device: Option<DeviceSpec>,
@@ -603,6 +606,9 @@ impl Scenario {
                     if let Some(n) = c.wake_writer_at {
                         o.insert("wake_writer_at".into(), n.into());
                     }
+                    if c.futex {
+                        o.insert("futex".into(), true.into());
+                    }
                     if let Some(d) = &c.device {
                         o.insert("device".into(), d.to_value());
                     }
@@ -672,7 +678,7 @@ impl Scenario {
     pub fn expanded(&self) -> Scenario {
         let mut s = self.clone();
         s.tasks.extend(self.expand_workloads().0);
-        for c in workload::channel_specs(&self.workloads) {
+        for c in workload::channel_specs(self.cpus, &self.workloads) {
             if !s.channels.iter().any(|x| x.name == c.name) {
                 s.channels.push(c);
             }
@@ -695,7 +701,7 @@ impl Scenario {
             .channels
             .iter()
             .cloned()
-            .chain(workload::channel_specs(&self.workloads))
+            .chain(workload::channel_specs(self.cpus, &self.workloads))
             .collect();
         let mut channels: Vec<schedlab_sim::Channel> = Vec::new();
         // Channel numbers by name: a map, so that set-up stays O(n log n) in the channels.
@@ -712,8 +718,9 @@ impl Scenario {
                 return i;
             }
             let spec = specs.iter().find(|s| s.matches(&name));
-            let (capacity, wake_writer_at) =
-                spec.map_or((0, None), |s| (s.capacity, s.wake_writer_at));
+            let (capacity, wake_writer_at, futex) = spec.map_or((0, None, false), |s| {
+                (s.capacity, s.wake_writer_at, s.futex)
+            });
             let device = spec.and_then(|s| s.device.clone());
             let i = channels.len() as u32;
             index.insert(name.clone(), i);
@@ -721,6 +728,7 @@ impl Scenario {
                 name,
                 capacity,
                 wake_writer_at,
+                futex,
                 device: None,
             });
             if let Some(d) = device {

@@ -63,8 +63,10 @@ static PRESETS: &[Preset] = &[
         title: "schbench wakeup latency with and without RUN_TO_PARITY",
         source: "\"[tip:sched/eevdf] [sched/fair] e0c2ff903c: phoronix-test-suite.blogbench\
                  .Write.final_score -34.8% regression\", Chen Yu and Peter Zijlstra, Aug 2023",
-        observed: "schbench -m 14 -t 16 showed no real difference in the wakeup latency \
-                   percentiles between NO_RUN_TO_PARITY and RUN_TO_PARITY.",
+        observed: "schbench -m 14 -t 16 -r 100 on 112 CPUs showed no real difference between \
+                   NO_RUN_TO_PARITY and RUN_TO_PARITY: wakeup latency p50 4 us, p90 3772 us, \
+                   p99 7448 / 7496 us; request latency p50 23264 / 23072 us, p90 32672 / \
+                   32096 us; 9416 / 9432 requests/s (84 per CPU).",
         json: include_str!("../../../scenarios/presets/schbench.json"),
     },
     Preset {

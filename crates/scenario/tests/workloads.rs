@@ -227,46 +227,112 @@ fn hackbench_sockets_by_default_and_pipes_with_p() {
     );
 }
 
+/// `schbench -m 1 -t 2` as schbench.c v1.0 runs it: the message thread (`run_msg_thread`)
+/// sleeps on its futex and wakes queued workers, doing no work of its own beyond the wakes; a
+/// worker (`worker_thread`) posts its message thread and waits on its own futex
+/// (`msg_and_wait`), then `usleep(100)` and `do_work`: `operations` (5) multiplications of
+/// `matrix_size` = ⌊√(256 × 1024 / 3 / 8)⌋ = 104 matrices. Both futexes wake without WF_SYNC
+/// (`fpost` is a plain FUTEX_WAKE).
 #[test]
-fn schbench_channels_are_unique_per_message_thread_and_worker() {
+fn schbench_follows_schbench_c() {
+    let (s, c) = config(8, r#"[{"schbench": {"message_threads": 1, "workers": 2}}]"#);
+    assert_eq!(c.tasks.len(), 1 + 2);
+    let info = &s.workloads()[0];
+    assert_eq!(info.label, "schbench 1 message thread x 2 workers");
+    assert_eq!(
+        info.roles,
+        vec![(Role::MessageThread, vec![0]), (Role::Worker, vec![1])]
+    );
+    let Workload::Schbench(sb) = &info.params else {
+        panic!("{:?}", info.params)
+    };
+    assert_eq!(sb.matrix_size(), 104);
+    // The request's math: 5 × 104³ multiply-adds at the measured time of one.
+    let madds = 5 * 104u64.pow(3);
+    let request_ns = madds * schedlab_scenario::SCHBENCH_MADD_PS / 1000;
+    assert_eq!(sb.request_ns(), request_ns);
+    let mt = &c.tasks[0].program;
+    assert_eq!(mt.len(), 3, "{mt:?}");
+    assert!(matches!(mt[0], Op::Recv(_)));
+    assert_eq!(chan(&c, &mt[0]), "sb0.post");
+    assert_eq!(mt[1], Op::Run(Some(Dist::Fixed(5_000))));
+    assert!(matches!(mt[2], Op::Send(_)));
+    assert_eq!(chan(&c, &mt[2]), "sb0.wake");
+    for w in &c.tasks[1..] {
+        let p = &w.program;
+        assert_eq!(p.len(), 4, "{p:?}");
+        assert!(matches!(p[0], Op::Send(_)));
+        assert_eq!(chan(&c, &p[0]), "sb0.post");
+        assert!(matches!(p[1], Op::Recv(_)));
+        assert_eq!(chan(&c, &p[1]), "sb0.wake");
+        assert_eq!(p[2], Op::Sleep(Dist::Fixed(100_000)));
+        assert_eq!(p[3], Op::Run(Some(Dist::Fixed(request_ns))));
+    }
+    for ch in &c.channels {
+        assert!(
+            ch.futex,
+            "{} wakes as FUTEX_WAKE does, without WF_SYNC",
+            ch.name
+        );
+    }
+    // -F and -n scale the math: 1024 KiB gives 209 × 209 matrices, -n 2 two of them.
+    let (s, _) = config(
+        8,
+        r#"[{"schbench": {"cache_footprint_kb": 1024, "operations": 2}}]"#,
+    );
+    let Workload::Schbench(sb) = &s.workloads()[0].params else {
+        panic!()
+    };
+    assert_eq!(sb.matrix_size(), 209);
+    assert_eq!(
+        sb.request_ns(),
+        2 * 209u64.pow(3) * schedlab_scenario::SCHBENCH_MADD_PS / 1000
+    );
+}
+
+/// schbench's defaults: one message thread (`-m`), ⌈CPUs / message threads⌉ workers each
+/// (`-t`, from `get_nprocs()`), and each message thread with futexes of its own.
+#[test]
+fn schbench_defaults_and_channels_per_message_thread() {
+    let (s, c) = config(6, r#"[{"schbench": {}}]"#);
+    assert_eq!(
+        s.workloads()[0].label,
+        "schbench 1 message thread x 6 workers"
+    );
+    assert_eq!(c.tasks.len(), 7);
+    let (s, c) = config(7, r#"[{"schbench": {"message_threads": 2}}]"#);
+    assert_eq!(
+        s.workloads()[0].label,
+        "schbench 2 message threads x 4 workers"
+    );
+    assert_eq!(c.tasks.len(), 2 * 5);
     let (s, c) = config(
         8,
         r#"[{"schbench": {"message_threads": 3, "workers": 4, "request_us": 50, "think_us": 2}}]"#,
     );
     assert_eq!(c.tasks.len(), 3 * (1 + 4));
-    let info = &s.workloads()[0];
-    assert_eq!(info.label, "schbench 3 message threads x 4 workers");
     assert_eq!(
-        info.roles,
+        s.workloads()[0].roles,
         vec![
             (Role::MessageThread, vec![0, 2, 4]),
             (Role::Worker, vec![1, 3, 5])
         ]
     );
-    let mut seen = std::collections::BTreeSet::new();
     for m in 0..3u32 {
         let mt: Vec<_> = c.tasks.iter().filter(|t| t.group == 2 * m).collect();
         assert_eq!(mt.len(), 1);
-        let ops = trace(&mt[0].program, 100);
-        let round: Vec<_> = ops[..1 + 4 + 4].to_vec();
-        assert_eq!(round[0], Op::Run(Some(Dist::Fixed(2_000))));
-        for w in 0..4 {
-            assert_eq!(chan(&c, &round[1 + w]), format!("sb{m}.req{w}"));
-            assert!(matches!(round[1 + w], Op::Send(_)));
-            assert_eq!(chan(&c, &round[5 + w]), format!("sb{m}.done"));
-            assert!(matches!(round[5 + w], Op::Recv(_)));
-        }
+        assert_eq!(chan(&c, &mt[0].program[0]), format!("sb{m}.post"));
+        assert_eq!(mt[0].program[1], Op::Run(Some(Dist::Fixed(2_000))));
+        assert_eq!(chan(&c, &mt[0].program[2]), format!("sb{m}.wake"));
         let workers: Vec<_> = c.tasks.iter().filter(|t| t.group == 2 * m + 1).collect();
         assert_eq!(workers.len(), 4);
-        for (w, t) in workers.iter().enumerate() {
-            let req = chan(&c, &t.program[0]).to_string();
-            assert_eq!(req, format!("sb{m}.req{w}"));
-            assert!(seen.insert(req), "request channels are unique");
-            assert_eq!(t.program[1], Op::Run(Some(Dist::Fixed(50_000))));
-            assert_eq!(chan(&c, &t.program[2]), format!("sb{m}.done"));
+        for t in workers {
+            assert_eq!(chan(&c, &t.program[0]), format!("sb{m}.post"));
+            assert_eq!(chan(&c, &t.program[1]), format!("sb{m}.wake"));
+            assert_eq!(t.program[3], Op::Run(Some(Dist::Fixed(50_000))));
         }
     }
-    assert_eq!(seen.len(), 12);
+    assert_eq!(c.channels.len(), 6);
 }
 
 #[test]
@@ -521,7 +587,7 @@ fn workload_errors_name_their_path_and_range() {
     );
     has(
         &e(r#"[{"massive_intr": {}}, {"schbench": {"workers": 1001}}]"#),
-        "workloads[1].schbench.workers: 1001 is out of range (allowed 1..=1000)",
+        "workloads[1].schbench.workers: 1001 is out of range (allowed 0..=1000)",
     );
     has(&e(r#"[{"pipe_pair": {"placement": "numa"}}]"#), "workloads[0].pipe_pair.placement: \"numa\" is not a placement (allowed \"free\", \"stacked\", \"cross\")");
     has(

@@ -64,8 +64,8 @@ pub enum Op {
     Run(Option<Dist>),
     /// Block for this long (wall time), then wake.
     Sleep(Dist),
-    /// Write one message to a channel; wakes one blocked reader, if any (a pipe write, WF_SYNC).
-    /// Blocks while the channel is full.
+    /// Write one message to a channel; wakes one blocked reader, if any (a pipe write, WF_SYNC;
+    /// without it on a [`Channel::futex`] channel). Blocks while the channel is full.
     Send(u32),
     /// Read one message from a channel, blocking while it is empty.
     Recv(u32),
@@ -113,6 +113,13 @@ pub struct Channel {
     /// `unix_write_space` wakes the writer only when `unix_writable`, i.e. at a quarter of
     /// the send buffer).
     pub wake_writer_at: Option<u64>,
+    /// A futex word rather than a pipe: a send wakes a blocked reader as `FUTEX_WAKE` does,
+    /// without WF_SYNC (`futex_wake` → `wake_up_q` → `wake_up_process`), where a pipe's
+    /// `pipe_write` passes it. A message sent to a waiting reader is that reader's (its read
+    /// is done when it wakes; no other reader can take it, as each waiter has a word of its
+    /// own); one sent while no reader waits is kept, as a futex word set before its waiter
+    /// gets to `FUTEX_WAIT` makes the wait return at once.
+    pub futex: bool,
     /// `Some`: the channel is an asynchronous I/O context on a block device (libaio's
     /// `io_submit` / `io_getevents`): a send submits one I/O and never blocks, and the I/O's
     /// completion, after the device's latency, its interrupt and (for a write) the workqueue,
@@ -127,6 +134,7 @@ impl Channel {
             name: name.into(),
             capacity: 0,
             wake_writer_at: None,
+            futex: false,
             device: None,
         }
     }

@@ -13,6 +13,7 @@ fn channels(names: &[&str]) -> Vec<Channel> {
             name: n.to_string(),
             capacity: 0,
             wake_writer_at: None,
+            futex: false,
             device: None,
         })
         .collect()
@@ -156,6 +157,7 @@ fn a_socket_wakes_its_blocked_writer_only_at_the_low_watermark() {
             name: "c".into(),
             capacity: 8,
             wake_writer_at,
+            futex: false,
             device: None,
         }];
         let out = run(&c, "eevdf-6.6");
@@ -185,4 +187,53 @@ fn a_socket_wakes_its_blocked_writer_only_at_the_low_watermark() {
         5,
         "a socket at 2: the sixth read leaves 2 of 8"
     );
+}
+
+/// A futex channel (`Channel::futex`): the message a send wakes a waiting reader with is that
+/// reader's (fpost sets the waiter's own futex word), so the sender reading the channel right
+/// after finds nothing; a pipe leaves the message in the buffer for whoever reads first.
+#[test]
+fn a_futex_wake_belongs_to_the_waiter_it_wakes() {
+    let exits = |futex: bool| {
+        let reader = task(
+            "reader",
+            0,
+            SchedPolicy::Normal,
+            vec![Op::Recv(0), Op::Run(Some(Dist::Fixed(10_000))), Op::Exit],
+        );
+        let sender = task(
+            "sender",
+            0,
+            SchedPolicy::Normal,
+            vec![
+                Op::Run(Some(Dist::Fixed(50_000))),
+                Op::Send(0),
+                Op::Recv(0),
+                Op::Exit,
+            ],
+        );
+        let mut c = cfg(1, 1000, 10 * MS, vec![reader, sender]);
+        c.channels = vec![Channel {
+            futex,
+            ..Channel::unbounded("c")
+        }];
+        let out = run(&c, "eevdf-6.6");
+        let mut dead: Vec<u32> = out
+            .trace
+            .events
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::Switch {
+                    prev_pid,
+                    prev_state: PrevState::Dead,
+                    ..
+                } => Some(prev_pid),
+                _ => None,
+            })
+            .collect();
+        dead.sort_unstable();
+        dead
+    };
+    assert_eq!(exits(true), [1], "the woken reader exits; the sender waits");
+    assert_eq!(exits(false), [2], "the sender takes its own message back");
 }

@@ -17,6 +17,7 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
             name: format!("c{i}"),
             capacity: r.below(3),
             wake_writer_at: None,
+            futex: false,
             // A third of the channels are block devices completing in the interrupt (a
             // send submits, a read reaps), on a random CPU and rq_affinity.
             device: (r.below(3) == 0).then(|| IoDevice {

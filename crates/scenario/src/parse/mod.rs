@@ -469,7 +469,11 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                     );
                     continue;
                 };
-                p.unknown_keys(&path, co, &["name", "capacity", "wake_writer_at", "device"]);
+                p.unknown_keys(
+                    &path,
+                    co,
+                    &["name", "capacity", "wake_writer_at", "futex", "device"],
+                );
                 let name = match co.get("name") {
                     Some(v) => p.string(&join(&path, "name"), v, 64),
                     None => {
@@ -491,17 +495,34 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                         .map(Some),
                     (Some(_), None) => None,
                 };
+                let futex = match co.get("futex") {
+                    None => Some(false),
+                    Some(Value::Bool(b)) => Some(*b),
+                    Some(v) => {
+                        p.err(
+                            &join(&path, "futex"),
+                            format!("expected true or false, got {}", show(v)),
+                        );
+                        None
+                    }
+                };
                 let device = match co.get("device") {
                     None => Some(None),
                     Some(v) => device(&mut p, &join(&path, "device"), v, cpus).map(Some),
                 };
-                if let (Some(name), Some(capacity), Some(wake_writer_at), Some(device)) =
-                    (name, capacity, wake_writer_at, device)
+                if let (
+                    Some(name),
+                    Some(capacity),
+                    Some(wake_writer_at),
+                    Some(futex),
+                    Some(device),
+                ) = (name, capacity, wake_writer_at, futex, device)
                 {
                     let spec = crate::ChannelSpec {
                         name: name.clone(),
                         capacity,
                         wake_writer_at,
+                        futex,
                         device: device.clone(),
                     };
                     let unused = used_channels
@@ -524,6 +545,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                             name,
                             capacity,
                             wake_writer_at,
+                            futex,
                             device,
                         });
                     }

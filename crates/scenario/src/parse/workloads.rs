@@ -154,17 +154,39 @@ pub(super) fn schbench(p: &mut P, w: &W, cpus: Option<u64>) -> Option<Schbench> 
     p.unknown_keys(w.path, w.o, &WorkloadKind::Schbench.keys());
     let d = Schbench::default();
     let message_threads = w.uint(p, "message_threads", d.message_threads, 1, 1024);
-    let workers = w.uint(p, "workers", d.workers, 1, 1000);
-    let request_us = w.time(p, "request_us", d.request_us, Unit::Us, MAX_COST_NS);
+    let workers = w.uint(p, "workers", d.workers, 0, 1000);
+    let cache_footprint_kb = w.uint(p, "cache_footprint_kb", d.cache_footprint_kb, 1, 1 << 20);
+    let operations = w.uint(p, "operations", d.operations, 1, 1000);
+    let request_us = opt(w.o.get("request_us"), |v| {
+        time(p, &w.path("request_us"), v, Unit::Us, MAX_COST_NS)
+    });
+    let sleep_us = w.time(p, "sleep_us", d.sleep_us, Unit::Us, MAX_COST_NS);
     let think_us = w.time(p, "think_us", d.think_us, Unit::Us, MAX_COST_NS);
     let affinity = w.affinity(p, cpus);
-    Some(Schbench {
+    let s = Schbench {
         message_threads: message_threads?,
         workers: workers?,
+        cache_footprint_kb: cache_footprint_kb?,
+        operations: operations?,
         request_us: request_us?,
+        sleep_us: sleep_us?,
         think_us: think_us?,
         affinity: affinity?,
-    })
+    };
+    if s.request_us.is_none() && s.request_ns() as f64 > MAX_COST_NS {
+        p.err(
+            &w.path("operations"),
+            format!(
+                "{} multiplications of {}x{} matrices take {} ms of CPU per request; at most 1 s",
+                s.operations,
+                s.matrix_size(),
+                s.matrix_size(),
+                s.request_ns() / 1_000_000
+            ),
+        );
+        return None;
+    }
+    Some(s)
 }
 
 pub(super) fn pipe_pair(p: &mut P, w: &W) -> Option<PipePair> {

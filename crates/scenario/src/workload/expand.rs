@@ -67,7 +67,7 @@ fn prefix_of(workloads: &[Workload], k: usize) -> String {
 /// `net.core.wmem_default`, a unix socket's `sk_sndbuf`.
 const SK_SNDBUF: u64 = 212_992;
 
-pub(crate) fn channel_specs(workloads: &[Workload]) -> Vec<crate::ChannelSpec> {
+pub(crate) fn channel_specs(cpus: u64, workloads: &[Workload]) -> Vec<crate::ChannelSpec> {
     let mut out = vec![];
     for (k, w) in workloads.iter().enumerate() {
         if let Workload::FioLike(f) = w {
@@ -76,6 +76,7 @@ pub(crate) fn channel_specs(workloads: &[Workload]) -> Vec<crate::ChannelSpec> {
                 name: format!("{prefix}.io{{i}}"),
                 capacity: f.iodepth,
                 wake_writer_at: None,
+                futex: false,
                 device: Some(crate::DeviceSpec {
                     latency_us: f.io_us.clone(),
                     hardirq_ns: f.hardirq_ns,
@@ -84,6 +85,23 @@ pub(crate) fn channel_specs(workloads: &[Workload]) -> Vec<crate::ChannelSpec> {
                     workqueue: f.write.then(|| format!("{prefix}.dio{{cpu}}")),
                 }),
             });
+        }
+        if let Workload::Schbench(s) = w {
+            // Each thread's futex word (fpost / fwait): a wake without WF_SYNC. At most one
+            // post per worker is outstanding, so neither ever fills.
+            let prefix = prefix_of(workloads, k);
+            let workers = s.workers_for(cpus);
+            for m in 0..s.message_threads {
+                for name in ["post", "wake"] {
+                    out.push(crate::ChannelSpec {
+                        name: format!("{prefix}{m}.{name}"),
+                        capacity: workers,
+                        wake_writer_at: None,
+                        futex: true,
+                        device: None,
+                    });
+                }
+            }
         }
         if let Workload::Hackbench(h) = w {
             let prefix = prefix_of(workloads, k);
@@ -101,6 +119,7 @@ pub(crate) fn channel_specs(workloads: &[Workload]) -> Vec<crate::ChannelSpec> {
                     name: format!("{prefix}{g}.r{{i}}"),
                     capacity,
                     wake_writer_at,
+                    futex: false,
                     device: None,
                 });
             }
@@ -220,33 +239,41 @@ pub(crate) fn expand(
                 )
             }
             Workload::Schbench(s) => {
+                // schbench.c v1.0: run_msg_thread and worker_thread / msg_and_wait, over the
+                // futex channels of channel_specs.
+                let workers = s.workers_for(cpus);
+                let request = Step::Run(Duration::Fixed(Number::from(s.request_ns())), Unit::Ns);
                 for m in 0..s.message_threads {
-                    let mut mt = vec![run_us(&s.think_us)];
-                    mt.extend((0..s.workers).map(|w| Step::Send(format!("{prefix}{m}.req{w}"))));
-                    mt.push(Step::Loop(
-                        s.workers,
-                        vec![Step::Recv(format!("{prefix}{m}.done"))],
-                    ));
+                    let (post, wake) = (format!("{prefix}{m}.post"), format!("{prefix}{m}.wake"));
+                    // Sleep on its futex until a worker posts; wake one queued worker per post.
+                    let mt = vec![
+                        Step::Recv(post.clone()),
+                        run_us(&s.think_us),
+                        Step::Send(wake.clone()),
+                    ];
                     add(
                         &mut groups,
                         Role::MessageThread,
                         group("schbench", 1, s.affinity.clone(), mt),
                     );
+                    // msg_and_wait (post the message thread, wait on its own futex), then a
+                    // request: usleep, then do_work's matrix multiplications.
                     let worker = vec![
-                        Step::Recv(format!("{prefix}{m}.req{{i}}")),
-                        run_us(&s.request_us),
-                        Step::Send(format!("{prefix}{m}.done")),
+                        Step::Send(post),
+                        Step::Recv(wake),
+                        Step::Sleep(Duration::Fixed(s.sleep_us.clone()), Unit::Us),
+                        request.clone(),
                     ];
                     add(
                         &mut groups,
                         Role::Worker,
-                        group("schbench", s.workers, s.affinity.clone(), worker),
+                        group("schbench", workers, s.affinity.clone(), worker),
                     );
                 }
                 format!(
                     "schbench {} x {}",
                     plural(s.message_threads, "message thread", "message threads"),
-                    plural(s.workers, "worker", "workers")
+                    plural(workers, "worker", "workers")
                 )
             }
             Workload::PipePair(p) => {

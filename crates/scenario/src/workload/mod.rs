@@ -27,7 +27,7 @@ pub use params::ParamSpec;
 pub enum WorkloadKind {
     /// `hackbench` (pipe mode): groups of senders flooding groups of receivers.
     Hackbench,
-    /// `schbench`: message threads waking workers and waiting for their answers.
+    /// `schbench`: message threads waking workers over futexes; workers sleep, then multiply matrices.
     Schbench,
     /// A tbench-like client/server buddy pair over a pipe.
     PipePair,
@@ -187,33 +187,106 @@ impl Default for Hackbench {
     }
 }
 
-/// `schbench -m MESSAGE_THREADS -t WORKERS`.
+/// `schbench -m MESSAGE_THREADS -t WORKERS [-F KB] [-n OPS]` in its default mode (no `-R`,
+/// `-p` or `-C`), as schbench.c v1.0 (Chris Mason, 2023-04-21) runs it.
 ///
-/// Each message thread does `think_us` of work per round, wakes each of its workers with a
-/// message of its own, then waits for one answer per worker. A worker wakes on its message,
-/// does `request_us` of work (schbench's per-request matrix multiplication) and answers. The
-/// workers' wakeup latency is what schbench reports.
+/// Every thread waits on a futex word of its own (`fwait`) and is woken by `fpost`, a plain
+/// `FUTEX_WAKE`: a wakeup without WF_SYNC. A worker (`worker_thread`) loops over
+/// `msg_and_wait`, queueing itself on its message thread's list and posting the message
+/// thread's futex, then waiting on its own; once woken it runs one request: `usleep(100)`
+/// ("simulated networking", `sleep_us`) and `do_work`, `operations` matrix multiplications
+/// (`do_some_math`) of a `cache_footprint_kb` footprint. A message thread (`run_msg_thread`)
+/// does no work of its own: it sleeps on its futex until a worker posts, wakes every worker
+/// queued on its list (`xlist_wake_all`), and sleeps again; it never waits for answers.
+///
+/// The model keeps that shape with two futex channels per message thread (`sb{m}.post`,
+/// `sb{m}.wake`, both `"futex": true`): a worker sends to `post` and reads `wake`, a message
+/// thread reads `post`, pays `think_us` and sends to `wake`, once per queued worker. A post or
+/// wake that finds nobody waiting is kept, as the futex word stays set until its owner's next
+/// `fwait`. Wakeup latency (schbench's: from the message thread's wake to the worker running)
+/// and request latency (from the start of the `usleep` to the end of the math) are what
+/// schbench reports.
+///
+/// Not modelled: the per-CPU spinlock `do_work` holds around the math (`lock_this_cpu`, off
+/// with `-L`; a worker switched in on a CPU whose lock a preempted worker holds spins on it).
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Schbench {
-    /// `-m`: message threads (default 2, 1..=1024).
+    /// `-m`: message threads (default 1, 1..=1024).
     pub message_threads: u64,
-    /// `-t`: workers per message thread (default 16, 1..=1000).
+    /// `-t`: workers per message thread; 0 (default) = ⌈CPUs / message threads⌉, as schbench
+    /// sets it from `get_nprocs()` (0..=1000).
     pub workers: u64,
-    /// CPU work per request, µs (default 100).
-    pub request_us: Number,
-    /// The message thread's own work per round, µs (default 5).
+    /// `-F`: the matrices' cache footprint, KiB (default 256, 1..=1048576): three `n × n`
+    /// matrices of `unsigned long`, n = ⌊√(KiB × 1024 / 3 / 8)⌋ (104 at 256 KiB).
+    pub cache_footprint_kb: u64,
+    /// `-n`: matrix multiplications per request (default 5, 1..=1000).
+    pub operations: u64,
+    /// CPU time of one request's math, µs; default (none): `operations` × n³ multiply-adds at
+    /// [`SCHBENCH_MADD_PS`] each (3656 µs at the defaults).
+    pub request_us: Option<Number>,
+    /// The `usleep` before the math, µs (default 100, v1.0's fixed `usleep(100)`; later
+    /// schbench versions take it as `-s`).
+    pub sleep_us: Number,
+    /// The message thread's CPU time per worker it wakes (the list splice, `gettimeofday`,
+    /// `FUTEX_WAKE`), µs (default 5; a model cost, not measured).
     pub think_us: Number,
     /// CPUs of all its tasks (default all).
     pub affinity: Option<Vec<u64>>,
 }
 
+/// One multiply-add of schbench's `do_some_math`, ps: 650 on the machine of
+/// docs/measurements.md (`perf stat` task-clock per request of `schbench -m 1 -t 1 -r 5`,
+/// 5 × 104³ multiply-adds: 3.57–4.33 ms over three runs, median 3.65 ms).
+pub const SCHBENCH_MADD_PS: u64 = 650;
+
+impl Schbench {
+    /// `matrix_size`: ⌊√(cache_footprint_kb × 1024 / 3 / sizeof(unsigned long))⌋.
+    pub fn matrix_size(&self) -> u64 {
+        let cells = self.cache_footprint_kb.saturating_mul(1024) / 3 / 8;
+        let mut n = (cells as f64).sqrt() as u64;
+        while n * n > cells {
+            n -= 1;
+        }
+        while (n + 1) * (n + 1) <= cells {
+            n += 1;
+        }
+        n
+    }
+
+    /// CPU time of one request's math, ns: `request_us`, or `operations` × n³ multiply-adds.
+    pub fn request_ns(&self) -> u64 {
+        match &self.request_us {
+            Some(us) => (us.as_f64().unwrap_or(0.0) * 1e3).round() as u64,
+            None => {
+                let n = self.matrix_size();
+                let madds = self
+                    .operations
+                    .saturating_mul(n.saturating_mul(n).saturating_mul(n));
+                madds.saturating_mul(SCHBENCH_MADD_PS) / 1000
+            }
+        }
+    }
+
+    /// Workers per message thread on a machine with `cpus` CPUs (`-t`, or schbench's default).
+    pub fn workers_for(&self, cpus: u64) -> u64 {
+        if self.workers == 0 {
+            cpus.max(1).div_ceil(self.message_threads.max(1))
+        } else {
+            self.workers
+        }
+    }
+}
+
 impl Default for Schbench {
     fn default() -> Self {
         Schbench {
-            message_threads: 2,
-            workers: 16,
-            request_us: 100.into(),
+            message_threads: 1,
+            workers: 0,
+            cache_footprint_kb: 256,
+            operations: 5,
+            request_us: None,
+            sleep_us: 100.into(),
             think_us: 5.into(),
             affinity: None,
         }
@@ -464,7 +537,7 @@ impl Workload {
                 .saturating_add(1),
             Workload::Schbench(s) => s
                 .message_threads
-                .saturating_mul(s.workers.saturating_add(1)),
+                .saturating_mul(s.workers_for(cpus).saturating_add(1)),
             Workload::PipePair(p) => p.pairs.saturating_mul(2),
             Workload::MassiveIntr(m) => massive_count(m, cpus),
             Workload::Periodic(p) => p.count,
@@ -515,7 +588,17 @@ impl Workload {
                     &d.message_threads,
                 );
                 put(&mut o, "workers", &s.workers, &d.workers);
-                put(&mut o, "request_us", &s.request_us, &d.request_us);
+                put(
+                    &mut o,
+                    "cache_footprint_kb",
+                    &s.cache_footprint_kb,
+                    &d.cache_footprint_kb,
+                );
+                put(&mut o, "operations", &s.operations, &d.operations);
+                if let Some(r) = &s.request_us {
+                    o.insert("request_us".into(), Value::Number(r.clone()));
+                }
+                put(&mut o, "sleep_us", &s.sleep_us, &d.sleep_us);
                 put(&mut o, "think_us", &s.think_us, &d.think_us);
                 aff(&mut o, &s.affinity);
             }

@@ -122,11 +122,18 @@ impl Simulator {
                         self.block(id, TState::Sleeping);
                         return;
                     }
-                    chan.count += 1;
+                    let futex = self.cfg.channels[ch as usize].futex;
                     let reader = chan.readers.pop_front();
+                    match reader {
+                        // fpost: the waiter's own futex word is set, so the message is its
+                        // alone; its FUTEX_WAIT returns (the read is done).
+                        Some(r) if futex => self.advance_pc(r),
+                        _ => self.chans[ch as usize].count += 1,
+                    }
                     self.advance_pc(id);
                     if let Some(r) = reader {
-                        self.try_to_wake_up(r, cpu, Some(id), true);
+                        // pipe_write wakes with WF_SYNC; FUTEX_WAKE without it.
+                        self.try_to_wake_up(r, cpu, Some(id), !futex);
                     }
                 }
                 Op::Recv(ch) => {
