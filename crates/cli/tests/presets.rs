@@ -128,11 +128,15 @@ fn sched_idle_runs_and_waits() {
 
 /// Seed 000: the wakeup-preemption success ratio under hackbench is far above CFS's on EEVDF
 /// without RUN_TO_PARITY (80% vs 20%), and RUN_TO_PARITY brings it down (23%). The thread's
-/// hackbench is also faster with it (101 s vs 117 s), which needs the cost of the extra
-/// switches: the preset charges the measured `switch_cost_ns` (960 ns), and RUN_TO_PARITY,
-/// which switches about half as often, finishes first. Without that cost both variants do
-/// the same CPU work on always-busy CPUs and finish within 2% of each other, so the test asks
-/// for more than 2%.
+/// hackbench is also faster with it (101 s vs 117 s, 14% less), which needs the cost of the
+/// extra switches: the preset charges the measured `switch_cost_ns` (960 ns), and
+/// RUN_TO_PARITY, which switches less than half as often, finishes first. Without that cost
+/// both variants do the same CPU work on always-busy CPUs and finish within 2% of each other,
+/// so the test asks for more than 2% at the preset's 300 loops, and for the direction at
+/// shorter runs: for the first 70 ms after main() wakes all 320 threads at once most threads
+/// are runnable, wakeups are few and both variants switch alike, so at 100 loops that start
+/// is 40% of the run and the lead is smaller (ARCHITECTURE.md, "Compared with the machine").
+/// hackbench's run has no random input, so the seed does not move it; the run length does.
 #[test]
 fn hackbench_wakeup_preemption_ratio() {
     let (s, outs) = run("hackbench");
@@ -141,9 +145,9 @@ fn hackbench_wakeup_preemption_ratio() {
     let rtp = preempt_ratio(variant(&outs, "eevdf-6.6"));
     let dl = preempt_ratio(variant(&outs, "eevdf-6.6:WAKEUP_DEADLINE"));
     let msg = format!("ratios: cfs {cfs:.3}, NO_RUN_TO_PARITY {no_rtp:.3}, RUN_TO_PARITY {rtp:.3}, WAKEUP_DEADLINE {dl:.3}");
-    // The thread's ratio is 4× (80 vs 20%); the model's is 1.63× without a switch cost and
-    // 1.44× with it (CFS switches more when each switch costs CPU time: ARCHITECTURE.md,
-    // deviation 12), so the bound is the direction with a margin, not the thread's size.
+    // The thread's ratio is 4× (80 vs 20%); the model's start keeps CFS's low while the
+    // runqueues are crowded (ARCHITECTURE.md), so the bound is the direction with a margin,
+    // not the thread's size.
     assert!(
         no_rtp > 1.4 * cfs,
         "EEVDF without RUN_TO_PARITY should preempt far more than CFS; {msg}"
@@ -153,19 +157,40 @@ fn hackbench_wakeup_preemption_ratio() {
         "RUN_TO_PARITY should bring the ratio down; {msg}"
     );
     assert!(dl <= rtp, "WAKEUP_DEADLINE only removes preemptions; {msg}");
-    let time = |v: &str| {
-        let o = variant(&outs, v);
-        let all: Vec<Pid> = [Role::Sender, Role::Receiver]
-            .iter()
-            .flat_map(|r| role_pids(&s, o, *r))
-            .collect();
-        wl::hackbench_time_ns(&o.trace, &all).expect("hackbench finishes")
-    };
-    let (t_no, t_rtp) = (time("eevdf-6.6:NO_RUN_TO_PARITY"), time("eevdf-6.6"));
+    let (t_no, t_rtp) = (
+        hackbench_time(&s, variant(&outs, "eevdf-6.6:NO_RUN_TO_PARITY")),
+        hackbench_time(&s, variant(&outs, "eevdf-6.6")),
+    );
     assert!(
         t_rtp * 102 < t_no * 100,
-        "RUN_TO_PARITY should finish first (the thread: 101 s vs 117 s): {t_rtp} vs {t_no} ns"
+        "RUN_TO_PARITY should finish first by more than 2% (the thread: 101 s vs 117 s): {t_rtp} vs {t_no} ns"
     );
+    for loops in [100, 200] {
+        let json = preset("hackbench")
+            .unwrap()
+            .json
+            .replace("\"loops\": 300", &format!("\"loops\": {loops}"));
+        let s = Scenario::from_json(&json).unwrap();
+        let cfg = s.sim_config();
+        let time = |v: &str| {
+            let v = s.variants().iter().find(|x| x.name == v).unwrap();
+            hackbench_time(&s, &simulate(&cfg, v).unwrap())
+        };
+        let (t_no, t_rtp) = (time("eevdf-6.6:NO_RUN_TO_PARITY"), time("eevdf-6.6"));
+        assert!(
+            t_rtp < t_no,
+            "{loops} loops: RUN_TO_PARITY should finish first: {t_rtp} vs {t_no} ns"
+        );
+    }
+}
+
+/// hackbench's `Time:`: from the first wakeup to the last sender's or receiver's exit.
+fn hackbench_time(s: &Scenario, o: &Output) -> u64 {
+    let all: Vec<Pid> = [Role::Sender, Role::Receiver]
+        .iter()
+        .flat_map(|r| role_pids(s, o, *r))
+        .collect();
+    wl::hackbench_time_ns(&o.trace, &all).expect("hackbench finishes")
 }
 
 /// Seed 000's schbench run: no real difference in wakeup latency or RPS with RUN_TO_PARITY.

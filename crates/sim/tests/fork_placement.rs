@@ -52,6 +52,22 @@ fn a_busy_forking_cpu_gives_the_new_task_to_an_idle_one() {
     assert_eq!(placed(&run(&c, "eevdf-6.6"), 2), 1);
 }
 
+/// Equal candidates: `update_pick_idlest` keeps the first of equals, in the order of
+/// `sd->groups`, which `build_sched_groups` links from the CPU's own group on
+/// (`for_each_cpu_wrap(i, span, cpu)`). A task forked on busy CPU 2 of four, where CPUs 0, 1
+/// and 3 are idle and have never run (one idle CPU each, util 0), goes to CPU 3, the group
+/// after the local one, not to CPU 0.
+#[test]
+fn equal_idle_groups_are_taken_in_order_from_the_forking_cpu() {
+    let busy = on(hog("busy", 0), &[2]);
+    let mut new = on(hog("new", 0), &[2, 0, 1, 3]);
+    new.start_ns = 10 * MS;
+    let c = cfg(4, 1000, 30 * MS, vec![busy, new]);
+    for v in ["cfs-6.1", "eevdf-6.6", "eevdf-6.19"] {
+        assert_eq!(placed(&run(&c, v), 2), 3, "{v}");
+    }
+}
+
 /// Both CPUs overloaded (two always-runnable hogs each, whose PELT loads have converged to
 /// their weights by 600 ms): CPU 0 carries nice −1 + nice 0 = 1277 + 1024 = 2301, CPU 1
 /// 1024 + 1024 = 2048. The idlest group is less loaded, but not by the margins

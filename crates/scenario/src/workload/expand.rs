@@ -130,6 +130,7 @@ pub(crate) fn channel_specs(cpus: u64, workloads: &[Workload]) -> Vec<crate::Cha
                     name: format!("{prefix}.{name}"),
                     capacity: (2 * h.fds * h.groups).clamp(1, MAX_LOOP),
                     wake_writer_at: None,
+                    futex: false,
                     device: None,
                 });
             }

@@ -320,8 +320,9 @@ impl Simulator {
 
     /// `find_idlest_group` (`sched_balance_find_dst_group`) in domain `d` whose groups are
     /// `group_size` CPUs wide: the idlest group other than the forking CPU's own
-    /// (`update_pick_idlest`), and only if it is idler than the local group by the kernel's
-    /// margins; `None` stays local.
+    /// (`update_pick_idlest`, which keeps the first of equals in `sd->groups` order: from the
+    /// local group on, wrapping), and only if it is idler than the local group by the
+    /// kernel's margins; `None` stays local.
     fn find_idlest_group(
         &self,
         d: &Domain,
@@ -331,9 +332,7 @@ impl Simulator {
     ) -> Option<(u32, u32)> {
         let mut idlest: Option<((u32, u32), GroupStats)> = None;
         let mut local: Option<GroupStats> = None;
-        let mut lo = d.lo;
-        while lo < d.hi {
-            let hi = lo + group_size;
+        for (lo, hi) in d.groups_from(this, group_size) {
             if (lo..hi).any(|c| self.allowed(id, c)) {
                 let sgs = self.wakeup_group_stats(lo, hi, id, d.imbalance_pct);
                 if (lo..hi).contains(&this) {
@@ -345,7 +344,6 @@ impl Simulator {
                     idlest = Some(((lo, hi), sgs));
                 }
             }
-            lo = hi;
         }
         let (group, idlest) = idlest?;
         let Some(local) = local else {
