@@ -358,6 +358,10 @@ pub struct IrqSpec {
     pub mean_interval_ns: Option<u64>,
     /// Each handler's time, ns.
     pub cost_ns: u64,
+    /// `"queue_work": "events0"`: the handler queues its work item on this workqueue channel
+    /// (`schedule_work` from a driver's interrupt handler), for the kworker that reads it; an
+    /// item still pending is not queued again (WORK_STRUCT_PENDING). Absent: no work item.
+    pub queue_work: Option<String>,
 }
 
 /// A whole scenario. Every value here passed validation.
@@ -631,6 +635,9 @@ impl Scenario {
                         o.insert("mean_interval_ns".into(), n.into());
                     }
                     o.insert("cost_ns".into(), q.cost_ns.into());
+                    if let Some(w) = &q.queue_work {
+                        o.insert("queue_work".into(), w.clone().into());
+                    }
                     Value::Object(o)
                 })
                 .collect();
@@ -800,6 +807,12 @@ impl Scenario {
                 });
             }
         }
+        // The interrupts' workqueue channels (their kworkers read them).
+        let irq_work: Vec<Option<u32>> = self
+            .irq
+            .iter()
+            .map(|q| q.queue_work.clone().map(&mut chan))
+            .collect();
         SimConfig {
             cpus: self.cpus as u32,
             llc_size: self.topology.llc_size as u32,
@@ -821,13 +834,15 @@ impl Scenario {
             irq_load: self
                 .irq
                 .iter()
-                .map(|q| schedlab_sim::IrqSource {
+                .zip(irq_work)
+                .map(|(q, queue_work)| schedlab_sim::IrqSource {
                     cpu: q.cpu as u32,
                     arrival: match q.every_ns {
                         Some(n) => schedlab_sim::IrqArrival::Every(n),
                         None => schedlab_sim::IrqArrival::Poisson(q.mean_interval_ns.unwrap_or(1)),
                     },
                     cost_ns: q.cost_ns,
+                    queue_work,
                 })
                 .collect(),
             cache: self.cache.and_then(CacheSetting::cost),

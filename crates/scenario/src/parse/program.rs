@@ -522,8 +522,14 @@ pub(super) fn duration(p: &mut P, path: &str, v: &Value, unit: Unit) -> Option<D
 /// Every channel that is read must be written somewhere, and the other way round: a typo in a
 /// channel name would otherwise leave a task blocked forever.
 /// Checks that every channel read is written and every channel written is read; returns the
-/// concrete names of all channels the tasks use.
-pub(super) fn check_channels(p: &mut P, tasks: &[TaskGroup]) -> std::collections::BTreeSet<String> {
+/// concrete names of all channels the tasks use. `irq_work` are the interrupts' workqueue
+/// channels (`"irq"`'s `"queue_work"`, with their paths): written by interrupts only, and each
+/// must be read by a task (its kworker).
+pub(super) fn check_channels(
+    p: &mut P,
+    tasks: &[TaskGroup],
+    irq_work: &[(String, String)],
+) -> std::collections::BTreeSet<String> {
     use std::collections::BTreeSet;
     /// Sends and reads of `steps` (inside loops too) with their paths.
     fn walk<'a>(steps: &'a [Step], path: &str, out: &mut Vec<(bool, &'a str, String)>) {
@@ -558,6 +564,21 @@ pub(super) fn check_channels(p: &mut P, tasks: &[TaskGroup]) -> std::collections
                 uses.push((is_send, name, path.clone()));
             }
         }
+    }
+    for (name, path) in irq_work {
+        if !read.contains(name) {
+            p.err(
+                path,
+                format!("no task reads workqueue channel \"{name}\" (its kworker, e.g. {{\"recv\": \"{name}\"}})"),
+            );
+        }
+        if let Some((_, _, by)) = uses.iter().find(|(s, n, _)| *s && n == name) {
+            p.err(
+                path,
+                format!("channel \"{name}\" is also written by {by}; an interrupt's workqueue channel carries only its work items"),
+            );
+        }
+        sent.insert(name.clone());
     }
     let mut reported = BTreeSet::new();
     for (is_send, name, path) in uses {
