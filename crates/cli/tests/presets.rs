@@ -128,11 +128,15 @@ fn sched_idle_runs_and_waits() {
 
 /// Seed 000: the wakeup-preemption success ratio under hackbench is far above CFS's on EEVDF
 /// without RUN_TO_PARITY (80% vs 20%), and RUN_TO_PARITY brings it down (23%). The thread's
-/// hackbench is also faster with it (101 s vs 117 s), which needs the cost of the extra
-/// switches: the preset charges the measured `switch_cost_ns` (960 ns), and RUN_TO_PARITY,
-/// which switches about half as often, finishes first. Without that cost both variants do
-/// the same CPU work on always-busy CPUs and finish within 2% of each other, so the test asks
-/// for more than 2%.
+/// hackbench is also faster with it (101 s vs 117 s, 14% less), which needs the cost of the
+/// extra switches: the preset charges the measured `switch_cost_ns` (960 ns), and
+/// RUN_TO_PARITY, which switches less than half as often, finishes first. Without that cost
+/// both variants do the same CPU work on always-busy CPUs and finish within 2% of each other,
+/// so the test asks for more than 2% at the preset's 300 loops, and for the direction at
+/// shorter runs: for the first 70 ms after main() wakes all 320 threads at once most threads
+/// are runnable, wakeups are few and both variants switch alike, so at 100 loops that start
+/// is 40% of the run and the lead is smaller (ARCHITECTURE.md, "Compared with the machine").
+/// hackbench's run has no random input, so the seed does not move it; the run length does.
 #[test]
 fn hackbench_wakeup_preemption_ratio() {
     let (s, outs) = run("hackbench");
@@ -141,9 +145,9 @@ fn hackbench_wakeup_preemption_ratio() {
     let rtp = preempt_ratio(variant(&outs, "eevdf-6.6"));
     let dl = preempt_ratio(variant(&outs, "eevdf-6.6:WAKEUP_DEADLINE"));
     let msg = format!("ratios: cfs {cfs:.3}, NO_RUN_TO_PARITY {no_rtp:.3}, RUN_TO_PARITY {rtp:.3}, WAKEUP_DEADLINE {dl:.3}");
-    // The thread's ratio is 4× (80 vs 20%); the model's is 1.63× without a switch cost and
-    // 1.44× with it (CFS switches more when each switch costs CPU time: ARCHITECTURE.md,
-    // deviation 12), so the bound is the direction with a margin, not the thread's size.
+    // The thread's ratio is 4× (80 vs 20%); the model's start keeps CFS's low while the
+    // runqueues are crowded (ARCHITECTURE.md), so the bound is the direction with a margin,
+    // not the thread's size.
     assert!(
         no_rtp > 1.4 * cfs,
         "EEVDF without RUN_TO_PARITY should preempt far more than CFS; {msg}"
@@ -153,19 +157,40 @@ fn hackbench_wakeup_preemption_ratio() {
         "RUN_TO_PARITY should bring the ratio down; {msg}"
     );
     assert!(dl <= rtp, "WAKEUP_DEADLINE only removes preemptions; {msg}");
-    let time = |v: &str| {
-        let o = variant(&outs, v);
-        let all: Vec<Pid> = [Role::Sender, Role::Receiver]
-            .iter()
-            .flat_map(|r| role_pids(&s, o, *r))
-            .collect();
-        wl::exit_time_ns(&o.trace, &all).expect("hackbench finishes")
-    };
-    let (t_no, t_rtp) = (time("eevdf-6.6:NO_RUN_TO_PARITY"), time("eevdf-6.6"));
+    let (t_no, t_rtp) = (
+        hackbench_time(&s, variant(&outs, "eevdf-6.6:NO_RUN_TO_PARITY")),
+        hackbench_time(&s, variant(&outs, "eevdf-6.6")),
+    );
     assert!(
         t_rtp * 102 < t_no * 100,
-        "RUN_TO_PARITY should finish first (the thread: 101 s vs 117 s): {t_rtp} vs {t_no} ns"
+        "RUN_TO_PARITY should finish first by more than 2% (the thread: 101 s vs 117 s): {t_rtp} vs {t_no} ns"
     );
+    for loops in [100, 200] {
+        let json = preset("hackbench")
+            .unwrap()
+            .json
+            .replace("\"loops\": 300", &format!("\"loops\": {loops}"));
+        let s = Scenario::from_json(&json).unwrap();
+        let cfg = s.sim_config();
+        let time = |v: &str| {
+            let v = s.variants().iter().find(|x| x.name == v).unwrap();
+            hackbench_time(&s, &simulate(&cfg, v).unwrap())
+        };
+        let (t_no, t_rtp) = (time("eevdf-6.6:NO_RUN_TO_PARITY"), time("eevdf-6.6"));
+        assert!(
+            t_rtp < t_no,
+            "{loops} loops: RUN_TO_PARITY should finish first: {t_rtp} vs {t_no} ns"
+        );
+    }
+}
+
+/// hackbench's `Time:`: from the first wakeup to the last sender's or receiver's exit.
+fn hackbench_time(s: &Scenario, o: &Output) -> u64 {
+    let all: Vec<Pid> = [Role::Sender, Role::Receiver]
+        .iter()
+        .flat_map(|r| role_pids(s, o, *r))
+        .collect();
+    wl::hackbench_time_ns(&o.trace, &all).expect("hackbench finishes")
 }
 
 /// Seed 000's schbench run: no real difference in wakeup latency or RPS with RUN_TO_PARITY.
@@ -191,42 +216,76 @@ fn schbench_no_real_difference() {
     );
 }
 
-/// Seed 003: EEVDF gives massive_intr fewer switches than CFS, the video threads a higher
-/// average delay; the +tweak reschedules more.
+/// Seed 003 (Mike Galbraith, May 2024: `perf sched latency` of 5 minutes of chrome playing a
+/// 1080p clip against massive_intr on 8 CPUs). The expectations are the thread's tables
+/// (sum delay / switches, as perf's avg): 6.1.91-cfs against 6.1.91-eevdf (the model's
+/// eevdf-6.6) and +tweak (RESCHED_CURR_INELIGIBLE). The kworkers' rate and cost and the video
+/// threads' rates and costs are inputs from the CFS table, so they check nothing here; the EEVDF
+/// figures and the differences do. Directions everywhere; magnitudes within 2× where the
+/// model reproduces them (ARCHITECTURE.md, deviation 12, says which and why not the others).
 #[test]
 fn video_vs_massive_intr() {
-    let (s, outs) = run("video-massive-intr");
-    let mi = |v: &str| {
-        let o = variant(&outs, v);
-        wl::switches(&o.trace, &role_pids(&s, o, Role::Hog))
-    };
-    let video_delay = |v: &str| {
-        let o = variant(&outs, v);
-        let pids = role_pids(&s, o, Role::Periodic);
-        let rows = schedlab_report::latency::latency_rows(&o.trace, false);
-        let (sum, n) = rows
+    let (_, outs) = run("video-massive-intr");
+    // (switches, avg delay ns) of the threads whose comm starts with `comm`, as perf merges.
+    let fig = |v: &str, comm: &str| {
+        let rows = schedlab_report::latency::latency_rows(&variant(&outs, v).trace, true);
+        let (n, sum) = rows
             .iter()
-            .filter(|r| pids.contains(&r.pid))
-            .fold((0, 0), |(s, n), r| (s + r.delay_sum_ns, n + r.count));
-        sum as f64 / n.max(1) as f64
+            .filter(|r| r.comm.starts_with(comm))
+            .fold((0, 0), |(n, s), r| (n + r.count, s + r.delay_sum_ns));
+        (n as f64, sum as f64 / n.max(1) as f64)
     };
+    let (cfs, eevdf, tweak) = ("cfs-6.1", "eevdf-6.6", "eevdf-6.6:RESCHED_CURR_INELIGIBLE");
+    let (mi_sw, mi_delay) = (|v| fig(v, "massive_intr").0, |v| fig(v, "massive_intr").1);
+    let dav1d = |v| fig(v, "dav1d-worker").1;
+    let kworker_runs = |v| fig(v, "kworker").0;
     let msg = format!(
-        "massive_intr switches: cfs {}, eevdf-6.6 {}, +tweak {}; video avg delay ns: cfs {:.0}, eevdf-6.6 {:.0}",
-        mi("cfs-6.1"),
-        mi("eevdf-6.6"),
-        mi("eevdf-6.6:RESCHED_CURR_INELIGIBLE"),
-        video_delay("cfs-6.1"),
-        video_delay("eevdf-6.6")
+        "massive_intr switches {:.0} / {:.0} / {:.0}, avg delay {:.0} / {:.0} / {:.0} ns; \
+         dav1d-worker avg delay {:.0} / {:.0} / {:.0} ns; kworker runs {:.0} / {:.0} (cfs / eevdf / +tweak)",
+        mi_sw(cfs),
+        mi_sw(eevdf),
+        mi_sw(tweak),
+        mi_delay(cfs),
+        mi_delay(eevdf),
+        mi_delay(tweak),
+        dav1d(cfs),
+        dav1d(eevdf),
+        dav1d(tweak),
+        kworker_runs(cfs),
+        kworker_runs(eevdf),
     );
-    assert!(mi("eevdf-6.6") < mi("cfs-6.1"), "{msg}");
+    let within_2x = |model: f64, thread: f64| model >= thread / 2.0 && model <= thread * 2.0;
+
+    // massive_intr's switches: 11 581 161 → 6 127 207, −47 %. Reproduced within 2× of the drop.
+    let thread_drop = 1.0 - 6_127_207.0 / 11_581_161.0;
+    let drop = 1.0 - mi_sw(eevdf) / mi_sw(cfs);
+    assert!(drop > 0.0 && within_2x(drop, thread_drop), "{msg}");
+    // The per-CPU kworkers run less often: 1 647 598 → 616 547 (kworker/5 and /6, −63 %);
+    // direction only (the model's interrupts keep their rate, see deviation 12).
+    assert!(kworker_runs(eevdf) < kworker_runs(cfs), "{msg}");
+
+    // massive_intr's average delay rises: 25.6 → 34.0 µs (+33 %). Direction, and each
+    // kernel's delay within 2× of the thread's.
+    assert!(mi_delay(eevdf) > mi_delay(cfs), "{msg}");
     assert!(
-        video_delay("eevdf-6.6") > 2.0 * video_delay("cfs-6.1"),
+        within_2x(mi_delay(cfs), 296_184.363e6 / 11_581_161.0),
         "{msg}"
     );
     assert!(
-        mi("eevdf-6.6:RESCHED_CURR_INELIGIBLE") > mi("eevdf-6.6"),
+        within_2x(mi_delay(eevdf), 208_289.732e6 / 6_127_207.0),
         "{msg}"
     );
+
+    // The dav1d workers' average delay rises: 89.0 → 261.6 µs (2.9×). Direction, and EEVDF's
+    // delay within 2× of the thread's (the model's CFS delay is 2–3× short, so its ratio is
+    // larger than the thread's).
+    assert!(dav1d(eevdf) > 2.0 * dav1d(cfs), "{msg}");
+    assert!(within_2x(dav1d(eevdf), 130_584.659e6 / 499_175.0), "{msg}");
+
+    // +tweak against eevdf: massive_intr switches 6 127 207 → 6 284 089 (+2.6 %), dav1d-worker
+    // avg delay 261.6 → 240.3 µs (−8 %). Directions only (the model's shifts are larger).
+    assert!(mi_sw(tweak) > mi_sw(eevdf), "{msg}");
+    assert!(dav1d(tweak) < dav1d(eevdf), "{msg}");
 }
 
 /// Seed 004, cross-core: the thread measured 60% and 47% utilisation for tbench and

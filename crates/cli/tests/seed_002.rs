@@ -340,10 +340,11 @@ fn links_decode_and_exports_are_written() {
 
 #[test]
 fn check_counts_the_tasks_and_groups_workloads_generate() {
-    // hackbench -g 8 -f 20 -T: 8 groups × (20 senders + 20 receivers) = 320 threads.
+    // hackbench -g 8 -f 20 -T: 8 groups × (20 senders + 20 receivers) = 320 threads, and
+    // main().
     let out = schedlab(&["check", "scenarios/presets/hackbench.json"]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains(", 320 tasks in "), "{text}");
+    assert!(text.contains(", 321 tasks in "), "{text}");
     assert!(!text.contains(" in 0 groups"), "{text}");
 }

@@ -42,7 +42,8 @@ pub fn workload_figures(infos: &[WorkloadInfo], r: &Output) -> Figures {
         let _ = writeln!(text, "[{}]", info.label);
         let fig = match &info.params {
             Workload::Hackbench(h) => {
-                let time = wl::exit_time_ns(&r.trace, &pids_of(r, info, &[]));
+                let threads = pids_of(r, info, &[Role::Sender, Role::Receiver]);
+                let time = wl::hackbench_time_ns(&r.trace, &threads);
                 text.push_str(&wl::format_hackbench(
                     h.groups as u32,
                     h.fds as u32,

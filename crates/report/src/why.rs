@@ -225,9 +225,9 @@ pub fn sentence(t: &Trace, d: &Decision) -> String {
                 "find_idlest_cpu (fork): {} placed on cpu{cpu}, {}",
                 l(pid),
                 if idle {
-                    "the most recently idled CPU of the idlest group"
+                    "idle (find_idlest_group kept the forking CPU's group or found an idler one)"
                 } else {
-                    "no idle CPU: the least loaded"
+                    "no idle CPU in the group chosen: the least loaded"
                 }
             ),
             SelectPath::Wakeup {

@@ -110,6 +110,18 @@ pub fn exit_time_ns(trace: &Trace, pids: &[Pid]) -> Option<u64> {
     (left == 0 && !set.0.is_empty()).then_some(last)
 }
 
+/// hackbench's "Time:": from main()'s kick-off, the first `sched_wakeup` of any of `pids`
+/// (each thread sleeps only on the start pipe before it), to the last one's exit; `None`
+/// unless all exited.
+pub fn hackbench_time_ns(trace: &Trace, pids: &[Pid]) -> Option<u64> {
+    let set = PidSet::new(pids);
+    let start = trace.events.iter().find_map(|e| match e.kind {
+        EventKind::Wakeup { pid, .. } if set.contains(pid) => Some(e.t_ns),
+        _ => None,
+    })?;
+    exit_time_ns(trace, pids).map(|end| end.saturating_sub(start))
+}
+
 /// Requests / round trips / I/Os completed by `pids`: their switch-outs in state S.
 pub fn completions(trace: &Trace, pids: &[Pid]) -> u64 {
     let set = PidSet::new(pids);

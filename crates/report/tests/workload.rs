@@ -56,6 +56,29 @@ fn exit_time_only_when_all_exited() {
     assert_eq!(exit_time_ns(&t, &[]), None);
 }
 
+/// hackbench's Time runs from the kick-off (the threads' first `sched_wakeup`, on the start
+/// pipe) to the last exit, not from the run's start.
+#[test]
+fn hackbench_time_from_the_first_wakeup() {
+    let t = grouped_trace(
+        1,
+        &[(1, "hackbench", Some(0)), (2, "hackbench", Some(0))],
+        vec![
+            wakeup_new(0, 0, 1),
+            wakeup_new(20, 0, 2),
+            wakeup(60, 0, 2),
+            wakeup(61, 0, 1),
+            sw(70, 0, 0, 'R', 1),
+            sw(100, 0, 1, 'X', 2),
+            sw(250, 0, 2, 'X', 0),
+        ],
+        400,
+    );
+    assert_eq!(hackbench_time_ns(&t, &[1, 2]), Some(250 - 60));
+    assert_eq!(hackbench_time_ns(&t, &[1]), Some(100 - 61));
+    assert_eq!(exit_time_ns(&t, &[1, 2]), Some(250));
+}
+
 #[test]
 fn completions_and_per_second_buckets() {
     let t = grouped_trace(

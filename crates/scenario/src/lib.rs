@@ -256,6 +256,9 @@ pub struct TaskGroup {
     /// SCHED_FIFO / SCHED_RR (`"policy": "fifo"` or `"rr"`, with `"rt_priority"`); `policy`
     /// is then `Normal` and unused.
     pub rt: Option<RtSpec>,
+    /// `create_every_us`: the tasks are created one after another, this far apart (task i at
+    /// `start_ms` + i × this), as a main thread creates its workers; default all at once.
+    pub create_every_us: Option<Number>,
 }
 
 /// A task group's RT policy.
@@ -355,6 +358,10 @@ pub struct IrqSpec {
     pub mean_interval_ns: Option<u64>,
     /// Each handler's time, ns.
     pub cost_ns: u64,
+    /// `"queue_work": "events0"`: the handler queues its work item on this workqueue channel
+    /// (`schedule_work` from a driver's interrupt handler), for the kworker that reads it; an
+    /// item still pending is not queued again (WORK_STRUCT_PENDING). Absent: no work item.
+    pub queue_work: Option<String>,
 }
 
 /// A whole scenario. Every value here passed validation.
@@ -565,6 +572,9 @@ impl Scenario {
                 if let Some(s) = &t.start_ms {
                     o.insert("start_ms".into(), Value::Number(s.clone()));
                 }
+                if let Some(s) = &t.create_every_us {
+                    o.insert("create_every_us".into(), Value::Number(s.clone()));
+                }
                 let prog = t.program.iter().map(Step::to_value).collect();
                 o.insert("program".into(), Value::Array(prog));
                 Value::Object(o)
@@ -625,6 +635,9 @@ impl Scenario {
                         o.insert("mean_interval_ns".into(), n.into());
                     }
                     o.insert("cost_ns".into(), q.cost_ns.into());
+                    if let Some(w) = &q.queue_work {
+                        o.insert("queue_work".into(), w.clone().into());
+                    }
                     Value::Object(o)
                 })
                 .collect();
@@ -782,10 +795,24 @@ impl Scenario {
                     slice_ns: t.slice_us.as_ref().map(|s| to_ns(s, Unit::Us)),
                     affinity: affinity.clone(),
                     program,
-                    start_ns: t.start_ms.as_ref().map_or(0, |s| to_ns(s, Unit::Ms)),
+                    start_ns: t
+                        .start_ms
+                        .as_ref()
+                        .map_or(0, |s| to_ns(s, Unit::Ms))
+                        .saturating_add(
+                            t.create_every_us
+                                .as_ref()
+                                .map_or(0, |e| i.saturating_mul(to_ns(e, Unit::Us))),
+                        ),
                 });
             }
         }
+        // The interrupts' workqueue channels (their kworkers read them).
+        let irq_work: Vec<Option<u32>> = self
+            .irq
+            .iter()
+            .map(|q| q.queue_work.clone().map(&mut chan))
+            .collect();
         SimConfig {
             cpus: self.cpus as u32,
             llc_size: self.topology.llc_size as u32,
@@ -807,13 +834,15 @@ impl Scenario {
             irq_load: self
                 .irq
                 .iter()
-                .map(|q| schedlab_sim::IrqSource {
+                .zip(irq_work)
+                .map(|(q, queue_work)| schedlab_sim::IrqSource {
                     cpu: q.cpu as u32,
                     arrival: match q.every_ns {
                         Some(n) => schedlab_sim::IrqArrival::Every(n),
                         None => schedlab_sim::IrqArrival::Poisson(q.mean_interval_ns.unwrap_or(1)),
                     },
                     cost_ns: q.cost_ns,
+                    queue_work,
                 })
                 .collect(),
             cache: self.cache.and_then(CacheSetting::cost),

@@ -407,3 +407,65 @@ fn a_key_given_twice_is_an_error_not_the_last_one_silently() {
         "the key \"seed\" appears twice",
     );
 }
+
+/// An interrupt that queues a work item for a kworker: `"irq"`'s `"queue_work"`.
+const IRQ_WORK: &str = r#"{"version": 1, "name": "w", "cpus": 2, "hz": 1000, "duration_ms": 10,
+  "tasks": [{"name": "kworker-1", "affinity": [1], "program": [{"recv": "events1"}, {"run_us": 5}]}],
+  "irq": [{"cpu": 1, "mean_interval_ns": 200000, "cost_ns": 1000, "queue_work": "events1"}]}"#;
+
+#[test]
+fn irq_queue_work_resolves_to_the_kworkers_channel_and_round_trips() {
+    let s = Scenario::from_json(IRQ_WORK).unwrap();
+    assert_eq!(s.irq[0].queue_work.as_deref(), Some("events1"));
+    let c = s.sim_config();
+    let w = c.irq_load[0].queue_work.expect("a workqueue channel");
+    assert_eq!(c.channels[w as usize].name, "events1");
+    assert_eq!(c.tasks[0].program[0], Op::Recv(w));
+    assert!(c.check().is_ok());
+    let again = Scenario::from_json(&s.to_json()).unwrap();
+    assert_eq!(again.irq, s.irq);
+}
+
+#[test]
+fn irq_queue_work_errors_name_what_is_wrong() {
+    let with = |from: &str, to: &str| errors(&IRQ_WORK.replacen(from, to, 1));
+    let has = |errs: Vec<String>, want: &str| {
+        assert!(
+            errs.iter().any(|e| e.contains(want)),
+            "wanted `{want}` in {errs:#?}"
+        );
+    };
+    // Nobody reads it (a misspelt name).
+    has(
+        with("\"queue_work\": \"events1\"", "\"queue_work\": \"event1\""),
+        "irq[0].queue_work: no task reads workqueue channel \"event1\"",
+    );
+    // A task writes it too.
+    has(
+        with(
+            "{\"run_us\": 5}]}",
+            "{\"run_us\": 5}]}, {\"name\": \"w\", \"program\": [{\"send\": \"events1\"}, {\"sleep_ms\": 1}]}",
+        ),
+        "also written by tasks[1]",
+    );
+    has(
+        with("\"queue_work\": \"events1\"", "\"queue_work\": 3"),
+        "irq[0].queue_work: expected a string",
+    );
+    has(
+        with(
+            "\"queue_work\": \"events1\"",
+            "\"queue_work\": \"events{cpu}\"",
+        ),
+        "must name one channel",
+    );
+    has(with("\"queue_work\"", "\"queue_wrk\""), "queue_wrk");
+    // A device's channel is not a workqueue.
+    has(
+        with(
+            "\"irq\":",
+            "\"channels\": [{\"name\": \"events1\", \"capacity\": 4, \"futex\": true}], \"irq\":",
+        ),
+        "listed in channels as a futex",
+    );
+}

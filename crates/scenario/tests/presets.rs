@@ -56,10 +56,10 @@ fn presets_have_the_shapes_of_their_threads() {
         (16, 1000, vec!["cfs-5.14", "cfs-6.1"])
     );
 
-    // One hackbench group per CPU, 20 fds: 8 × 40 tasks.
+    // One hackbench group per CPU, 20 fds: 8 × 40 threads and main().
     let s = get("hackbench");
     assert_eq!(s.cpus, 8);
-    assert_eq!(s.sim_config().tasks.len(), 8 * 40);
+    assert_eq!(s.sim_config().tasks.len(), 1 + 8 * 40);
     assert_eq!(s.workloads()[0].kind, WorkloadKind::Hackbench);
     assert_eq!(s.variants.len(), 4);
 

@@ -79,23 +79,55 @@ fn hackbench_expands_to_receivers_and_senders_per_group() {
         4,
         r#"[{"hackbench": {"groups": 2, "fds": 3, "loops": 4, "send_us": 7, "recv_us": 5}}]"#,
     );
-    assert_eq!(c.tasks.len(), 12);
+    // main() and 2 groups × (3 receivers + 3 senders).
+    assert_eq!(c.tasks.len(), 1 + 12);
     assert!(c.tasks.iter().all(|t| t.comm == "hackbench"));
     let info = &s.workloads()[0];
     assert_eq!(info.kind, WorkloadKind::Hackbench);
     assert_eq!(info.label, "hackbench 2 groups x 3 fds");
     assert_eq!(
         info.roles,
-        vec![(Role::Receiver, vec![0, 2]), (Role::Sender, vec![1, 3])]
+        vec![
+            (Role::Main, vec![0]),
+            (Role::Receiver, vec![1, 3]),
+            (Role::Sender, vec![2, 4])
+        ]
     );
+    // main(): creates the 12 threads (20 µs each), reads a ready byte from each, then starts
+    // them all (the model: one start message each) and joins them.
+    let main = &c.tasks[0];
+    assert_eq!(main.start_ns, 0);
+    let ops = trace(&main.program, 10_000);
+    assert_eq!(ops[0], Op::Run(Some(Dist::Fixed(12 * 20_000))));
+    assert!(ops[1..13]
+        .iter()
+        .all(|o| chan(&c, o) == "hb.ready" && matches!(o, Op::Recv(_))));
+    assert!(ops[13..25]
+        .iter()
+        .all(|o| chan(&c, o) == "hb.start" && matches!(o, Op::Send(_))));
+    assert_eq!(ops[25..], [Op::Exit]);
     for g in 0..2u32 {
-        let receivers: Vec<_> = c.tasks.iter().filter(|t| t.group == 2 * g).collect();
-        let senders: Vec<_> = c.tasks.iter().filter(|t| t.group == 2 * g + 1).collect();
+        let receivers: Vec<_> = c.tasks.iter().filter(|t| t.group == 1 + 2 * g).collect();
+        let senders: Vec<_> = c.tasks.iter().filter(|t| t.group == 2 + 2 * g).collect();
         assert_eq!((receivers.len(), senders.len()), (3, 3));
+        // group() creates its receivers, then its senders: thread k at (k + 1) × 20 µs.
+        for (j, t) in receivers.iter().enumerate() {
+            assert_eq!(t.start_ns, (6 * g as u64 + j as u64 + 1) * 20_000);
+        }
+        for (j, t) in senders.iter().enumerate() {
+            assert_eq!(t.start_ns, (6 * g as u64 + 3 + j as u64 + 1) * 20_000);
+        }
         let mut received: BTreeMap<String, usize> = BTreeMap::new();
         for (j, r) in receivers.iter().enumerate() {
             let ops = trace(&r.program, 10_000);
             assert_eq!(ops.last(), Some(&Op::Exit), "receivers exit");
+            // ready(): write the ready pipe, wait on the start pipe.
+            assert_eq!(
+                (chan(&c, &ops[0]), chan(&c, &ops[1])),
+                ("hb.ready", "hb.start")
+            );
+            assert!(matches!((&ops[0], &ops[1]), (Op::Send(_), Op::Recv(_))));
+            let ops = &ops[2..];
             let reads: Vec<_> = ops.iter().filter(|o| matches!(o, Op::Recv(_))).collect();
             // fds × loops = 12 messages, all from its own pipe, recv_us of work each.
             assert_eq!(reads.len(), 12);
@@ -109,6 +141,11 @@ fn hackbench_expands_to_receivers_and_senders_per_group() {
         for snd in &senders {
             let ops = trace(&snd.program, 10_000);
             assert_eq!(ops.last(), Some(&Op::Exit), "senders exit");
+            assert_eq!(
+                (chan(&c, &ops[0]), chan(&c, &ops[1])),
+                ("hb.ready", "hb.start")
+            );
+            let ops = &ops[2..];
             let writes: Vec<_> = ops.iter().filter(|o| matches!(o, Op::Send(_))).collect();
             assert_eq!(writes.len(), 12);
             for w in writes {
@@ -135,12 +172,22 @@ fn two_workloads_of_a_kind_do_not_share_channels() {
             .iter()
             .map(|c| c.name.as_str())
             .collect::<Vec<_>>(),
-        ["hb0.r0", "pp.req0", "pp.rsp0", "w2.hb0.r0"]
+        [
+            "hb.ready",
+            "hb.start",
+            "hb0.r0",
+            "pp.req0",
+            "pp.rsp0",
+            "w2.hb.ready",
+            "w2.hb.start",
+            "w2.hb0.r0"
+        ]
     );
     // hackbench's socketpairs hold 278 messages of 100 bytes (212992-byte sk_sndbuf / 768-byte
-    // truesize, rounded up: measured on Linux 6.18); the pipe pair's are unbounded.
+    // truesize, rounded up: measured on Linux 6.18); the pipe pair's are unbounded; main()'s
+    // ready and start pipes hold a byte from each of the 2 threads.
     let caps: Vec<u64> = c.channels.iter().map(|c| c.capacity).collect();
-    assert_eq!(caps, [278, 0, 0, 278]);
+    assert_eq!(caps, [2, 2, 278, 0, 0, 2, 2, 278]);
 }
 
 /// hackbench's fds: unix socketpairs by default, whose blocked writer wakes only when the
@@ -153,6 +200,7 @@ fn hackbench_sockets_by_default_and_pipes_with_p() {
         let (_, c) = config(2, w);
         c.channels
             .iter()
+            .filter(|c| !c.name.ends_with(".ready") && !c.name.ends_with(".start"))
             .map(|c| (c.capacity, c.wake_writer_at))
             .collect::<Vec<_>>()
     };
@@ -479,16 +527,16 @@ fn workloads_come_after_the_tasks_and_share_the_task_limit() {
         "workloads": [{"hackbench": {"groups": 1000, "fds": 50, "loops": 1}}]}"#;
     has(
         &errors(too_many),
-        "workloads: 110000 tasks in all (10000 from tasks, 100000 from workloads); at most 100000 allowed",
+        "workloads: 110001 tasks in all (10000 from tasks, 100001 from workloads); at most 100000 allowed",
     );
-    // 50 000 tasks are allowed, but not 25 000 senders with 1 002-step programs each
-    // (+ 25 000 receivers x 4).
+    // 50 001 tasks are allowed, but not 25 000 senders with 1 004-step programs each
+    // (+ 25 000 receivers x 6, + main()'s 6).
     has(
         &errors(&doc(
             8,
             r#"[{"hackbench": {"groups": 50, "fds": 500, "loops": 1}}]"#,
         )),
-        "workloads: the tasks' programs add up to 25150000 steps; at most 4000000 in all",
+        "workloads: the tasks' programs add up to 25250006 steps; at most 4000000 in all",
     );
 }
 
@@ -633,8 +681,8 @@ fn the_expansion_is_plain_tasks_with_the_same_config() {
     let s = Scenario::from_json(EVERYTHING).unwrap();
     let x = s.expanded();
     assert!(x.workloads.is_empty());
-    // The write fio adds its jobs and a kworker per CPU (8).
-    assert_eq!(x.tasks.len(), 1 + 4 + 2 + 4 + 1 + 1 + 1 + 1 + 1 + 8);
+    // hackbench adds main(), the write fio its jobs and a kworker per CPU (8).
+    assert_eq!(x.tasks.len(), 1 + 1 + 4 + 2 + 4 + 1 + 1 + 1 + 1 + 1 + 8);
     let parsed = Scenario::from_json(&x.to_json()).unwrap();
     assert_eq!(parsed, x);
     assert_eq!(parsed.sim_config(), s.sim_config());
@@ -645,7 +693,7 @@ fn the_expansion_is_plain_tasks_with_the_same_config() {
             for &g in groups {
                 let name = &x.tasks[g as usize].name;
                 let want = match role {
-                    Role::Sender | Role::Receiver => "hackbench",
+                    Role::Main | Role::Sender | Role::Receiver => "hackbench",
                     Role::MessageThread | Role::Worker => "schbench",
                     Role::Client => "tbench",
                     Role::Server => "tbench_srv",

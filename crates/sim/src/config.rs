@@ -336,6 +336,14 @@ pub struct IrqSource {
     pub arrival: IrqArrival,
     /// How long each handler runs, in ns (> 0, shorter than a periodic source's interval).
     pub cost_ns: u64,
+    /// `Some(w)`: the handler queues its work item on workqueue channel `w` (a driver's
+    /// `schedule_work` from its interrupt handler, for the CPU's bound kworker that reads `w`),
+    /// as `queue_work_on` does: one `work_struct` per source, so an interrupt arriving while the
+    /// item is still pending (queued, not yet taken by the kworker: WORK_STRUCT_PENDING) queues
+    /// nothing. The kworker's [`Op::Recv`] takes the item and clears its pending bit, as
+    /// `process_one_work` does before it calls the function; a worker that finds more items
+    /// after one runs them before it sleeps (`worker_thread`). `None`: no work item.
+    pub queue_work: Option<u32>,
 }
 
 /// A cache-warmth cost: CPU time a task pays when it resumes with what it cached displaced.
@@ -472,6 +480,22 @@ impl SimConfig {
                     ));
                 }
                 _ => {}
+            }
+            if let Some(w) = q.queue_work {
+                // A plain channel that only interrupts write (its messages are work items).
+                let plain = (w as usize) < self.channels.len()
+                    && self.channels[w as usize].device.is_none()
+                    && !self.channels[w as usize].futex
+                    && !self
+                        .channels
+                        .iter()
+                        .any(|c| c.device.as_ref().is_some_and(|d| d.workqueue.contains(&w)))
+                    && !self.tasks.iter().any(|t| t.program.contains(&Op::Send(w)));
+                if !plain {
+                    return Err(format!(
+                        "irq source {i}: queue_work must name a plain channel that no task or device writes"
+                    ));
+                }
             }
         }
         for (i, c) in self.channels.iter().enumerate() {

@@ -311,8 +311,9 @@ pub enum Sis {
 pub enum SelectPath {
     /// One CPU in the machine (or in the task's affinity): no choice.
     OnlyCpu,
-    /// `find_idlest_cpu` (`sched_balance_find_dst_cpu`), a fork: the most recently idled CPU
-    /// of the idlest group (`idle`), else the least loaded.
+    /// `find_idlest_cpu` (`sched_balance_find_dst_cpu`), a fork: the forking CPU's group kept
+    /// unless `find_idlest_group` found an idler one; in the group the most recently idled CPU,
+    /// else the least loaded; `idle`: the CPU chosen is idle.
     Fork {
         /// Whether it found an idle CPU.
         idle: bool,

@@ -13,6 +13,7 @@ fn irq(cpu: u32, arrival: IrqArrival, cost_ns: u64) -> IrqSource {
         cpu,
         arrival,
         cost_ns,
+        queue_work: None,
     }
 }
 

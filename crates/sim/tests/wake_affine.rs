@@ -15,8 +15,10 @@ fn on(mut t: TaskSpec, cpus: &[u32]) -> TaskSpec {
 
 /// A hog pinned to each of two CPUs; on CPU 0 a sender pinned there runs 2 ms and writes (every
 /// ~4 ms, sharing the CPU with the hog); a
-/// receiver free to run on either reads and runs 10 µs. The fork path puts the receiver on
-/// CPU 1 (the less loaded). While its load_avg is still the 1024 a new task starts with, its
+/// receiver free to run on either reads and runs 10 µs. Created at 50 ms, the fork path puts
+/// the receiver on CPU 1: CPU 0 (hog and sender, util past 875) is overloaded and CPU 1 (one
+/// hog, util 1024 − 512·y^50 ≈ 851 < 1024 × 100/117) has spare capacity, a less busy group
+/// type (`find_idlest_group`). While its load_avg is still the 1024 a new task starts with, its
 /// sync wakeups stay on CPU 1: this_eff = (2048 − 1024 + 1024)·100 = 204 800 against
 /// prev_eff ≈ (2048 − 1024)·108. Once it has slept most of ~100 ms its load is a few units:
 /// this_eff ≈ (2048 − 1024 + ε)·100 < prev_eff ≈ (1024 + ε − ε)·108, so it is pulled to the
@@ -35,7 +37,7 @@ fn a_rarely_running_wakee_joins_its_busy_waker_once_its_load_has_decayed() {
         ),
         &[0],
     );
-    let receiver = on(
+    let mut receiver = on(
         task(
             "receiver",
             0,
@@ -44,6 +46,7 @@ fn a_rarely_running_wakee_joins_its_busy_waker_once_its_load_has_decayed() {
         ),
         &[0, 1],
     );
+    receiver.start_ns = 50 * MS;
     let mut c = cfg(2, 1000, 1_000 * MS, vec![hog0, hog1, sender, receiver]);
     c.channels = vec![Channel::unbounded("c")];
     let out = run(&c, "eevdf-6.6");
@@ -64,7 +67,7 @@ fn a_rarely_running_wakee_joins_its_busy_waker_once_its_load_has_decayed() {
         .expect("the receiver reaches the sender's CPU")
         .0;
     assert!(
-        (30 * MS..300 * MS).contains(&moved),
+        (50 * MS + 30 * MS..50 * MS + 300 * MS).contains(&moved),
         "pulled once its load has decayed, not at once nor never: at {moved} ns"
     );
     assert!(

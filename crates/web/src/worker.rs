@@ -646,6 +646,32 @@ mod tests {
         assert_eq!(run(most + CHUNK_EVENTS as usize * 8), Ok(2));
     }
 
+    /// The hackbench preset, the heaviest, runs in the page as the page runs it (trace,
+    /// decision records and snapshots of all four variants) within the page's limit.
+    #[test]
+    fn the_hackbench_preset_runs_within_the_page_limit() {
+        let scenario = schedlab_scenario::presets::preset("hackbench")
+            .unwrap()
+            .scenario();
+        let mut w = SimWorker::default();
+        assert!(w
+            .received(Request::Run {
+                run: 3,
+                scenario: Box::new(scenario),
+            })
+            .is_empty());
+        for _ in 0..100_000 {
+            for r in w.step(3) {
+                match r {
+                    Reply::Failed { message, .. } => panic!("{message}"),
+                    Reply::Done(_) => return,
+                    _ => {}
+                }
+            }
+        }
+        panic!("the run neither ended nor failed");
+    }
+
     #[test]
     fn the_last_run_explains_its_switches_until_the_next_run() {
         let mut sc = schedlab_scenario::presets::preset("tbench-stacked")

@@ -57,6 +57,7 @@ pub(super) const TASK_KEYS: &[&str] = &[
     "affinity",
     "slice_us",
     "start_ms",
+    "create_every_us",
     "program",
     "cgroup",
     "session",
@@ -412,6 +413,18 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             "no tasks: add at least one task group (or a workload)",
         );
     }
+    // The interrupts' workqueue channels, as written (`irq_source` checks the rest).
+    let irq_work: Vec<(String, String)> = match o.get("irq") {
+        Some(Value::Array(a)) => a
+            .iter()
+            .enumerate()
+            .filter_map(|(i, q)| {
+                let w = q.get("queue_work")?.as_str()?;
+                Some((w.to_string(), format!("irq[{i}].queue_work")))
+            })
+            .collect(),
+        _ => vec![],
+    };
     // The concrete channels the tasks use, once their programs have been checked.
     let mut used_channels = None;
     if let (Some(ts), Some(ws), Some(cpus)) = (&tasks, &workloads, cpus) {
@@ -451,7 +464,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                     ),
                 );
             } else {
-                used_channels = Some(check_channels(&mut p, &all));
+                used_channels = Some(check_channels(&mut p, &all, &irq_work));
             }
         }
     }
@@ -590,6 +603,24 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             None
         }
     };
+    // An interrupt's workqueue channel is a plain one: not a device's, not a futex word.
+    if let (Some(irq), Some(chans)) = (&irq, &channels) {
+        for (i, q) in irq.iter().enumerate() {
+            let Some(w) = &q.queue_work else { continue };
+            if let Some(c) = chans
+                .iter()
+                .find(|c| c.matches(w) && (c.device.is_some() || c.futex))
+            {
+                p.err(
+                    &format!("irq[{i}].queue_work"),
+                    format!(
+                        "channel \"{w}\" is listed in channels as {}; a workqueue channel is a plain one",
+                        if c.futex { "a futex" } else { "a device" }
+                    ),
+                );
+            }
+        }
+    }
     let sched_rt_period_us = match o.get("sched_rt_period_us") {
         Some(v) => p.uint("sched_rt_period_us", v, 1, 1_000_000_000).map(Some),
         None => Some(None),
@@ -758,7 +789,21 @@ fn irq_source(p: &mut P, path: &str, v: &Value, cpus: Option<u64>) -> Option<Irq
         );
         return None;
     };
-    p.unknown_keys(path, o, &["cpu", "every_ns", "mean_interval_ns", "cost_ns"]);
+    p.unknown_keys(
+        path,
+        o,
+        &[
+            "cpu",
+            "every_ns",
+            "mean_interval_ns",
+            "cost_ns",
+            "queue_work",
+        ],
+    );
+    let queue_work = match o.get("queue_work") {
+        None => Some(None),
+        Some(v) => p.string(&format!("{path}.queue_work"), v, 64).map(Some),
+    };
     let max_cpu = cpus.unwrap_or(limits::MAX_CPUS as u64).saturating_sub(1);
     let cpu = match o.get("cpu") {
         Some(v) => p.uint(&format!("{path}.cpu"), v, 0, max_cpu),
@@ -796,7 +841,17 @@ fn irq_source(p: &mut P, path: &str, v: &Value, cpus: Option<u64>) -> Option<Irq
             return None;
         }
     };
-    let (cpu, cost) = (cpu?, cost?);
+    let (cpu, cost, queue_work) = (cpu?, cost?, queue_work?);
+    if queue_work
+        .as_ref()
+        .is_some_and(|w| w.is_empty() || w.contains('{'))
+    {
+        p.err(
+            &format!("{path}.queue_work"),
+            "must name one channel (no {i} or {cpu}: give each CPU's interrupt its own entry)",
+        );
+        return None;
+    }
     if let Some(e) = every {
         if cost >= e {
             p.err(
@@ -813,6 +868,7 @@ fn irq_source(p: &mut P, path: &str, v: &Value, cpus: Option<u64>) -> Option<Irq
         every_ns: every,
         mean_interval_ns: mean,
         cost_ns: cost,
+        queue_work,
     })
 }
 

@@ -67,6 +67,9 @@ pub(super) fn task_group(
         let hi = duration_ms.and_then(|d| d.as_f64()).unwrap_or(MAX_NS / 1e6);
         p.num(&join(path, "start_ms"), v, 0.0, false, hi)
     });
+    let create_every_us = opt(o.get("create_every_us"), |v| {
+        p.num(&join(path, "create_every_us"), v, 0.0, false, 1e9)
+    });
     let program = match o.get("program") {
         None => {
             p.err(&join(path, "program"), "missing (required)");
@@ -84,6 +87,7 @@ pub(super) fn task_group(
         start_ms: start_ms?,
         program: program?,
         rt: rt?,
+        create_every_us: create_every_us?,
     })
 }
 
@@ -518,8 +522,14 @@ pub(super) fn duration(p: &mut P, path: &str, v: &Value, unit: Unit) -> Option<D
 /// Every channel that is read must be written somewhere, and the other way round: a typo in a
 /// channel name would otherwise leave a task blocked forever.
 /// Checks that every channel read is written and every channel written is read; returns the
-/// concrete names of all channels the tasks use.
-pub(super) fn check_channels(p: &mut P, tasks: &[TaskGroup]) -> std::collections::BTreeSet<String> {
+/// concrete names of all channels the tasks use. `irq_work` are the interrupts' workqueue
+/// channels (`"irq"`'s `"queue_work"`, with their paths): written by interrupts only, and each
+/// must be read by a task (its kworker).
+pub(super) fn check_channels(
+    p: &mut P,
+    tasks: &[TaskGroup],
+    irq_work: &[(String, String)],
+) -> std::collections::BTreeSet<String> {
     use std::collections::BTreeSet;
     /// Sends and reads of `steps` (inside loops too) with their paths.
     fn walk<'a>(steps: &'a [Step], path: &str, out: &mut Vec<(bool, &'a str, String)>) {
@@ -554,6 +564,21 @@ pub(super) fn check_channels(p: &mut P, tasks: &[TaskGroup]) -> std::collections
                 uses.push((is_send, name, path.clone()));
             }
         }
+    }
+    for (name, path) in irq_work {
+        if !read.contains(name) {
+            p.err(
+                path,
+                format!("no task reads workqueue channel \"{name}\" (its kworker, e.g. {{\"recv\": \"{name}\"}})"),
+            );
+        }
+        if let Some((_, _, by)) = uses.iter().find(|(s, n, _)| *s && n == name) {
+            p.err(
+                path,
+                format!("channel \"{name}\" is also written by {by}; an interrupt's workqueue channel carries only its work items"),
+            );
+        }
+        sent.insert(name.clone());
     }
     let mut reported = BTreeSet::new();
     for (is_send, name, path) in uses {

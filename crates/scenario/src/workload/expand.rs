@@ -26,8 +26,15 @@ fn group(name: &str, count: u64, affinity: Option<Vec<u64>>, program: Vec<Step>)
         start_ms: None,
         program,
         rt: None,
+        create_every_us: None,
     }
 }
+
+/// hackbench's main thread creates one thread every `HACKBENCH_CREATE_NS`: the median gap
+/// between successive `sched_wakeup_new` of hackbench's threads in the Linux 6.18 recording
+/// (tests/fixtures/real/hackbench.perf-script.gz, `hackbench -g 2 --threads`: 99 gaps of
+/// 12–84 µs, median 20 µs), the `pthread_create` and the new thread's first run included.
+pub(crate) const HACKBENCH_CREATE_NS: u64 = 20_000;
 
 /// The most iterations of one loop (`limits::MAX_LOOP_TIMES`): three nested make a job that
 /// never ends.
@@ -116,6 +123,17 @@ pub(crate) fn channel_specs(cpus: u64, workloads: &[Workload]) -> Vec<crate::Cha
                     device: None,
                 });
             }
+            // The ready and start pipes of main(): every thread writes one byte to the first
+            // and polls the second.
+            for name in ["ready", "start"] {
+                out.push(crate::ChannelSpec {
+                    name: format!("{prefix}.{name}"),
+                    capacity: (2 * h.fds * h.groups).clamp(1, MAX_LOOP),
+                    wake_writer_at: None,
+                    futex: false,
+                    device: None,
+                });
+            }
         }
     }
     out
@@ -145,9 +163,46 @@ pub(crate) fn expand(
         };
         let label = match w {
             Workload::Hackbench(h) => {
+                // main(): creates every thread (group() by group()), reads one ready byte from
+                // each, then writes the one byte that wakes them all polling on the start pipe
+                // (the model wakes them one by one, as __wake_up walks the poll wait queue),
+                // and joins them.
+                let threads = 2 * h.fds * h.groups;
+                let ready = format!("{prefix}.ready");
+                let start = format!("{prefix}.start");
+                add(
+                    &mut groups,
+                    Role::Main,
+                    group(
+                        "hackbench",
+                        1,
+                        h.affinity.clone(),
+                        vec![
+                            Step::Run(
+                                Duration::Fixed((threads * HACKBENCH_CREATE_NS / 1000).into()),
+                                Unit::Us,
+                            ),
+                            Step::Loop(threads, vec![Step::Recv(ready.clone())]),
+                            Step::Loop(threads, vec![Step::Send(start.clone())]),
+                            Step::Exit,
+                        ],
+                    ),
+                );
+                // Each thread: ready(): write the ready pipe, poll the start pipe.
+                let ready_then_wait = [Step::Send(ready), Step::Recv(start)];
+                // Thread k (from 0, in creation order) is created at (k + 1) × the interval.
+                let created = |g: TaskGroup, k: u64| TaskGroup {
+                    start_ms: Some(
+                        Number::from_f64(((k + 1) * HACKBENCH_CREATE_NS) as f64 / 1e6)
+                            .expect("finite"),
+                    ),
+                    create_every_us: Some((HACKBENCH_CREATE_NS / 1000).into()),
+                    ..g
+                };
                 for g in 0..h.groups {
                     // Receivers: fds × loops reads from their own pipe, recv_us each.
-                    let recv = vec![
+                    let mut recv = ready_then_wait.to_vec();
+                    recv.extend([
                         Step::Loop(
                             h.fds * h.loops,
                             vec![
@@ -156,21 +211,26 @@ pub(crate) fn expand(
                             ],
                         ),
                         Step::Exit,
-                    ];
+                    ]);
+                    let first = 2 * h.fds * g;
                     add(
                         &mut groups,
                         Role::Receiver,
-                        group("hackbench", h.fds, h.affinity.clone(), recv),
+                        created(group("hackbench", h.fds, h.affinity.clone(), recv), first),
                     );
                     // Senders: loops × one write to every receiver of the group.
                     let body = (0..h.fds)
                         .flat_map(|j| [run_us(&h.send_us), Step::Send(format!("{prefix}{g}.r{j}"))])
                         .collect();
-                    let send = vec![Step::Loop(h.loops, body), Step::Exit];
+                    let mut send = ready_then_wait.to_vec();
+                    send.extend([Step::Loop(h.loops, body), Step::Exit]);
                     add(
                         &mut groups,
                         Role::Sender,
-                        group("hackbench", h.fds, h.affinity.clone(), send),
+                        created(
+                            group("hackbench", h.fds, h.affinity.clone(), send),
+                            first + h.fds,
+                        ),
                     );
                 }
                 format!(

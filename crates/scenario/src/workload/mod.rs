@@ -84,6 +84,8 @@ impl WorkloadKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Role {
+    /// hackbench's main thread (creates the others and starts them together).
+    Main,
     /// hackbench sender.
     Sender,
     /// hackbench receiver.
@@ -110,6 +112,7 @@ impl Role {
     /// The role's name in outputs (`"sender"`, `"message_thread"`, …).
     pub fn name(self) -> &'static str {
         match self {
+            Role::Main => "main",
             Role::Sender => "sender",
             Role::Receiver => "receiver",
             Role::MessageThread => "message_thread",
@@ -347,6 +350,16 @@ impl Default for PipePair {
 
 /// `massive_intr`: each process loops over `work_ms` of CPU and `sleep_ms` of sleep, an ~88%
 /// hog at the tool's defaults (8 ms / 1 ms).
+///
+/// Follows massive_intr.c (Satoru Takeuchi, 2007, `massive_intr <nproc> <runtime>`): the
+/// parent calibrates a busy loop's iterations per millisecond, forks `nproc` children and
+/// waits for them in `wait()`; each child runs `loopfnc(WORK_MSECS × loops_per_msec)`, a fixed
+/// amount of CPU work (8 ms of CPU, not 8 ms of wall time: preemptions stretch it), then
+/// `nanosleep` for `SLEEP_MSECS` (1 ms), counts the loop and checks `time()`, until `runtime`
+/// seconds have passed; it prints its count. Here `count` is `nproc` and each process is
+/// `run work_ms` then `sleep sleep_ms`; not modelled: the start (each child's 200 ms `usleep`
+/// and the `SIGUSR1` that releases them together), the sleeping parent, and the 50 µs timer
+/// slack of a normal task's `nanosleep`.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct MassiveIntr {
@@ -527,7 +540,11 @@ impl Workload {
     /// How many tasks it expands to on a machine with `cpus` CPUs.
     pub fn task_count(&self, cpus: u64) -> u64 {
         match self {
-            Workload::Hackbench(h) => h.groups.saturating_mul(h.fds).saturating_mul(2),
+            Workload::Hackbench(h) => h
+                .groups
+                .saturating_mul(h.fds)
+                .saturating_mul(2)
+                .saturating_add(1),
             Workload::Schbench(s) => s
                 .message_threads
                 .saturating_mul(s.workers_for(cpus).saturating_add(1)),

@@ -6,8 +6,13 @@
 //! (CONFIG_IRQ_TIME_ACCOUNTING). So the task that was running loses the wall time but is not
 //! charged for it: its `sum_exec_runtime` and vruntime advance only by the time it ran, and a
 //! CPU burst of it ends that much later in wall time (the burst end comes back for the rest).
-//! The handler itself raises no reschedule. An event marks each handler's exit; the handler
-//! ran for its cost just before.
+//! The handler itself raises no reschedule, unless it queues a work item
+//! (`IrqSource::queue_work`): then, as `queue_work_on` from a driver's handler, it sets the
+//! item's pending bit, puts it on the CPU's workqueue channel and wakes the kworker waiting
+//! there (`kick_pool` → `wake_up_process`), whose wakeup may preempt what runs. An item still
+//! pending (queued, not yet taken by the kworker) is not queued again: `queue_work_on` returns
+//! false when WORK_STRUCT_PENDING is already set. An event marks each handler's exit; the
+//! handler ran for its cost just before.
 
 use alloc::vec::Vec;
 
@@ -15,6 +20,10 @@ use crate::config::{IrqArrival, SimConfig};
 use crate::rng::Rng;
 
 use super::{Ev, Simulator};
+
+/// Marks a workqueue channel's item as an interrupt source's work item (the source's index in
+/// the low bits), where a block device's completions carry their device channel.
+pub(super) const IRQ_WORK: u32 = 1 << 31;
 
 /// The PRNG streams of the irq sources: after every task's stream (`Rng::new(seed, pid − 1)`),
 /// so the tasks draw what they draw without interrupt load.
@@ -48,6 +57,18 @@ impl Simulator {
         c.clock_task = c.clock_task.max(start.saturating_sub(c.irq_ns));
         c.irq_ns += src.cost_ns;
         c.rq.stats.irq_time_ns += src.cost_ns;
+        if let Some(w) = src.queue_work {
+            if !self.irq_pending[k as usize] {
+                self.irq_pending[k as usize] = true;
+                let chan = &mut self.chans[w as usize];
+                chan.count += 1;
+                chan.payloads.push_back(IRQ_WORK | k);
+                if let Some(t) = chan.readers.pop_front() {
+                    self.try_to_wake_up(t, src.cpu, None, false);
+                }
+                self.kick(src.cpu);
+            }
+        }
         let gap = match src.arrival {
             IrqArrival::Every(p) => p,
             IrqArrival::Poisson(mean) => self.irq_rng[k as usize].exp(mean).max(1),

@@ -234,6 +234,8 @@ pub struct Simulator {
     nr_idle_scan: Vec<u32>,
     /// Each interrupt-load source's PRNG (`irq.rs`).
     irq_rng: Vec<Rng>,
+    /// Per interrupt source: its work item is pending (queued, not yet taken by the kworker).
+    irq_pending: Vec<bool>,
     /// The cache-warmth bookkeeping (`cache.rs`).
     warm: cache::Warmth,
     /// Task groups (`group.rs`).
@@ -364,6 +366,7 @@ impl Simulator {
                 alloc::vec![llc; cfg.cpus.div_ceil(llc.max(1)) as usize]
             },
             irq_rng: irq::rngs(cfg),
+            irq_pending: alloc::vec![false; cfg.irq_load.len()],
             grp: group::GroupState::new(cfg),
             rt: rt::RtState::new(cfg),
             bw: bandwidth::BwState::new(cfg),

@@ -25,7 +25,7 @@ pub(super) struct Chan {
     pub(super) readers: VecDeque<Tid>,
     pub(super) writers: VecDeque<Tid>,
     /// A workqueue channel's work items, one per message: the device channel each I/O
-    /// completion goes to (`io.rs`).
+    /// completion goes to (`io.rs`), or an interrupt source's item (`irq::IRQ_WORK`).
     pub(super) payloads: VecDeque<u32>,
 }
 
@@ -140,9 +140,15 @@ impl Simulator {
                     let chan = &mut self.chans[ch as usize];
                     if chan.count > 0 {
                         chan.count -= 1;
-                        if let Some(item) = chan.payloads.pop_front() {
+                        match chan.payloads.pop_front() {
+                            // process_one_work clears an interrupt's item's pending bit before
+                            // it runs the function: the next interrupt queues it again.
+                            Some(item) if item & super::irq::IRQ_WORK != 0 => {
+                                self.irq_pending[(item & !super::irq::IRQ_WORK) as usize] = false;
+                            }
                             // A kworker takes a work item off its workqueue.
-                            self.tasks[id].work = Some(item);
+                            Some(item) => self.tasks[id].work = Some(item),
+                            None => {}
                         }
                         if self.cfg.channels[ch as usize].device.is_some() {
                             self.tasks[id].stats.io_completions += 1;

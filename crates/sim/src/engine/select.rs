@@ -9,13 +9,12 @@
 //! load.rs), read as the kernel reads them: as last updated, so a sleeping wakee's load is
 //! the one it had when it blocked.
 
-use alloc::vec::Vec;
-
 use crate::decision::{Affine, SelectPath, Sis};
 use crate::fair::Tid;
 use crate::variant::Feature;
 
-use super::topology::affine_domain;
+use super::balance::{group_classify, GroupStats, GroupType, CAPACITY};
+use super::topology::{affine_domain, Domain};
 use super::Simulator;
 
 impl Simulator {
@@ -258,52 +257,165 @@ impl Simulator {
         }
     }
 
-    /// `find_idlest_cpu` (`sched_balance_find_dst_cpu` since 6.10), the fork/exec slow path,
-    /// simplified: descend the domains
-    /// from the widest, each time into the child group with the most idle CPUs (then the
-    /// fewest queued tasks); in the last group take the most recently idled CPU, else the
-    /// least loaded. Restricted to the task's affinity.
+    /// `find_idlest_cpu` (`sched_balance_find_dst_cpu` since 6.10), the fork path of
+    /// `select_task_rq_fair`: from the forking CPU's widest domain (every modelled level has
+    /// SD_BALANCE_FORK) down, `find_idlest_group`, then `find_idlest_group_cpu` in it; moving
+    /// to that CPU continues in its domains narrower than the one just searched, staying
+    /// continues in the child domain. The forking CPU is the task's first allowed CPU (the
+    /// model has no parent task). A task allowed on one CPU goes there (`select_task_rq`).
     pub(super) fn find_idlest_cpu(&self, id: Tid) -> (u32, SelectPath) {
         let aff = &self.tasks[id].affinity;
         if aff.len() == 1 || self.cfg.cpus == 1 {
             return (aff[0], SelectPath::OnlyCpu);
         }
-        let groups = |lo: u32, hi: u32, size: u32| {
-            (lo..hi).step_by(size as usize).map(move |g| (g, g + size))
-        };
-        let score = |lo: u32, hi: u32| {
-            let cpus: Vec<u32> = (lo..hi).filter(|c| aff.contains(c)).collect();
-            let idle = cpus.iter().filter(|&&c| self.idle_cpu(c)).count();
-            let queued: u32 = cpus
-                .iter()
-                .map(|&c| self.cpus[c as usize].rq.nr_running)
-                .sum();
-            (cpus.is_empty(), core::cmp::Reverse(idle), queued, lo)
-        };
-        let (mut lo, mut hi) = (0, self.cfg.cpus);
-        for size in [self.llc, self.cfg.smt] {
-            if size >= hi - lo || size <= 1 {
+        let mut cpu = self.tasks[id].cpu;
+        let mut new_cpu = cpu;
+        let (mut doms, n) = self.domains(cpu);
+        let mut level = n.checked_sub(1);
+        while let Some(l) = level {
+            let group_size = if l == 0 { 1 } else { doms[l - 1].weight() };
+            let Some(group) = self.find_idlest_group(&doms[l], group_size, id, cpu) else {
+                level = l.checked_sub(1);
+                continue;
+            };
+            new_cpu = self.find_idlest_group_cpu(group, id, cpu);
+            if new_cpu == cpu {
+                level = l.checked_sub(1);
                 continue;
             }
-            let best = groups(lo, hi, size).min_by_key(|&(a, b)| score(a, b));
-            if let Some((a, b)) = best {
-                lo = a;
-                hi = b;
+            cpu = new_cpu;
+            let weight = doms[l].weight();
+            let (d, m) = self.domains(cpu);
+            doms = d;
+            level = (0..m).rev().find(|&k| doms[k].weight() < weight);
+        }
+        let idle = self.idle_or_sched_idle(new_cpu);
+        (new_cpu, SelectPath::Fork { idle })
+    }
+
+    /// `update_sg_wakeup_stats` of the group `lo..hi` for a task not yet on any run queue
+    /// (a fork: the `_without` variants reduce to `cpu_load`, `cpu_util_cfs`, `cpu_runnable`).
+    fn wakeup_group_stats(&self, lo: u32, hi: u32, id: Tid, imbalance_pct: u64) -> GroupStats {
+        let mut s = GroupStats {
+            group_weight: (hi - lo) as u64,
+            group_capacity: CAPACITY * (hi - lo) as u64,
+            ..GroupStats::default()
+        };
+        for c in (lo..hi).filter(|&c| self.allowed(id, c)) {
+            let cpu = &self.cpus[c as usize];
+            s.group_load += self.cpu_load(c) as u64;
+            s.group_util += cpu.avg.util_avg.min(CAPACITY);
+            s.group_runnable += cpu.avg.runnable_avg;
+            s.sum_nr_running += cpu.rq.nr_running as u64;
+            if cpu.rq.nr_running == 0 && self.idle_cpu(c) {
+                s.idle_cpus += 1;
             }
         }
-        let cands: Vec<u32> = (lo..hi).filter(|c| aff.contains(c)).collect();
-        let cands = if cands.is_empty() { aff.clone() } else { cands };
-        if let Some(&c) = cands
-            .iter()
-            .filter(|&&c| self.idle_cpu(c))
-            .max_by_key(|&&c| (self.cpus[c as usize].idle_stamp, core::cmp::Reverse(c)))
-        {
-            return (c, SelectPath::Fork { idle: true });
+        s.group_type = group_classify(imbalance_pct, &s);
+        if s.group_type >= GroupType::FullyBusy {
+            s.avg_load = s.group_load * CAPACITY / s.group_capacity;
         }
-        let c = *cands
-            .iter()
-            .min_by_key(|&&c| (self.cpu_load(c), self.cpus[c as usize].rq.nr_running, c))
-            .expect("affinity is non-empty");
-        (c, SelectPath::Fork { idle: false })
+        s
+    }
+
+    /// `find_idlest_group` (`sched_balance_find_dst_group`) in domain `d` whose groups are
+    /// `group_size` CPUs wide: the idlest group other than the forking CPU's own
+    /// (`update_pick_idlest`, which keeps the first of equals in `sd->groups` order: from the
+    /// local group on, wrapping), and only if it is idler than the local group by the
+    /// kernel's margins; `None` stays local.
+    fn find_idlest_group(
+        &self,
+        d: &Domain,
+        group_size: u32,
+        id: Tid,
+        this: u32,
+    ) -> Option<(u32, u32)> {
+        let mut idlest: Option<((u32, u32), GroupStats)> = None;
+        let mut local: Option<GroupStats> = None;
+        for (lo, hi) in d.groups_from(this, group_size) {
+            if (lo..hi).any(|c| self.allowed(id, c)) {
+                let sgs = self.wakeup_group_stats(lo, hi, id, d.imbalance_pct);
+                if (lo..hi).contains(&this) {
+                    local = Some(sgs);
+                } else if idlest
+                    .as_ref()
+                    .is_none_or(|(_, best)| pick_idlest(best, &sgs))
+                {
+                    idlest = Some(((lo, hi), sgs));
+                }
+            }
+        }
+        let (group, idlest) = idlest?;
+        let Some(local) = local else {
+            return Some(group);
+        };
+        if local.group_type != idlest.group_type {
+            return (local.group_type > idlest.group_type).then_some(group);
+        }
+        match local.group_type {
+            GroupType::Overloaded | GroupType::FullyBusy => {
+                // imbalance = scale_load_down(NICE_0_LOAD) * (imbalance_pct - 100) / 100
+                let imbalance = 1024 * (d.imbalance_pct - 100) / 100;
+                if idlest.avg_load >= local.avg_load + imbalance
+                    || 100 * local.avg_load <= d.imbalance_pct * idlest.avg_load
+                {
+                    return None;
+                }
+            }
+            GroupType::HasSpare => {
+                if local.idle_cpus >= idlest.idle_cpus {
+                    return None;
+                }
+            }
+        }
+        Some(group)
+    }
+
+    /// `find_idlest_group_cpu` (`sched_balance_find_dst_group_cpu`): a single-CPU group's CPU;
+    /// else the first CPU running only SCHED_IDLE tasks; else the most recently idled idle
+    /// CPU (no idle states are modelled, so no exit latencies to compare); else the first
+    /// least loaded (`cpu_load`) CPU, `this` when none is allowed.
+    fn find_idlest_group_cpu(&self, (lo, hi): (u32, u32), id: Tid, this: u32) -> u32 {
+        if hi - lo == 1 {
+            return lo;
+        }
+        let mut shallowest: Option<(u64, u32)> = None;
+        let mut least: Option<(i64, u32)> = None;
+        for c in (lo..hi).filter(|&c| self.allowed(id, c)) {
+            if self.sched_idle_cpu(c) {
+                return c;
+            }
+            if self.idle_cpu(c) {
+                let stamp = self.cpus[c as usize].idle_stamp;
+                if shallowest.is_none_or(|(s, _)| stamp > s) {
+                    shallowest = Some((stamp, c));
+                }
+            } else if shallowest.is_none() {
+                let load = self.cpu_load(c);
+                if least.is_none_or(|(l, _)| load < l) {
+                    least = Some((load, c));
+                }
+            }
+        }
+        shallowest
+            .map(|(_, c)| c)
+            .or(least.map(|(_, c)| c))
+            .unwrap_or(this)
+    }
+}
+
+/// `update_pick_idlest`: whether the candidate `sgs` is idler than the idlest so far: a less
+/// busy type; among overloaded or fully busy groups the lower `avg_load`; among groups with
+/// spare capacity more idle CPUs, then the lower `group_util`.
+fn pick_idlest(idlest: &GroupStats, sgs: &GroupStats) -> bool {
+    if sgs.group_type != idlest.group_type {
+        return sgs.group_type < idlest.group_type;
+    }
+    match sgs.group_type {
+        GroupType::Overloaded | GroupType::FullyBusy => idlest.avg_load > sgs.avg_load,
+        GroupType::HasSpare => {
+            idlest.idle_cpus < sgs.idle_cpus
+                || (idlest.idle_cpus == sgs.idle_cpus && idlest.group_util > sgs.group_util)
+        }
     }
 }

@@ -57,6 +57,25 @@ impl Domain {
     pub(super) fn contains(&self, cpu: u32) -> bool {
         (self.lo..self.hi).contains(&cpu)
     }
+
+    /// The domain's groups of `group_size` CPUs in the order of `sd->groups` as
+    /// `build_sched_groups` links them on `cpu`: `for_each_cpu_wrap(i, span, cpu)`, so the
+    /// local group first, then the following groups, wrapping round to the domain's first.
+    /// Loops that keep the first of equals (`update_pick_idlest`, `update_sd_pick_busiest`)
+    /// break ties in this order.
+    pub(super) fn groups_from(
+        &self,
+        cpu: u32,
+        group_size: u32,
+    ) -> impl Iterator<Item = (u32, u32)> {
+        let n = self.weight() / group_size;
+        let local = (cpu.clamp(self.lo, self.hi - 1) - self.lo) / group_size;
+        let lo = self.lo;
+        (0..n).map(move |k| {
+            let g = lo + (local + k) % n * group_size;
+            (g, g + group_size)
+        })
+    }
 }
 
 impl Simulator {

@@ -3,7 +3,7 @@
 //! `calculate_imbalance`. The balancer in `mod.rs` gathers the inputs from the runqueues.
 
 /// `SCHED_CAPACITY_SCALE`: one CPU's capacity, and the unit of `util_avg`/`runnable_avg`.
-pub(super) const CAPACITY: u64 = 1024;
+pub(crate) const CAPACITY: u64 = 1024;
 /// `sysctl_sched_nr_migrate` (32 on PREEMPT_RT-less kernels): `detach_tasks`'s `loop_max`.
 pub(super) const NR_MIGRATE: u32 = 32;
 /// `MAX_PINNED_INTERVAL`: the balance interval's cap when every task was pinned (ms).

@@ -66,7 +66,7 @@ use super::Simulator;
 mod arith;
 
 pub use arith::*;
-use arith::{CAPACITY, MAX_PINNED_INTERVAL_MS, NR_MIGRATE};
+use arith::{MAX_PINNED_INTERVAL_MS, NR_MIGRATE};
 
 /// The cost one newidle balance of one domain is recorded as (`domain_cost`, from
 /// `sched_clock_cpu` around `sched_balance_rq` in the kernel), in ns. Bounded on the 2-vCPU
@@ -453,18 +453,14 @@ impl Simulator {
             let local = self.group_stats(local_group.0, local_group.1, d.imbalance_pct);
             let (mut total_load, mut total_capacity) = (local.group_load, local.group_capacity);
             let mut busiest: Option<(GroupStats, u32)> = None;
-            let mut lo = d.lo;
-            while lo < d.hi {
-                let hi = lo + group_size;
-                if lo != local_group.0 {
-                    let s = self.group_stats(lo, hi, d.imbalance_pct);
-                    total_load += s.group_load;
-                    total_capacity += s.group_capacity;
-                    if pick_busiest(&s, busiest.as_ref().map(|b| &b.0)) {
-                        busiest = Some((s, lo));
-                    }
+            // sd->groups from the local group on: the first of equals stays busiest.
+            for (lo, hi) in d.groups_from(this, group_size).skip(1) {
+                let s = self.group_stats(lo, hi, d.imbalance_pct);
+                total_load += s.group_load;
+                total_capacity += s.group_capacity;
+                if pick_busiest(&s, busiest.as_ref().map(|b| &b.0)) {
+                    busiest = Some((s, lo));
                 }
-                lo = hi;
             }
             let Some((bs, blo)) = busiest else {
                 self.lb_balanced(this, level, d, idle, false);
