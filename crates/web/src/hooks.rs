@@ -177,13 +177,24 @@ impl SimHandle {
         if slot.bridge.is_none() {
             let dispatch = self.dispatch.clone();
             let last = slot.last_reply_ms.clone();
+            let this = self.clone();
             let on_reply = move |reply: Reply| {
                 last.set(js_sys::Date::now());
                 match reply {
                     Reply::Progress(p) => dispatch.emit(Action::Progress(p)),
                     Reply::Variant(v) => dispatch.emit(Action::VariantDone(v)),
                     Reply::Failed { run, message } => {
-                        dispatch.emit(Action::Failed { run, message })
+                        dispatch.emit(Action::Failed { run, message });
+                        // A worker's wasm memory never shrinks: end the worker so that what
+                        // the failed run took goes back (once this handler has returned).
+                        let h = this.clone();
+                        gloo::timers::callback::Timeout::new(0, move || {
+                            let mine = h.slot.borrow().run.is_none_or(|r| r == run);
+                            if mine {
+                                h.cancel();
+                            }
+                        })
+                        .forget();
                     }
                     Reply::Explained(x) => dispatch.emit(Action::Explained(x)),
                     _ => {}
