@@ -21,6 +21,7 @@ mod args;
 mod diff;
 mod output;
 mod report;
+mod schedstat;
 mod sweep;
 mod why;
 
@@ -73,6 +74,7 @@ fn dispatch(cmd: Command, out: &mut dyn Write) -> Result<(), Fail> {
         } => bench(&files, &preset, trace.into(), out),
         Command::Sweep(args) => sweep::sweep(&args, out),
         Command::Diff(args) => diff::diff(&args, out),
+        Command::Schedstat(args) => schedstat::schedstat(&args, out),
         Command::Link {
             source,
             base,
@@ -111,13 +113,82 @@ fn dispatch(cmd: Command, out: &mut dyn Write) -> Result<(), Fail> {
                 c.channels.len(),
                 if s.variants.is_empty() { "none".to_string() } else { s.variant_names().join(", ") }
             )
-            .map_err(io)
+            .map_err(io)?;
+            out.write_all(check_details(&c).as_bytes()).map_err(io)
         }
         Command::Run(args) => run(&RunOpts::from(args), out),
         Command::Report(args) => report::report(&args, out),
         Command::Import(args) => report::import(&args, out),
     }
 }
+/// What `check` lists besides the summary line: the machine's costs, and the RT tasks,
+/// interrupt sources and cache-warmth cost when the scenario has them.
+fn check_details(c: &schedlab_sim::SimConfig) -> String {
+    use std::fmt::Write as _;
+    let us = |ns: u64| {
+        if ns % 1000 == 0 {
+            format!("{} us", ns / 1000)
+        } else {
+            format!("{:.3} us", ns as f64 / 1e3)
+        }
+    };
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "  costs: switch delay {}, IRQ {}, idle wakeup {}, context switch {}, remote wakeup {}",
+        us(c.switch_delay_ns),
+        us(c.irq_ns),
+        us(c.idle_wakeup_ns),
+        us(c.switch_cost_ns),
+        us(c.wakeup_cost_ns)
+    );
+    if let Some(k) = &c.cache {
+        let _ = writeln!(
+            s,
+            "  cache warmth: hot up to {} of others' run time, cold ({} to refill) from {}, migration {}",
+            us(k.hot_ns),
+            us(k.refill_ns),
+            us(k.cold_ns),
+            us(k.migrate_ns)
+        );
+    }
+    if !c.rt_tasks.is_empty() {
+        let fifo = c
+            .rt_tasks
+            .iter()
+            .filter(|t| matches!(t.policy, schedlab_sim::RtPolicy::Fifo))
+            .count();
+        let prios: std::collections::BTreeSet<u32> =
+            c.rt_tasks.iter().map(|t| t.priority).collect();
+        let prios: Vec<String> = prios.iter().map(u32::to_string).collect();
+        let _ = writeln!(
+            s,
+            "  RT tasks: {} ({} SCHED_FIFO, {} SCHED_RR), priorities {}",
+            c.rt_tasks.len(),
+            fifo,
+            c.rt_tasks.len() - fifo,
+            prios.join(", ")
+        );
+    }
+    if !c.irq_load.is_empty() {
+        let cpus: std::collections::BTreeSet<u32> = c.irq_load.iter().map(|i| i.cpu).collect();
+        let cpus: Vec<String> = cpus.iter().map(u32::to_string).collect();
+        let work = c.irq_load.iter().filter(|i| i.queue_work.is_some()).count();
+        let _ = writeln!(
+            s,
+            "  interrupt sources: {} on CPU {}{}",
+            c.irq_load.len(),
+            cpus.join(","),
+            if work > 0 {
+                format!(" ({work} queue a work item)")
+            } else {
+                String::new()
+            }
+        );
+    }
+    s
+}
+
 /// Most bytes of a link read from a file or standard input (a link is a few kB).
 const MAX_LINK_BYTES: u64 = 4 << 20;
 
@@ -336,7 +407,7 @@ fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
 
 /// A progress bar on standard error for long work, drawn only when standard error is a
 /// terminal (tests and pipes see nothing).
-fn progress_bar(len: u64, template: &str) -> ProgressBar {
+pub(crate) fn progress_bar(len: u64, template: &str) -> ProgressBar {
     if !io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }

@@ -32,6 +32,7 @@ fn every_command_has_help_with_its_own_usage() {
         "completions",
         "sweep",
         "diff",
+        "schedstat",
     ] {
         assert!(names.iter().any(|n| n == want), "no `{want}` in {names:?}");
     }
@@ -503,4 +504,51 @@ fn import_refuses_a_recording_where_nothing_ran() {
         "{err}"
     );
     std::fs::remove_file(&tmp).ok();
+}
+
+/// `check` lists what shapes a run besides its tasks: the machine's costs, RT tasks,
+/// interrupt sources and the cache-warmth cost, from the scenario as written.
+#[test]
+fn check_lists_costs_rt_tasks_interrupts_and_cache_warmth() {
+    let (code, out, err) = schedlab(&["check", "--preset", "irq-load"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("  interrupt sources: 2 on CPU 0,1\n"), "{out}");
+    assert!(out.contains("  costs: switch delay "), "{out}");
+    assert!(!out.contains("RT tasks"), "{out}");
+
+    let (code, out, err) = schedlab(&["check", "--preset", "tbench-stacked"]);
+    assert_eq!(code, 0, "{err}");
+    let k = schedlab_sim::MEASURED_CACHE_COST;
+    assert!(
+        out.contains(&format!(
+            "cold ({:.3} us to refill) from {} us, migration {:.3} us",
+            k.refill_ns as f64 / 1e3,
+            k.cold_ns / 1000,
+            k.migrate_ns as f64 / 1e3
+        )),
+        "{out}"
+    );
+
+    let dir = std::env::temp_dir().join(format!("schedlab-check-rt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("rt.json");
+    std::fs::write(
+        &f,
+        r#"{"version": 1, "name": "rt", "cpus": 2, "hz": 250, "duration_ms": 10, "switch_cost_ns": 960,
+            "tasks": [
+              {"name": "fifo", "policy": "fifo", "rt_priority": 50, "program": [{"run_us": 100}, {"sleep_us": 900}]},
+              {"name": "rr", "count": 2, "policy": "rr", "rt_priority": 10, "program": [{"run": "forever"}]},
+              {"name": "hog", "program": [{"run": "forever"}]}
+            ]}"#,
+    )
+    .unwrap();
+    let (code, out, err) = schedlab(&["check", f.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("  RT tasks: 3 (1 SCHED_FIFO, 2 SCHED_RR), priorities 10, 50\n"),
+        "{out}"
+    );
+    assert!(out.contains("context switch 0.960 us"), "{out}");
+    assert!(!out.contains("interrupt sources"), "{out}");
 }

@@ -393,6 +393,23 @@ impl Simulator {
         self.now
     }
 
+    /// Each CPU's schedstat counters so far (what [`Simulator::finish`] hands over as
+    /// `Output::cpus`, up to now).
+    pub fn cpu_stats(&self) -> impl ExactSizeIterator<Item = &CpuStats> + '_ {
+        self.cpus.iter().map(|c| &c.rq.stats)
+    }
+
+    /// The time of the next event due (`None`: nothing is pending). [`Simulator::step`] runs it
+    /// if it falls within the run's duration.
+    pub fn next_event_ns(&self) -> Option<u64> {
+        self.queue.peek_t()
+    }
+
+    /// Whether the run has ended.
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
     /// Events processed so far.
     pub fn events_processed(&self) -> u64 {
         self.processed
