@@ -98,3 +98,28 @@ fn between_overloaded_cpus_the_load_must_differ_by_imbalance_pct() {
         assert_eq!(placed(&run(&c(-5, -5), v), 5), 1, "{v}: beyond it");
     }
 }
+
+/// An idle CPU's blocked load decays through the NOHZ stats kick (fair.c
+/// `nohz_balancer_kick`: NOHZ_STATS_KICK when `nohz.has_blocked` and `nohz.next_blocked` has
+/// passed; `_nohz_idle_balance` → `update_nohz_stats` → `update_blocked_averages` on each idle
+/// CPU), even when no balance is due anywhere. CPU 3 runs a task for 300 ms (util near 1024),
+/// which then sleeps; CPU 2 runs one hog (no balance kick: one task, one busy CPU in the LLC),
+/// CPUs 0 and 1 never run anything. A task forked on CPU 2 at 2 s sees three idle groups with
+/// one idle CPU each, and `update_pick_idlest` keeps the first of the lowest util in group
+/// order from CPU 2 (3, 0, 1): CPU 3 once its util has decayed to 0 (1.7 s is 53 half-lives),
+/// CPU 0 if CPU 3 still carried the util it had when it went idle.
+#[test]
+fn an_idle_cpus_blocked_util_decays_through_the_nohz_stats_kick() {
+    let busy = on(hog("busy", 0), &[2]);
+    let mut burst = on(hog("burst", 0), &[3]);
+    burst.program = vec![
+        Op::Run(Some(Dist::Fixed(300 * MS))),
+        Op::Sleep(Dist::Fixed(10_000 * MS)),
+    ];
+    let mut new = on(hog("new", 0), &[2, 0, 1, 3]);
+    new.start_ns = 2_000 * MS;
+    let c = cfg(4, 1000, 2_020 * MS, vec![busy, burst, new]);
+    for v in ["cfs-6.1", "eevdf-6.6", "eevdf-6.12", "eevdf-6.19"] {
+        assert_eq!(placed(&run(&c, v), 3), 3, "{v}");
+    }
+}

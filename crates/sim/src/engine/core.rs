@@ -387,6 +387,10 @@ impl Simulator {
             if prev.is_some() {
                 self.cpus[cpu as usize].idle_stamp = now;
             }
+            // nohz_balance_enter_idle (the idle loop stops the tick): the CPU's load is now
+            // blocked load that the NOHZ stats kick decays (balance/mod.rs).
+            self.cpus[cpu as usize].has_blocked_load = true;
+            self.nohz_has_blocked = true;
         }
         if next != prev {
             match prev {

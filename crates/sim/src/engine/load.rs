@@ -6,8 +6,9 @@
 //! - `detach_entity_load_avg` / `attach_entity_load_avg` when a task migrates (the balancer's
 //!   detach/attach, and a wakeup's `migrate_task_rq_fair`, whose `remove_entity_load_avg` the
 //!   model applies at once instead of at the old CPU's next update);
-//! - `update_blocked_averages` of a CPU when it balances (softirq, NOHZ on behalf of an idle
-//!   CPU, newly idle), so an idle CPU's blocked load decays.
+//! - `update_blocked_averages` of a CPU when it balances (softirq, newly idle) and of each
+//!   idle CPU with blocked load from the NOHZ stats kick (`update_nohz_stats`, balance/mod.rs),
+//!   so an idle CPU's blocked load decays.
 //!
 //! A new task starts as `init_entity_runnable_average` and `post_init_entity_util_avg` start
 //! it: load_avg = its weight, util_avg = its share of the CPU's util capped at half the spare

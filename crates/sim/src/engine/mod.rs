@@ -130,6 +130,11 @@ struct Cpu {
     next_balance: u64,
     /// The root `cfs_rq->avg` (PELT, see load.rs).
     avg: crate::pelt::SchedAvg,
+    /// `rq->has_blocked_load`: set when the CPU enters NOHZ idle, cleared by
+    /// `update_blocked_averages` once its PELT load and util have decayed to 0.
+    has_blocked_load: bool,
+    /// `rq->last_blocked_load_update_tick`, in jiffies.
+    last_blocked_tick: u64,
     /// Since when this CPU has been idle while another CPU had a waiting task that may run
     /// here (for the balancing invariant).
     starved_since: Option<u64>,
@@ -223,6 +228,10 @@ pub struct Simulator {
     work: u64,
     deadlock: Option<Deadlock>,
     done: bool,
+    /// `nohz.has_blocked`: some idle CPU may have blocked load left to decay.
+    nohz_has_blocked: bool,
+    /// `nohz.next_blocked`, in jiffies: when the NOHZ stats kick may next run.
+    nohz_next_blocked: u64,
     /// Tasks not yet exited; the run ends early when it reaches 0.
     alive: usize,
     /// CPUs per LLC.
@@ -351,6 +360,8 @@ impl Simulator {
             work: 0,
             deadlock: None,
             done: false,
+            nohz_has_blocked: false,
+            nohz_next_blocked: 0,
             alive: cfg.tasks.len(),
             llc: if cfg.llc_size == 0 {
                 cfg.cpus

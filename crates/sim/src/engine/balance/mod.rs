@@ -2,7 +2,8 @@
 //! - `trigger_load_balance` (`sched_balance_trigger` since 6.10) from a busy CPU's tick: the
 //!   SCHED_SOFTIRQ when `jiffies ≥ rq->next_balance`, and the NOHZ kick
 //!   (`nohz_balancer_kick`'s conditions) that balances on behalf of idle CPUs as
-//!   `_nohz_idle_balance` does;
+//!   `_nohz_idle_balance` does, and its NOHZ_STATS_KICK, which only decays idle CPUs' blocked
+//!   averages (`update_nohz_stats`; also from a newly idle CPU, `nohz_newidle_balance`);
 //! - `rebalance_domains` (`sched_balance_domains`) with `get_sd_balance_interval`, each domain's
 //!   `last_balance` and `balance_interval`, and `rq->next_balance`;
 //! - `newidle_balance` (`sched_balance_newidle`) gated by `rq->avg_idle` against each domain's
@@ -68,6 +69,10 @@ mod arith;
 pub use arith::*;
 use arith::{MAX_PINNED_INTERVAL_MS, NR_MIGRATE};
 
+/// `LOAD_AVG_PERIOD` as `_nohz_idle_balance` uses it: `nohz.next_blocked` moves on by
+/// `msecs_to_jiffies(32)` after each stats update.
+const LOAD_AVG_PERIOD_MS: u64 = 32;
+
 /// The cost one newidle balance of one domain is recorded as (`domain_cost`, from
 /// `sched_clock_cpu` around `sched_balance_rq` in the kernel), in ns. Bounded on the 2-vCPU
 /// VM (Linux 6.18, docs/measurements.md): from a blocking task's last `sched_stat_runtime`
@@ -116,13 +121,14 @@ impl Simulator {
     /// `trigger_load_balance` (`sched_balance_trigger` since 6.10) from a busy CPU's tick:
     /// SCHED_SOFTIRQ runs `rebalance_domains` when `jiffies ≥ rq->next_balance`; and the NOHZ
     /// kick that balances on behalf of idle CPUs (whose ticks are stopped) when this CPU has
-    /// more than one task.
+    /// more than one task, or only updates their blocked averages (NOHZ_STATS_KICK) when
+    /// `nohz.next_blocked` has passed and some idle CPU has blocked load.
     pub(super) fn trigger_load_balance(&mut self, cpu: u32) {
         if self.cfg.cpus == 1 {
             return;
         }
         // sched_balance_update_blocked_averages(this CPU).
-        self.pelt_cfs(cpu);
+        self.update_blocked_averages(cpu);
         if self.jiffies() >= self.cpus[cpu as usize].next_balance {
             let idle = if self.idle_cpu(cpu) {
                 IdleType::Idle
@@ -131,25 +137,100 @@ impl Simulator {
             };
             self.rebalance_domains(cpu, idle);
         }
-        if !self.nohz_balancer_kick(cpu) {
+        if self.idle_cpu(cpu) {
             return;
         }
-        // kick_ilb → find_new_ilb: the first idle CPU; its _nohz_idle_balance walks the idle
-        // CPUs from the one after it (for_each_cpu_wrap), itself last, balancing each whose
-        // rq->next_balance is due.
+        // nohz_balancer_kick: "if (READ_ONCE(nohz.has_blocked) && time_after(now,
+        // READ_ONCE(nohz.next_blocked))) flags = NOHZ_STATS_KICK;" and a balance kick is
+        // NOHZ_KICK_MASK (balance and stats).
+        let stats = self.nohz_has_blocked && self.jiffies() > self.nohz_next_blocked;
+        let balance = self.nohz_balancer_kick(cpu);
+        if !stats && !balance {
+            return;
+        }
+        // kick_ilb → find_new_ilb: the first idle CPU.
         // DEVIATION(kernel): the kick's IPI and the idle balancer's wakeup take no time (it
         // runs in the kicking CPU's softirq).
         let n = self.cfg.cpus;
         let Some(ilb) = (0..n).find(|&i| self.idle_cpu(i)) else {
             return;
         };
+        self.nohz_idle_balance(ilb, balance, false);
+    }
+
+    /// `_nohz_idle_balance(ilb, flags)` with NOHZ_STATS_KICK, and NOHZ_BALANCE_KICK when
+    /// `balance`: walks the idle CPUs from the one after `ilb` (`for_each_cpu_wrap`), `ilb`
+    /// last (or not at all when `skip_ilb`: a CPU on its way into idle is not yet in
+    /// `nohz.idle_cpus_mask`), updating each one's blocked averages (`update_nohz_stats`) and,
+    /// for a balance kick, balancing each whose `rq->next_balance` is due; then
+    /// `nohz.next_blocked` is a PELT period (32 ms) on.
+    fn nohz_idle_balance(&mut self, ilb: u32, balance: bool, skip_ilb: bool) {
+        let n = self.cfg.cpus;
+        // "We assume there will be no idle load after this update and clear the has_blocked
+        // flag. If a cpu enters idle in the mean time, it will set the has_blocked flag and
+        // trigger another update of idle load."
+        self.nohz_has_blocked = false;
+        let mut has_blocked = false;
         for k in 1..=n {
             let i = (ilb + k) % n;
-            if self.idle_cpu(i) && self.jiffies() >= self.cpus[i as usize].next_balance {
-                self.pelt_cfs(i);
+            if !self.idle_cpu(i) || (skip_ilb && i == ilb) {
+                continue;
+            }
+            has_blocked |= self.update_nohz_stats(i);
+            if balance && self.jiffies() >= self.cpus[i as usize].next_balance {
                 self.rebalance_domains(i, IdleType::Idle);
             }
         }
+        self.nohz_next_blocked =
+            self.jiffies() + (LOAD_AVG_PERIOD_MS * self.cfg.hz as u64).div_ceil(1000);
+        if has_blocked {
+            self.nohz_has_blocked = true;
+        }
+    }
+
+    /// `update_nohz_stats`: an idle CPU's blocked averages, at most once a jiffy; whether it
+    /// still has blocked load.
+    fn update_nohz_stats(&mut self, cpu: u32) -> bool {
+        let c = &self.cpus[cpu as usize];
+        if !c.has_blocked_load {
+            return false;
+        }
+        if self.jiffies() <= c.last_blocked_tick {
+            return true;
+        }
+        self.update_blocked_averages(cpu);
+        self.cpus[cpu as usize].has_blocked_load
+    }
+
+    /// `sched_balance_update_blocked_averages` (`update_blocked_averages` before 6.10): the
+    /// CPU's PELT sums decayed to now, `rq->last_blocked_load_update_tick`, and
+    /// `has_blocked_load` cleared once nothing is left to decay (`cfs_rq_has_blocked`: load
+    /// and util averages at 0).
+    pub(super) fn update_blocked_averages(&mut self, cpu: u32) {
+        self.pelt_cfs(cpu);
+        let jiffies = self.jiffies();
+        let c = &mut self.cpus[cpu as usize];
+        c.last_blocked_tick = jiffies;
+        if c.avg.load_avg == 0 && c.avg.util_avg == 0 {
+            c.has_blocked_load = false;
+        }
+    }
+
+    /// `nohz_newidle_balance`, after a newidle balance that pulled nothing: if the CPU expects
+    /// to stay idle a while (`avg_idle ≥ sysctl_sched_migration_cost`) and idle CPUs' blocked
+    /// averages are due (`nohz.has_blocked`, `nohz.next_blocked` reached), the idle loop
+    /// updates them (NOHZ_NEWILB_KICK → `nohz_run_idle_balance` → `_nohz_idle_balance(this,
+    /// NOHZ_STATS_KICK)`).
+    /// DEVIATION(kernel): run at once, where the kernel runs it from `do_idle` once the switch
+    /// to idle is done (skipped if a wakeup came first).
+    fn nohz_newidle_stats(&mut self, cpu: u32) {
+        if self.cpus[cpu as usize].avg_idle < self.fair.p.migration_cost_ns
+            || !self.nohz_has_blocked
+            || self.jiffies() < self.nohz_next_blocked
+        {
+            return;
+        }
+        self.nohz_idle_balance(cpu, false, true);
     }
 
     /// `nohz_balancer_kick` (6.x) from a busy CPU's tick, for the cases the model has (no
@@ -303,7 +384,7 @@ impl Simulator {
         } else {
             // sched_balance_update_blocked_averages before the newidle pull (its time is in
             // the first domain's cost).
-            self.pelt_cfs(cpu);
+            self.update_blocked_averages(cpu);
             let mut curr_cost = 0;
             for (level, d) in doms[..n].iter().enumerate() {
                 update_next(self, level, d);
@@ -350,6 +431,8 @@ impl Simulator {
         c.next_balance = c.next_balance.min(next_balance);
         if pulled {
             c.newidle_stamp = None;
+        } else if n > 0 {
+            self.nohz_newidle_stats(cpu);
         }
         pulled
     }
