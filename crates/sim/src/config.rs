@@ -108,10 +108,11 @@ pub struct Channel {
     /// How many messages it holds before a writer blocks; 0 = unbounded. A pipe holds 16
     /// pages, and small writes share a page: 16 × ⌊4096 / message size⌋ messages.
     pub capacity: u64,
-    /// When a read wakes a writer blocked on the full channel: `None`, as soon as there is
-    /// room (`pipe_read`); `Some(n)`, once at most `n` messages are left (a unix socket's
-    /// `unix_write_space` wakes the writer only when `unix_writable`, i.e. at a quarter of
-    /// the send buffer).
+    /// When a read wakes writers blocked on the full channel: `None`, a pipe: one writer
+    /// (the longest waiting: `pipe_write` waits exclusively) as soon as there is room
+    /// (`pipe_read`); `Some(n)`, a unix socket: every blocked writer, the latest first, once at
+    /// most `n` messages are left (`unix_write_space` wakes its non-exclusive waiters only when
+    /// `unix_writable`, i.e. at a quarter of the send buffer).
     pub wake_writer_at: Option<u64>,
     /// A futex word rather than a pipe: a send wakes a blocked reader as `FUTEX_WAKE` does,
     /// without WF_SYNC (`futex_wake` → `wake_up_q` → `wake_up_process`), where a pipe's

@@ -153,17 +153,26 @@ impl Simulator {
                         if self.cfg.channels[ch as usize].device.is_some() {
                             self.tasks[id].stats.io_completions += 1;
                         }
-                        let chan = &mut self.chans[ch as usize];
-                        let writer = if chan.count <= chan.wake_writer_at {
-                            chan.writers.pop_front()
-                        } else {
-                            None
-                        };
+                        let socket = self.cfg.channels[ch as usize].wake_writer_at.is_some();
+                        let chan = &self.chans[ch as usize];
+                        let room = chan.count <= chan.wake_writer_at;
                         self.advance_pc(id);
-                        if let Some(w) = writer {
-                            // pipe_read (or unix_write_space) wakes a writer waiting for
-                            // room (WF_SYNC).
-                            self.try_to_wake_up(w, cpu, Some(id), true);
+                        if room {
+                            if socket {
+                                // unix_write_space (from sock_wfree, once unix_writable) wakes
+                                // every writer waiting for room: sock_wait_for_wmem waits with
+                                // prepare_to_wait, not exclusive, which adds at the head of the
+                                // wait queue, so the latest waiter is woken first (WF_SYNC).
+                                // Each retries its write; one that finds the socket full again
+                                // waits again.
+                                while let Some(w) = self.chans[ch as usize].writers.pop_back() {
+                                    self.try_to_wake_up(w, cpu, Some(id), true);
+                                }
+                            } else if let Some(w) = self.chans[ch as usize].writers.pop_front() {
+                                // pipe_read wakes one writer waiting for room: pipe_write
+                                // waits exclusively, in FIFO order (WF_SYNC).
+                                self.try_to_wake_up(w, cpu, Some(id), true);
+                            }
                         }
                     } else {
                         chan.readers.push_back(id);
