@@ -251,19 +251,7 @@ fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
         None => (None, load(&o.file)?),
     };
     let source = o.preset.clone().unwrap_or_else(|| o.file.clone());
-    let mut variants = vec![];
-    for n in &o.variants {
-        variants.push(Variant::parse(n).map_err(|e| usage_err(format!("--variant: {e}")))?);
-    }
-    if variants.is_empty() {
-        variants = scenario.variants.clone();
-    }
-    if variants.is_empty() {
-        return Err(usage_err(format!(
-            "{}: the scenario lists no variants; pass one with --variant, e.g. --variant cfs-6.1",
-            source
-        )));
-    }
+    let variants = chosen_variants(&o.variants, &scenario, &source)?;
     let mut cfg = scenario.sim_config();
     if let Some(w) = &o.why {
         if w.from_ns > w.to_ns {
@@ -403,6 +391,28 @@ fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
     };
     out.write_all(text.as_bytes())
         .map_err(|e| Fail(1, format!("cannot write output: {e}")))
+}
+
+/// The variants a command runs: those given with `--variant`, else the scenario's own; an
+/// error naming `source` when there are none.
+fn chosen_variants(
+    given: &[String],
+    scenario: &Scenario,
+    source: &str,
+) -> Result<Vec<Variant>, Fail> {
+    let mut variants = vec![];
+    for n in given {
+        variants.push(Variant::parse(n).map_err(|e| usage_err(format!("--variant: {e}")))?);
+    }
+    if variants.is_empty() {
+        variants = scenario.variants.clone();
+    }
+    if variants.is_empty() {
+        return Err(usage_err(format!(
+            "{source}: the scenario lists no variants; pass one with --variant, e.g. --variant cfs-6.1"
+        )));
+    }
+    Ok(variants)
 }
 
 /// A progress bar on standard error for long work, drawn only when standard error is a

@@ -11,11 +11,11 @@ use std::fmt::Write as _;
 use std::io::Write;
 
 use schedlab_sim::stats::CpuStats;
-use schedlab_sim::{Simulator, TraceLevel, Variant};
+use schedlab_sim::{Simulator, TraceLevel};
 use serde_json::{json, Value};
 
 use crate::args::{Format, SchedstatArgs};
-use crate::{progress_bar, usage_err, Fail};
+use crate::{chosen_variants, progress_bar, usage_err, Fail};
 
 /// Counters summed over the chosen CPUs, by their serialized names (every `CpuStats` field
 /// that a run's JSON report carries).
@@ -40,18 +40,7 @@ struct VariantRows {
 pub(crate) fn schedstat(a: &SchedstatArgs, out: &mut dyn Write) -> Result<(), Fail> {
     let (_, scenario) = a.source.load()?;
     let source = a.source.name().to_string();
-    let mut variants = vec![];
-    for n in &a.variants {
-        variants.push(Variant::parse(n).map_err(|e| usage_err(format!("--variant: {e}")))?);
-    }
-    if variants.is_empty() {
-        variants = scenario.variants.clone();
-    }
-    if variants.is_empty() {
-        return Err(usage_err(format!(
-            "{source}: the scenario lists no variants; pass one with --variant, e.g. --variant cfs-6.1"
-        )));
-    }
+    let variants = chosen_variants(&a.variants, &scenario, &source)?;
     let cfg = scenario.sim_config();
     if a.window == 0 {
         return Err(usage_err("--window must be longer than 0 s"));

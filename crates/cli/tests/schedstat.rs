@@ -110,17 +110,21 @@ fn two_hogs_switch_at_the_slice_rounded_up_to_the_tick() {
 /// The windows add up to the whole run's counters as `run --format json` reports them.
 #[test]
 fn windows_add_up_to_the_runs_counters() {
-    let j = json(&[
-        "schedstat",
-        "--preset",
-        "hackbench",
-        "--variant",
-        "eevdf-6.6",
-        "--window",
-        "0.01",
-        "--format",
-        "json",
-    ]);
+    // The 8-CPU preset under one variant, in 10-ms windows.
+    let args = |extra: &[&'static str]| {
+        let mut a = vec![
+            "schedstat",
+            "--preset",
+            "hackbench",
+            "--variant",
+            "eevdf-6.6",
+            "--window",
+            "0.01",
+        ];
+        a.extend_from_slice(extra);
+        a
+    };
+    let j = json(&args(&["--format", "json"]));
     let (code, out, err) = schedlab(&[
         "run",
         "--preset",
@@ -157,15 +161,7 @@ fn windows_add_up_to_the_runs_counters() {
         assert_eq!(p[0]["to_ns"], p[1]["from_ns"]);
     }
     // The table shows the same windows.
-    let (code, table, _) = schedlab(&[
-        "schedstat",
-        "--preset",
-        "hackbench",
-        "--variant",
-        "eevdf-6.6",
-        "--window",
-        "0.01",
-    ]);
+    let (code, table, _) = schedlab(&args(&[]));
     assert_eq!(code, 0);
     assert!(
         table.contains("preempt") && table.contains("local"),
@@ -179,17 +175,7 @@ fn windows_add_up_to_the_runs_counters() {
         windows.len(),
         "{table}"
     );
-    let (code, csv, _) = schedlab(&[
-        "schedstat",
-        "--preset",
-        "hackbench",
-        "--variant",
-        "eevdf-6.6",
-        "--window",
-        "0.01",
-        "--format",
-        "csv",
-    ]);
+    let (code, csv, _) = schedlab(&args(&["--format", "csv"]));
     assert_eq!(code, 0);
     assert_eq!(csv.lines().count(), windows.len() + 1);
     assert!(csv.starts_with("variant,from_ns,to_ns,"), "{csv}");
