@@ -497,8 +497,13 @@ impl Fair {
 
     /// `update_curr`: charge curr for the time since `exec_start`; EEVDF also renews the
     /// deadline and decides whether curr must give way.
+    ///
+    /// Time the engine charged since the kernel's last `update_curr` (`Rq::unaccounted_ns`,
+    /// see [`Fair::update_curr_user`]) counts as part of this call's delta: one
+    /// `sched_stat_runtime` for all of it, and the deadline and the resched decided now, as the
+    /// kernel decides them at its next event and not when a user-space burst happens to end.
     pub fn update_curr(&self, c: &mut Ctx) {
-        c.rq.unaccounted_ns = 0;
+        let pending = core::mem::take(&mut c.rq.unaccounted_ns);
         let Some(cu) = c.rq.curr else { return };
         debug_assert!(
             !c.rq.tree.contains(&cu),
@@ -506,17 +511,10 @@ impl Fair {
             c.cpu,
             cu + 1
         );
-        let e = &mut c.ents[cu];
-        let delta = c.clock_task as i64 - e.exec_start as i64;
-        if delta <= 0 {
+        let delta = pending + self.charge(c, cu);
+        if delta == 0 {
             return;
         }
-        let delta = delta as u64;
-        e.exec_start = c.clock_task;
-        e.sum_exec_runtime += delta;
-        e.vruntime = e
-            .vruntime
-            .wrapping_add(calc_delta_fair(delta, &e.load) as i64);
         c.out.event(Event {
             t_ns: c.now,
             cpu: c.cpu,
@@ -547,19 +545,36 @@ impl Fair {
         }
     }
 
-    /// `update_curr` run for the engine's own bookkeeping (a burst ends, a program step
-    /// starts), not from a kernel path: curr is charged as the kernel would charge it at its
-    /// next event, and the charge is remembered as not yet seen by the kernel
-    /// (`Rq::unaccounted_ns`).
+    /// Charges curr's `sum_exec_runtime` and vruntime for the time since `exec_start`; returns
+    /// it.
+    fn charge(&self, c: &mut Ctx, cu: Tid) -> u64 {
+        let e = &mut c.ents[cu];
+        let delta = c.clock_task as i64 - e.exec_start as i64;
+        if delta <= 0 {
+            return 0;
+        }
+        let delta = delta as u64;
+        e.exec_start = c.clock_task;
+        e.sum_exec_runtime += delta;
+        e.vruntime = e
+            .vruntime
+            .wrapping_add(calc_delta_fair(delta, &e.load) as i64);
+        delta
+    }
+
+    /// The engine's own bookkeeping (a burst ends, a program step starts), not a kernel path:
+    /// curr's CPU time is charged so that the engine knows where its program stands, but
+    /// nothing the kernel would only do in `update_curr` happens (no trace event, no deadline
+    /// renewal, no `min_vruntime` update, no resched). The time is remembered as not yet seen
+    /// by the kernel (`Rq::unaccounted_ns`) and reported by the next `update_curr`.
+    ///
+    /// A task that runs in user space calls nothing in the scheduler: a slice that runs out
+    /// between two scheduler events is noticed at the next one (a tick, a wakeup or an enqueue
+    /// on the CPU, the task's own block), which is when the kernel reschedules.
     pub fn update_curr_user(&self, c: &mut Ctx) {
-        let pending = c.rq.unaccounted_ns;
-        let before = c.rq.curr.map(|cu| c.ents[cu].sum_exec_runtime);
-        self.update_curr(c);
-        let charged = match (before, c.rq.curr) {
-            (Some(b), Some(cu)) => c.ents[cu].sum_exec_runtime - b,
-            _ => 0,
-        };
-        c.rq.unaccounted_ns = pending + charged;
+        let Some(cu) = c.rq.curr else { return };
+        let charged = self.charge(c, cu);
+        c.rq.unaccounted_ns += charged;
     }
 
     // ----------------------------------------------------------------------------------------
