@@ -123,4 +123,13 @@ keep "$TMP/hackbench.data" "$OUT/hackbench.perf-script.gz"
 echo "hackbench: perf sched record -- hackbench -g 2 --threads -l 2000: $(tr '\n' ' ' < "$TMP/hb.txt")" >> "$META"
 for i in 1 2 3; do echo "hackbench without perf, run $i: $(hackbench -g 2 --threads -l 2000 2>&1 | tr '\n' ' ')" >> "$META"; done
 fi
+if want hackbench-pinned; then
+wait_quiet hackbench-pinned
+# 6. hackbench, 1 group of 20+20 threads over socketpairs, every thread pinned to CPU 1: the
+# wakeup and preemption pattern of one run queue, with no balancing (crates/sim/tests/real_hackbench.rs).
+perf sched record -q -o "$TMP/hackbench-pinned.data" -- taskset -c 1 hackbench -g 1 --threads -l 2000 > "$TMP/hbp.txt" 2>&1 || true
+keep "$TMP/hackbench-pinned.data" "$OUT/hackbench-pinned.perf-script.gz"
+echo "hackbench-pinned: perf sched record -- taskset -c 1 hackbench -g 1 --threads -l 2000: $(tr '\n' ' ' < "$TMP/hbp.txt")" >> "$META"
+for i in 1 2 3; do echo "hackbench-pinned without perf, run $i: $(taskset -c 1 hackbench -g 1 --threads -l 2000 2>&1 | tr '\n' ' ')" >> "$META"; done
+fi
 ls -l "$OUT" >&2
