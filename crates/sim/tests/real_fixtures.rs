@@ -239,7 +239,7 @@ fn recorded_ping_pong_unpinned() {
 
 /// Recorded: `hackbench -g 2 --threads -l 2000` (40 threads a group over socketpairs) on the
 /// 2 CPUs: the share of wakeups on the waker's CPU and the wake-to-run latency. (The model's
-/// hackbench is not compared here: see ARCHITECTURE.md, "Compared with the machine".)
+/// hackbench is compared with it in crates/cli/tests/real_hackbench.rs, where the generator is.)
 #[test]
 fn recorded_hackbench() {
     let r = load("hackbench");
