@@ -45,17 +45,7 @@ fn variant<'a>(outs: &'a [Output], name: &str) -> &'a Output {
 }
 
 fn role_pids(s: &Scenario, o: &Output, role: Role) -> Vec<Pid> {
-    let groups: Vec<u32> = s
-        .workloads()
-        .iter()
-        .flat_map(|w| {
-            w.roles
-                .iter()
-                .filter(|(r, _)| *r == role)
-                .flat_map(|(_, g)| g.clone())
-        })
-        .collect();
-    wl::pids_of_groups(&o.trace, &groups)
+    schedlab_report::figures::role_pids(&s.workloads(), o, &[role])
 }
 
 fn preempt_ratio(o: &Output) -> f64 {

@@ -13,7 +13,7 @@
 
 use std::collections::BTreeSet;
 
-use schedlab_report::workload as wl;
+use schedlab_report::figures::role_pids;
 use schedlab_scenario::{Role, Scenario};
 use schedlab_sim::{simulate, EventKind, Pid, PrevState, Trace};
 
@@ -81,19 +81,11 @@ fn receivers_block_before_a_slice_ends_under_them() {
 
     let s = Scenario::from_json(SCENARIO).unwrap();
     let cfg = s.sim_config();
-    let groups: Vec<u32> = s
-        .workloads()
-        .iter()
-        .flat_map(|w| {
-            w.roles
-                .iter()
-                .filter(|(r, _)| *r == Role::Receiver)
-                .flat_map(|(_, g)| g.clone())
-        })
-        .collect();
     for v in s.variants() {
         let o = simulate(&cfg, v).unwrap();
-        let receivers: BTreeSet<Pid> = wl::pids_of_groups(&o.trace, &groups).into_iter().collect();
+        let receivers: BTreeSet<Pid> = role_pids(&s.workloads(), &o, &[Role::Receiver])
+            .into_iter()
+            .collect();
         assert_eq!(receivers.len(), 20);
         let (preempted, blocked) = run_ends(&o.trace, &receivers);
         eprintln!(

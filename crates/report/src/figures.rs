@@ -22,9 +22,15 @@ pub struct Figures {
 }
 
 fn pids_of(r: &Output, info: &WorkloadInfo, roles: &[Role]) -> Vec<schedlab_sim::Pid> {
-    let groups: Vec<u32> = info
-        .roles
+    role_pids(core::slice::from_ref(info), r, roles)
+}
+
+/// The pids of a run's tasks that play one of `roles` (any role when `roles` is empty) in the
+/// workloads `infos` (`Scenario::workloads`), in pid order.
+pub fn role_pids(infos: &[WorkloadInfo], r: &Output, roles: &[Role]) -> Vec<schedlab_sim::Pid> {
+    let groups: Vec<u32> = infos
         .iter()
+        .flat_map(|info| &info.roles)
         .filter(|(role, _)| roles.is_empty() || roles.contains(role))
         .flat_map(|(_, g)| g.iter().copied())
         .collect();
