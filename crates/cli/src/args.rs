@@ -211,7 +211,7 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 500_000_000, value_parser = positive)]
     pub(crate) max_events: u64,
     /// Stop a run whose variants keep more trace events than this in memory together (the
-    /// tables read them all; 32 bytes each, so the default is about 3 GB; with --why each
+    /// tables read them all; 16 bytes each, so the default is about 1.6 GB; with --why each
     /// decision record counts as a few events)
     #[arg(long, value_name = "N", default_value_t = 100_000_000, value_parser = positive)]
     pub(crate) max_trace_events: u64,

@@ -262,7 +262,7 @@ fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
     }
     // Decision records weigh as many events as their size.
     let dw = core::mem::size_of::<schedlab_sim::decision::Decision>()
-        .div_ceil(core::mem::size_of::<schedlab_sim::Event>());
+        .div_ceil(schedlab_sim::events::KEPT_EVENT_BYTES);
     // --trace streams each run's events to the file as they happen.
     let trace_out = match &o.trace {
         Some(path) => Some(std::rc::Rc::new(std::cell::RefCell::new(
@@ -317,7 +317,7 @@ fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
                         "{}: the run keeps more than {} trace events across its variants (about {} MB) at {:.3} s of {:.3} s simulated; shorten duration_ms, run fewer variants at once, or raise --max-trace-events",
                         v.name,
                         o.max_trace_events,
-                        (o.max_trace_events * core::mem::size_of::<schedlab_sim::Event>() as u64) >> 20,
+                        (o.max_trace_events * schedlab_sim::events::KEPT_EVENT_BYTES as u64) >> 20,
                         sim.now_ns() as f64 / 1e9,
                         cfg.duration_ns as f64 / 1e9
                     ),

@@ -158,7 +158,7 @@ pub fn csv(scenario: &Scenario, results: &[Output]) -> String {
 pub fn write_trace(w: &mut dyn Write, trace: &Trace, variant: Option<&str>) -> io::Result<()> {
     let jl = Jsonl::new(trace, variant);
     for e in &trace.events {
-        jl.write(w, e)?;
+        jl.write(w, &e)?;
     }
     Ok(())
 }

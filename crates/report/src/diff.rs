@@ -80,8 +80,8 @@ pub fn first_divergence(a: &Trace, b: &Trace, runtime: bool) -> Option<Divergenc
                         x.map_or(a.events.len(), |(i, _)| i),
                         y.map_or(b.events.len(), |(j, _)| j),
                     ),
-                    a: x.map(|(_, e)| *e),
-                    b: y.map(|(_, e)| *e),
+                    a: x.map(|(_, e)| e),
+                    b: y.map(|(_, e)| e),
                 })
             }
         }
@@ -410,8 +410,9 @@ pub fn format_divergence(
         at as f64 / 1e9,
         d.common
     );
-    let shared: Vec<&Event> = a.events[..d.index.0]
-        .iter()
+    let shared: Vec<Event> = a
+        .events
+        .range(..d.index.0)
         .filter(|e| !matches!(e.kind, EventKind::StatRuntime { .. }))
         .collect();
     if !shared.is_empty() {
@@ -514,7 +515,7 @@ mod tests {
                     group: None,
                 },
             ],
-            events,
+            events: events.into(),
             end_ns: 100,
             ..Trace::default()
         }

@@ -393,7 +393,7 @@ mod tests {
         };
         let trace = |events: Vec<Event>| Trace {
             cpus: 1,
-            events,
+            events: events.into(),
             end_ns: 10,
             ..Trace::default()
         };

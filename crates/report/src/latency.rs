@@ -139,7 +139,7 @@ pub(crate) fn run_atoms(
         .any(|e| matches!(e.kind, EventKind::Waking { .. }));
     let mut map: BTreeMap<Pid, Atoms> = BTreeMap::new();
     for e in &trace.events {
-        atom_event(&mut map, e, has_waking, &mut on_delay);
+        atom_event(&mut map, &e, has_waking, &mut on_delay);
     }
     map
 }

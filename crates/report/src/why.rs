@@ -410,8 +410,9 @@ pub fn cause_time(t: &Trace, t_ns: u64, cpu: u32, prev: Pid, next: Pid) -> Optio
 pub fn switch_explanation(t: &Trace, t_ns: u64, cpu: u32, prev: Pid) -> (Vec<String>, Option<u64>) {
     use schedlab_sim::{EventKind, PrevState};
     let from = t.events.partition_point(|e| e.t_ns < t_ns);
-    let sw = t.events[from..]
-        .iter()
+    let sw = t
+        .events
+        .range(from..)
         .take_while(|e| e.t_ns == t_ns)
         .find_map(|e| match e.kind {
             EventKind::Switch {

@@ -64,7 +64,6 @@ fn switches_level_keeps_all_but_stat_runtime() {
         .events
         .iter()
         .filter(|e| !matches!(e.kind, schedlab_sim::EventKind::StatRuntime { .. }))
-        .copied()
         .collect();
     assert!(expect.len() < full.trace.events.len());
     assert_eq!(sw.trace.events, expect);

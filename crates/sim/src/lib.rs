@@ -35,6 +35,7 @@ pub mod cgroup;
 pub mod config;
 pub mod decision;
 mod engine;
+pub mod events;
 mod fair;
 pub mod pelt;
 pub mod rng;
@@ -49,6 +50,7 @@ pub use config::{
     RtTask, SchedPolicy, SimConfig, TaskSpec, MEASURED_CACHE_COST,
 };
 pub use engine::{balance, simulate, Deadlock, Output, Simulator, Status};
+pub use events::Events;
 pub use stats::{BandwidthStats, CpuStats, TaskStats};
 pub use trace::{
     Event, EventKind, Pid, PrevState, Sink, Snapshot, TaskInfo, Trace, TraceCounts, TraceLevel,

@@ -244,8 +244,8 @@ pub struct Trace {
     pub cpus: u32,
     /// Tasks, ordered by pid.
     pub tasks: Vec<TaskInfo>,
-    /// Events in time order (ties in the order they happened).
-    pub events: Vec<Event>,
+    /// Events in time order (ties in the order they happened), 16 bytes each.
+    pub events: crate::events::Events,
     /// Optional per-switch snapshots.
     pub snapshots: Vec<Snapshot>,
     /// Optional decision records (`record_decisions`), in time order.

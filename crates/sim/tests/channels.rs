@@ -64,7 +64,7 @@ fn first_writer_wakeups(o: &Output) -> Vec<u32> {
         .events
         .iter()
         .filter(|e| e.t_ns == t)
-        .filter_map(waking)
+        .filter_map(|e| waking(&e))
         .collect()
 }
 

@@ -166,7 +166,11 @@ fn invariants_hold_after_every_event() {
         // Events are in time order; no CPU runs more than the duration; the trace's runtime is
         // the tasks' sum_exec_runtime (work is accounted once).
         assert!(
-            out.trace.events.windows(2).all(|w| w[0].t_ns <= w[1].t_ns),
+            out.trace
+                .events
+                .iter()
+                .zip(out.trace.events.iter().skip(1))
+                .all(|(a, b)| a.t_ns <= b.t_ns),
             "case {seed}"
         );
         let mut per_cpu = vec![0u64; cfg.cpus as usize];

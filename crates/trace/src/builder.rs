@@ -418,7 +418,7 @@ impl Builder {
             trace: Trace {
                 cpus,
                 tasks,
-                events: self.events,
+                events: self.events.into(),
                 snapshots: Vec::new(),
                 decisions: Vec::new(),
                 end_ns,

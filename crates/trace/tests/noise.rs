@@ -130,7 +130,12 @@ fn check_import(text: &[u8], opts: Options, what: &str) {
             assert!(imp.warnings.len() as u64 <= imp.warnings_total);
             // The trace is usable: time-ordered events on known CPUs, tasks sorted by pid.
             let ev = &imp.trace.events;
-            assert!(ev.windows(2).all(|w| w[0].t_ns <= w[1].t_ns), "{what}");
+            assert!(
+                ev.iter()
+                    .zip(ev.iter().skip(1))
+                    .all(|(a, b)| a.t_ns <= b.t_ns),
+                "{what}"
+            );
             assert!(ev.iter().all(|e| e.cpu < imp.trace.cpus), "{what}");
             assert!(
                 imp.trace.tasks.windows(2).all(|w| w[0].pid < w[1].pid),

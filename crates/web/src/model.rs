@@ -270,11 +270,11 @@ pub fn trace_prefix(t: &schedlab_sim::Trace, n: usize) -> schedlab_sim::Trace {
     if t.events.len() <= n {
         return t.clone();
     }
-    let end = t.events[n - 1].t_ns;
+    let end = t.events.get(n.saturating_sub(1)).map_or(0, |e| e.t_ns);
     schedlab_sim::Trace {
         cpus: t.cpus,
         tasks: t.tasks.clone(),
-        events: t.events[..n].to_vec(),
+        events: t.events.range(..n).collect(),
         snapshots: t
             .snapshots
             .iter()
@@ -334,11 +334,12 @@ pub fn divergence_of(
                 })
                 .collect()
         });
-        let before = ta.events[..d.index.0]
-            .iter()
+        let before = ta
+            .events
+            .range(..d.index.0)
             .rev()
             .find(|e| !matches!(e.kind, schedlab_sim::EventKind::StatRuntime { .. }))
-            .map(|e| event_text(ta, e));
+            .map(|e| event_text(ta, &e));
         DivergencePoint {
             t_ns,
             common: d.common,

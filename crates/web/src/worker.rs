@@ -24,13 +24,13 @@ use crate::recording::{recording, Recording, MAX_RECORDING_EVENTS};
 pub const CHUNK_EVENTS: u64 = 200_000;
 /// Most work (events and zero-time program steps) one variant may take before the run stops
 /// with a message.
-pub const MAX_EVENTS: u64 = 100_000_000;
+pub const MAX_EVENTS: u64 = 250_000_000;
 /// Most trace events the variant being simulated may keep in the worker (a decision record
-/// counts as many events as its size): its views are built from them when it ends, and at 32
-/// bytes a record (wasm32) this bounds the trace memory near 512 MB, well inside what a worker
-/// can allocate. A finished variant keeps only its views and the first
+/// counts as many events as its size): its views are built from them when it ends, and at 16
+/// bytes an event, kept in 1-MiB chunks, this bounds the trace memory near 1 GiB, inside what
+/// a wasm32 worker can allocate (4 GiB). A finished variant keeps only its views and the first
 /// [`DIVERGENCE_EVENTS`] events of its trace.
-pub const MAX_KEPT_EVENTS: usize = 16_000_000;
+pub const MAX_KEPT_EVENTS: usize = 64_000_000;
 
 /// What the page asks.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -272,7 +272,7 @@ impl SimWorker {
         })];
         // Decision records weigh as many events as their size.
         let w = core::mem::size_of::<schedlab_sim::decision::Decision>()
-            .div_ceil(core::mem::size_of::<schedlab_sim::Event>());
+            .div_ceil(schedlab_sim::events::KEPT_EVENT_BYTES);
         let kept = sim.trace_kept() + w * sim.decisions_kept();
         if kept > self.max_kept_events {
             let message = format!(
@@ -364,7 +364,7 @@ impl SimWorker {
         }
         let x = self.explainer.as_mut().expect("set above");
         let w = core::mem::size_of::<schedlab_sim::decision::Decision>()
-            .div_ceil(core::mem::size_of::<schedlab_sim::Event>());
+            .div_ceil(schedlab_sim::events::KEPT_EVENT_BYTES);
         // Past the switch: every event at its time is in the trace.
         while x.sim.now_ns() <= req.t_ns {
             if x.sim.run(CHUNK_EVENTS) == Status::Done {
@@ -638,7 +638,7 @@ mod tests {
             .iter()
             .map(|o| {
                 let w = core::mem::size_of::<schedlab_sim::decision::Decision>()
-                    .div_ceil(core::mem::size_of::<schedlab_sim::Event>());
+                    .div_ceil(schedlab_sim::events::KEPT_EVENT_BYTES);
                 o.trace.events.len() + w * o.trace.decisions.len()
             })
             .max()

@@ -818,7 +818,6 @@ fn the_first_divergence_of_a_pair_in_either_order_and_none_between_identical_var
         t.events
             .iter()
             .filter(|e| !matches!(e.kind, schedlab_sim::EventKind::StatRuntime { .. }))
-            .copied()
             .collect()
     };
     let (da, db) = (decisions(ta), decisions(tb));

@@ -15,7 +15,7 @@ pub fn trace(cpus: u32, tasks: &[(Pid, &str)], events: Vec<Event>) -> Trace {
                 group: None,
             })
             .collect(),
-        events,
+        events: events.into(),
         end_ns,
         ..Default::default()
     }
@@ -108,7 +108,7 @@ pub fn grouped_trace(
                 group,
             })
             .collect(),
-        events,
+        events: events.into(),
         end_ns,
         ..Default::default()
     }

@@ -347,7 +347,7 @@ impl Simulator {
                 trace: Trace {
                     cpus: cfg.cpus,
                     tasks: infos,
-                    events: Vec::new(),
+                    events: crate::events::Events::new(),
                     snapshots: Vec::new(),
                     decisions: Vec::new(),
                     end_ns: cfg.duration_ns,
