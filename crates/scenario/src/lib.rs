@@ -259,6 +259,9 @@ pub struct TaskGroup {
     /// `create_every_us`: the tasks are created one after another, this far apart (task i at
     /// `start_ms` + i × this), as a main thread creates its workers; default all at once.
     pub create_every_us: Option<Number>,
+    /// `"kthread": true`: kernel threads (a bound `kworker` when allowed one CPU), whose
+    /// wakeups of a task that last ran on their CPU keep it there (`select_idle_sibling`).
+    pub kthread: bool,
 }
 
 /// A task group's RT policy.
@@ -575,6 +578,9 @@ impl Scenario {
                 if let Some(s) = &t.create_every_us {
                     o.insert("create_every_us".into(), Value::Number(s.clone()));
                 }
+                if t.kthread {
+                    o.insert("kthread".into(), true.into());
+                }
                 let prog = t.program.iter().map(Step::to_value).collect();
                 o.insert("program".into(), Value::Array(prog));
                 Value::Object(o)
@@ -804,6 +810,7 @@ impl Scenario {
                                 .as_ref()
                                 .map_or(0, |e| i.saturating_mul(to_ns(e, Unit::Us))),
                         ),
+                    kthread: t.kthread,
                 });
             }
         }

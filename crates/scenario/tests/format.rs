@@ -469,3 +469,31 @@ fn irq_queue_work_errors_name_what_is_wrong() {
         "listed in channels as a futex",
     );
 }
+
+#[test]
+fn kthread_is_a_fair_task_groups_flag() {
+    let s = Scenario::from_json(r#"{"version": 1, "name": "k", "cpus": 2, "hz": 250, "duration_ms": 10,
+        "tasks": [
+          {"name": "kworker-0", "affinity": [0], "kthread": true, "program": [{"run_ms": 1}, {"sleep_ms": 1}]},
+          {"name": "job", "program": [{"run_ms": 1}, {"sleep_ms": 1}]}]}"#)
+    .unwrap();
+    let c = s.sim_config();
+    assert!(c.tasks[0].kthread && !c.tasks[1].kthread);
+    // It survives the canonical JSON (links, `expand`) and is left out when false.
+    let text = s.to_json();
+    assert_eq!(text.matches("\"kthread\": true").count(), 1, "{text}");
+    assert!(Scenario::from_json(&text).unwrap().sim_config().tasks[0].kthread);
+    for (bad, want) in [
+        (r#""kthread": 1"#, "tasks[0].kthread: expected true or false, got 1"),
+        (
+            r#""kthread": true, "policy": "fifo", "rt_priority": 10"#,
+            "tasks[0].kthread: only a fair task group (normal, batch or idle) can be a kthread here",
+        ),
+    ] {
+        let text = format!(
+            r#"{{"version": 1, "name": "k", "cpus": 2, "hz": 250, "duration_ms": 10, "tasks": [{{"name": "k", {bad}, "program": [{{"run_ms": 1}}, {{"sleep_ms": 1}}]}}]}}"#
+        );
+        let errs = errors(&text);
+        assert!(errs.iter().any(|e| e.contains(want)), "{want}: {errs:#?}");
+    }
+}

@@ -190,6 +190,11 @@ pub struct TaskSpec {
     pub program: Vec<Op>,
     /// When the task is created (forked), in ns from the start.
     pub start_ns: u64,
+    /// A kernel thread (PF_KTHREAD), such as a bound `kworker`. Allowed one CPU, it is a per-CPU
+    /// kthread (`is_per_cpu_kthread`): a task it wakes that last ran on its CPU stays there
+    /// while the kthread is alone on it (`select_idle_sibling`, "An obvious example of this
+    /// pattern is IO completions").
+    pub kthread: bool,
 }
 
 /// Everything the engine needs for one run.

@@ -289,6 +289,8 @@ pub enum Sis {
     Target,
     /// The previous CPU is idle and shares the cache.
     Prev,
+    /// The waker is a per-CPU kthread alone on the wakee's previous CPU: stacked there.
+    KthreadStack,
     /// `recent_used_cpu` is idle.
     Recent,
     /// An idle core (`select_idle_core`).
@@ -607,6 +609,9 @@ impl Sis {
             Sis::NotRun => "no select_idle_sibling",
             Sis::Target => "select_idle_sibling: the target is idle",
             Sis::Prev => "select_idle_sibling: prev is idle",
+            Sis::KthreadStack => {
+                "select_idle_sibling: a per-CPU kthread alone on prev woke it: stacked on prev"
+            }
             Sis::Recent => "select_idle_sibling: recent_used_cpu is idle",
             Sis::IdleCore => "select_idle_sibling: an idle core",
             Sis::IdleSmt => "select_idle_sibling: an idle SMT sibling",

@@ -58,6 +58,7 @@ pub(super) const TASK_KEYS: &[&str] = &[
     "slice_us",
     "start_ms",
     "create_every_us",
+    "kthread",
     "program",
     "cgroup",
     "session",

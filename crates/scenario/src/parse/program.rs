@@ -70,6 +70,24 @@ pub(super) fn task_group(
     let create_every_us = opt(o.get("create_every_us"), |v| {
         p.num(&join(path, "create_every_us"), v, 0.0, false, 1e9)
     });
+    let kthread = match o.get("kthread") {
+        None => Some(false),
+        Some(Value::Bool(b)) if *b && is_rt => {
+            p.err(
+                &join(path, "kthread"),
+                "only a fair task group (normal, batch or idle) can be a kthread here",
+            );
+            None
+        }
+        Some(Value::Bool(b)) => Some(*b),
+        Some(v) => {
+            p.err(
+                &join(path, "kthread"),
+                format!("expected true or false, got {}", show(v)),
+            );
+            None
+        }
+    };
     let program = match o.get("program") {
         None => {
             p.err(&join(path, "program"), "missing (required)");
@@ -88,6 +106,7 @@ pub(super) fn task_group(
         program: program?,
         rt: rt?,
         create_every_us: create_every_us?,
+        kthread: kthread?,
     })
 }
 

@@ -27,6 +27,7 @@ fn group(name: &str, count: u64, affinity: Option<Vec<u64>>, program: Vec<Step>)
         program,
         rt: None,
         create_every_us: None,
+        kthread: false,
     }
 }
 
@@ -399,6 +400,7 @@ pub(crate) fn expand(
                         ];
                         let mut g = group("kworker", 1, Some(vec![c]), prog);
                         g.name = format!("kworker-{c}");
+                        g.kthread = true;
                         add(&mut groups, Role::Kworker, g);
                     }
                 }

@@ -98,6 +98,8 @@ struct TaskCtl {
     ///
     /// [`Op::Affinity`]: crate::config::Op::Affinity
     affinity: Vec<u32>,
+    /// PF_KTHREAD.
+    kthread: bool,
 }
 
 #[derive(Default)]
@@ -311,6 +313,7 @@ impl Simulator {
                     a.dedup();
                     a
                 },
+                kthread: t.kthread,
             });
             infos.push(TaskInfo {
                 pid: i as u32 + 1,

@@ -1,7 +1,8 @@
 //! Wakeup and fork placement (`kernel/sched/fair.c`):
 //! - `select_task_rq_fair` with `record_wakee`/`wake_wide`, `wake_affine` (`wake_affine_idle`,
-//!   `wake_affine_weight` with WA_BIAS) and `select_idle_sibling` (target, prev,
-//!   `recent_used_cpu`, an idle core, an idle SMT sibling, a scan of the LLC);
+//!   `wake_affine_weight` with WA_BIAS) and `select_idle_sibling` (target, prev, a per-CPU
+//!   kthread's wakee stacked on prev, `recent_used_cpu`, an idle core, an idle SMT sibling, a
+//!   scan of the LLC);
 //! - the fork slow path `find_idlest_cpu` (`sched_balance_find_dst_cpu` since 6.10);
 //! - `available_idle_cpu`, `sched_idle_cpu`.
 //!
@@ -95,7 +96,7 @@ impl Simulator {
                     self.wake_affine(sd.imbalance_pct, id, waker_cpu, prev, sync, waker);
             }
         }
-        let (cpu, sis) = self.select_idle_sibling(id, prev, target);
+        let (cpu, sis) = self.select_idle_sibling(id, prev, target, waker, waker_cpu);
         let path = SelectPath::Wakeup {
             wide,
             sync,
@@ -191,7 +192,14 @@ impl Simulator {
     /// `select_idle_sibling`: an idle CPU near `target`, else `target`. With SIS_UTIL the scan
     /// of the LLC (`select_idle_cpu`) looks at no more than the LLC's `nr_idle_scan` CPUs the
     /// task may use, and at none (not even for an idle core) when that is 0.
-    pub(super) fn select_idle_sibling(&mut self, id: Tid, prev: u32, target: u32) -> (u32, Sis) {
+    pub(super) fn select_idle_sibling(
+        &mut self,
+        id: Tid,
+        prev: u32,
+        target: u32,
+        waker: Option<Tid>,
+        waker_cpu: u32,
+    ) -> (u32, Sis) {
         if self.idle_or_sched_idle(target) && self.allowed(id, target) {
             return (target, Sis::Target);
         }
@@ -201,6 +209,23 @@ impl Simulator {
             && self.allowed(id, prev)
         {
             return (prev, Sis::Prev);
+        }
+        // A per-CPU kthread (`is_per_cpu_kthread(current)`, in task context: a waker) that wakes
+        // a task whose previous CPU is its own, with nothing else on it (`nr_running <= 1`):
+        // the wakee queued work for it that is now done, as good as a sync wakeup, so it stacks
+        // on prev (the kernel's example is an I/O completion). Before `recent_used_cpu`, which
+        // it leaves as it was.
+        if let Some(w) = waker {
+            let t = &self.tasks[w];
+            if t.kthread
+                && t.affinity.len() == 1
+                && prev == waker_cpu
+                && self.cpus[waker_cpu as usize].rq.nr_running <= 1
+                && self.rt_idle(waker_cpu)
+                && self.allowed(id, prev)
+            {
+                return (prev, Sis::KthreadStack);
+            }
         }
         let recent = self.tasks[id].recent_used_cpu;
         self.tasks[id].recent_used_cpu = prev;

@@ -19,6 +19,7 @@ pub fn task(comm: &str, nice: i32, policy: SchedPolicy, program: Vec<Op>) -> Tas
         affinity: vec![0],
         program,
         start_ns: 0,
+        kthread: false,
     }
 }
 
