@@ -167,12 +167,17 @@ pub(crate) struct Recorder {
     pub sink: Option<alloc::boxed::Box<dyn Sink>>,
     /// `record_decisions`: the fair class and the engine push decision records.
     pub decisions: bool,
+    /// Which of them are kept (all when `None`).
+    pub keep_decision: Option<fn(&crate::decision::DecisionKind) -> bool>,
 }
 
 impl Recorder {
     /// Records a decision (callers check `decisions` first, so nothing is built when off).
     #[inline]
     pub fn decide(&mut self, t_ns: u64, cpu: u32, kind: crate::decision::DecisionKind) {
+        if self.keep_decision.is_some_and(|keep| !keep(&kind)) {
+            return;
+        }
         self.trace
             .decisions
             .push(crate::decision::Decision { t_ns, cpu, kind });

@@ -259,6 +259,17 @@ pub fn divergence(scenario: &Scenario, outs: &[Output], a: usize, b: usize) -> D
     divergence_of(scenario, (a, &outs[a].trace, full), (b, &outs[b].trace))
 }
 
+/// The decision records a run's views read (the rest are not kept while it runs): the wakeup
+/// checks and the preemptions, for the switch notes (`diff::preemption_reasons`) and the
+/// first-divergence panel (`diff::explain_lines`). The explainer re-simulates with them all.
+pub fn read_decision(k: &schedlab_sim::decision::DecisionKind) -> bool {
+    use schedlab_sim::decision::DecisionKind;
+    matches!(
+        k,
+        DecisionKind::Wakeup { .. } | DecisionKind::Preempt { .. }
+    )
+}
+
 /// Most events of each finished variant the worker keeps to find divergences with the
 /// variants that finish after it (with the snapshots and decision records up to the last of
 /// them).

@@ -251,7 +251,10 @@ impl SimWorker {
         let variant = &job.scenario.variants()[index];
         if job.sim.is_none() {
             match Simulator::new(&job.cfg, variant) {
-                Ok(s) => job.sim = Some(s),
+                Ok(mut s) => {
+                    s.keep_decisions(crate::model::read_decision);
+                    job.sim = Some(s)
+                }
                 Err(e) => {
                     let message = format!("{}: {e}", variant.name);
                     self.job = None;

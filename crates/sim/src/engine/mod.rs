@@ -358,6 +358,7 @@ impl Simulator {
                 counts: TraceCounts::default(),
                 sink,
                 decisions: cfg.record_decisions,
+                keep_decision: None,
             },
             processed: 0,
             work: 0,
@@ -442,6 +443,12 @@ impl Simulator {
     /// Decision records kept so far (`record_decisions`).
     pub fn decisions_kept(&self) -> usize {
         self.rec.trace.decisions.len()
+    }
+
+    /// With `record_decisions`, keeps only the records `keep` accepts from now on (a reader
+    /// that needs some kinds need not hold the rest: they are the larger part of a run's memory).
+    pub fn keep_decisions(&mut self, keep: fn(&crate::decision::DecisionKind) -> bool) {
+        self.rec.keep_decision = Some(keep);
     }
 
     /// Work done so far: events, and the zero-time program steps (send, a satisfied recv, a
