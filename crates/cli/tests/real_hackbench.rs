@@ -107,9 +107,8 @@ fn receivers_block_before_a_slice_ends_under_them() {
 /// 45 458 of its 69 445 wakeups (65 %) on the waker's CPU and 95 251 switches for the run's
 /// 1.6 M messages; its runs give 0.80 µs of CPU per write and 1.07 µs per read. The model as
 /// `eevdf-6.12` with those costs lands in the same regime (receivers woken one message batch
-/// at a time, senders preempted by the receiver they wake). `eevdf-6.19` does not (its
-/// delayed wakees never preempt; the machine runs 6.18): ARCHITECTURE.md, "Compared with the
-/// machine".
+/// at a time, senders preempted by the receiver they wake). `eevdf-6.19` does not: its
+/// NI_RANDOM settles the groups one per CPU (ARCHITECTURE.md, "Compared with the machine").
 #[test]
 fn two_groups_on_two_cpus_wake_locally_as_the_machine_does() {
     let json = r#"{
