@@ -211,9 +211,9 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 500_000_000, value_parser = positive)]
     pub(crate) max_events: u64,
     /// Stop a run whose variants keep more trace events than this in memory together (the
-    /// tables read them all; 16 bytes each, so the default is about 1.6 GB; with --why each
-    /// decision record counts as a few events)
-    #[arg(long, value_name = "N", default_value_t = 100_000_000, value_parser = positive)]
+    /// tables read them all; 16 bytes each, so the default is about 3.2 GB; with --why each
+    /// decision record, 120 bytes, counts as 8 events)
+    #[arg(long, value_name = "N", default_value_t = 200_000_000, value_parser = positive)]
     pub(crate) max_trace_events: u64,
     /// After the report, print every scheduling decision, one line each: time, CPU, kind
     /// (pick, wakeup, preempt, place, delay, delay-end, select, move) and why, in fair.c's

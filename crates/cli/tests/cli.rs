@@ -464,7 +464,7 @@ fn every_preset_prints_its_threads_figures() {
 #[test]
 fn a_run_keeps_a_bounded_trace() {
     // The tables read every kept event at the end, so the events all variants keep together are
-    // capped (--max-trace-events, ~1.6 GB by default); past it the run stops with a message.
+    // capped (--max-trace-events, ~3.2 GB by default); past it the run stops with a message.
     let (code, out, err) = schedlab(&[
         "run",
         "--preset",

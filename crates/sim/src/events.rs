@@ -169,7 +169,14 @@ impl Events {
             _ => self.push_wide(e),
         };
         match self.chunks.last_mut() {
-            Some(c) if c.len() < CHUNK_EVENTS => c.push(packed),
+            Some(c) if c.len() < CHUNK_EVENTS => {
+                if c.len() == c.capacity() {
+                    // Grow as a Vec does, but never past a chunk.
+                    let want = (c.capacity() * 2).clamp(4, CHUNK_EVENTS);
+                    c.reserve_exact(want - c.len());
+                }
+                c.push(packed)
+            }
             _ => self.push_chunk(packed),
         }
         self.len += 1;
@@ -271,13 +278,14 @@ impl Events {
     /// # Panics
     /// If the range is out of bounds, as slicing would.
     pub fn range(&self, r: impl RangeBounds<usize>) -> Iter<'_> {
+        let past = |i: usize| i.checked_add(1).expect("range end past usize::MAX");
         let from = match r.start_bound() {
             Bound::Included(&i) => i,
-            Bound::Excluded(&i) => i + 1,
+            Bound::Excluded(&i) => past(i),
             Bound::Unbounded => 0,
         };
         let to = match r.end_bound() {
-            Bound::Included(&i) => i + 1,
+            Bound::Included(&i) => past(i),
             Bound::Excluded(&i) => i,
             Bound::Unbounded => self.len(),
         };
@@ -438,7 +446,6 @@ impl core::iter::FusedIterator for Iter<'_> {}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloc::vec;
 
     fn every_kind(t_ns: u64, cpu: u32, pid: Pid, other_cpu: u32, runtime_ns: u64) -> Vec<Event> {
         let kinds = [
@@ -551,8 +558,16 @@ mod tests {
         assert_eq!(ev.iter().nth(CHUNK_EVENTS).map(|e| e.t_ns), Some(b));
         assert_eq!(ev.last().map(|e| e.t_ns), Some(n as u64 - 1));
         assert_eq!(ev.get(n), None);
-        // Memory: the events and the first chunk's growth slack, nothing like a doubling.
+        // Memory: the events and the last chunk's room, nothing like a doubling; no chunk
+        // holds room for more than a chunk, whatever capacity it started with.
         assert!(ev.heap_bytes() <= (n + CHUNK_EVENTS) * KEPT_EVENT_BYTES + 4096);
+        let mut odd = Events::with_capacity(40_000);
+        odd.extend(ev.range(..CHUNK_EVENTS + 1));
+        assert_eq!(odd.chunks[0].capacity(), CHUNK_EVENTS);
+        assert_eq!(
+            odd.to_vec(),
+            ev.range(..CHUNK_EVENTS + 1).collect::<Vec<_>>()
+        );
     }
 
     #[test]
@@ -578,6 +593,6 @@ mod tests {
             .collect();
         assert_eq!(wide.len(), 4, "t = 0, 30, 60, 90");
         ev.truncate(2);
-        assert_eq!(ev, vec![ev.get(0).unwrap(), ev.get(1).unwrap()]);
+        assert_eq!(ev.iter().map(|e| e.t_ns).collect::<Vec<_>>(), [0, 3]);
     }
 }

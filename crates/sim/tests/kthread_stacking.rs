@@ -13,7 +13,13 @@ mod common;
 use common::*;
 use schedlab_sim::*;
 
-const VARIANTS: [&str; 4] = ["cfs-6.1", "eevdf-6.6", "eevdf-6.12", "eevdf-6.19"];
+const VARIANTS: [&str; 5] = [
+    "cfs-5.14",
+    "cfs-6.1",
+    "eevdf-6.6",
+    "eevdf-6.12",
+    "eevdf-6.19",
+];
 
 fn scenario(kthread: bool) -> SimConfig {
     let mut job = task(

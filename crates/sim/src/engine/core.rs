@@ -8,7 +8,7 @@
 //! - a running task blocking or exiting (the dequeue `__schedule` does for a prev that is no
 //!   longer runnable).
 
-use crate::decision::{Cause, Decision, DecisionKind, KeepRule, PickRule, PreemptRule};
+use crate::decision::{Cause, DecisionKind, KeepRule, PickRule, PreemptRule};
 use crate::fair::Tid;
 use crate::trace::{EventKind, PrevState};
 use crate::variant::Feature;
@@ -145,10 +145,10 @@ impl Simulator {
                 c.rq.nr_running,
             )
         });
-        self.rec.trace.decisions.push(Decision {
-            t_ns: self.now,
+        self.rec.decide(
+            self.now,
             cpu,
-            kind: DecisionKind::Wakeup {
+            DecisionKind::Wakeup {
                 func,
                 curr: cv,
                 wakee: wv,
@@ -156,7 +156,7 @@ impl Simulator {
                 nr_running: nr,
                 outcome,
             },
-        });
+        );
     }
 
     /// The decision record of a pick, taken before `set_next_entity`: the chosen entity and
@@ -426,15 +426,15 @@ impl Simulator {
             if let (Some(p), PrevState::Running, true) =
                 (prev, prev_state, self.cfg.record_decisions)
             {
-                self.rec.trace.decisions.push(Decision {
-                    t_ns: now,
+                self.rec.decide(
+                    now,
                     cpu,
-                    kind: DecisionKind::Preempt {
+                    DecisionKind::Preempt {
                         prev: p as u32 + 1,
                         next: next.map_or(0, |n| n as u32 + 1),
                         cause: cause.unwrap_or(Cause::Other),
                     },
-                });
+                );
             }
             if let Some(p) = prev {
                 let t = &mut self.tasks[p];
