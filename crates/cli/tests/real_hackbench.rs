@@ -109,23 +109,31 @@ fn receivers_block_before_a_slice_ends_under_them() {
 /// `eevdf-6.12` with those costs lands in the same regime (receivers woken one message batch
 /// at a time, senders preempted by the receiver they wake). `eevdf-6.19` does not: its
 /// NI_RANDOM settles the groups one per CPU (ARCHITECTURE.md, "Compared with the machine").
-#[test]
-fn two_groups_on_two_cpus_wake_locally_as_the_machine_does() {
+/// `hackbench -g 2 --threads -l 2000` on the machine's 2 CPUs with the recording's per-message
+/// costs under `variant`: (wakeups on the waker's CPU, all wakeups, switches).
+fn two_cpu_hackbench(variant: &str) -> (u64, u64, u64) {
     let json = r#"{
       "version": 1, "name": "hackbench -g 2 --threads -l 2000", "cpus": 2, "hz": 250,
       "duration_ms": 4000, "seed": 1, "switch_cost_ns": 960, "wakeup_cost_ns": 9000,
-      "variants": ["eevdf-6.12"],
+      "variants": ["VARIANT"],
       "workloads": [{"hackbench": {"groups": 2, "fds": 20, "loops": 2000, "threads": true,
                      "send_us": 0.8, "recv_us": 1.07}}]
-    }"#;
-    let s = Scenario::from_json(json).unwrap();
+    }"#
+    .replace("VARIANT", variant);
+    let s = Scenario::from_json(&json).unwrap();
     let o = simulate(&s.sim_config(), &s.variants()[0]).unwrap();
     let (local, all) = o
         .cpus
         .iter()
         .fold((0, 0), |(l, a), c| (l + c.ttwu_local, a + c.ttwu_count));
     let switches: u64 = o.cpus.iter().map(|c| c.sched_count).sum();
-    eprintln!("eevdf-6.12: {local}/{all} wakeups local, {switches} switches");
+    eprintln!("{variant}: {local}/{all} wakeups local, {switches} switches");
+    (local, all, switches)
+}
+
+#[test]
+fn two_groups_on_two_cpus_wake_locally_as_the_machine_does() {
+    let (local, all, switches) = two_cpu_hackbench("eevdf-6.12");
     // The machine: 65 % and 95 251. Held: 55–75 % and within 25 %.
     assert!(
         all > 40_000 && local * 100 >= all * 55 && local * 100 <= all * 75,
@@ -143,20 +151,7 @@ fn two_groups_on_two_cpus_wake_locally_as_the_machine_does() {
 /// "Compared with the machine": a deviation, not pinned here).
 #[test]
 fn without_ni_random_6_19_wakes_locally_as_the_machine_does() {
-    let json = r#"{
-      "version": 1, "name": "hackbench -g 2 --threads -l 2000", "cpus": 2, "hz": 250,
-      "duration_ms": 4000, "seed": 1, "switch_cost_ns": 960, "wakeup_cost_ns": 9000,
-      "variants": ["eevdf-6.19:NO_NI_RANDOM"],
-      "workloads": [{"hackbench": {"groups": 2, "fds": 20, "loops": 2000, "threads": true,
-                     "send_us": 0.8, "recv_us": 1.07}}]
-    }"#;
-    let s = Scenario::from_json(json).unwrap();
-    let o = simulate(&s.sim_config(), &s.variants()[0]).unwrap();
-    let (local, all) = o
-        .cpus
-        .iter()
-        .fold((0, 0), |(l, a), c| (l + c.ttwu_local, a + c.ttwu_count));
-    eprintln!("eevdf-6.19:NO_NI_RANDOM: {local}/{all} wakeups local");
+    let (local, all, _) = two_cpu_hackbench("eevdf-6.19:NO_NI_RANDOM");
     assert!(
         all > 40_000 && local * 100 >= all * 55 && local * 100 <= all * 75,
         "{local} of {all} local"

@@ -207,21 +207,23 @@ impl Events {
         let [w0, w1] = p.0;
         let pid = |shift: u32| ((w1 >> shift) & PID_MASK) as Pid;
         let cpu = |shift: u32| ((w1 >> shift) & CPU_MASK) as u32;
+        // Every kind's first field is a pid; a wakeup's second a CPU.
+        let (first, target_cpu) = (pid(TAG_BITS), cpu(TAG_BITS + PID_BITS));
         let kind = match w1 & TAG_MASK {
             WAKING => EventKind::Waking {
-                pid: pid(TAG_BITS),
-                target_cpu: cpu(TAG_BITS + PID_BITS),
+                pid: first,
+                target_cpu,
             },
             WAKEUP => EventKind::Wakeup {
-                pid: pid(TAG_BITS),
-                target_cpu: cpu(TAG_BITS + PID_BITS),
+                pid: first,
+                target_cpu,
             },
             WAKEUP_NEW => EventKind::WakeupNew {
-                pid: pid(TAG_BITS),
-                target_cpu: cpu(TAG_BITS + PID_BITS),
+                pid: first,
+                target_cpu,
             },
             SWITCH => EventKind::Switch {
-                prev_pid: pid(TAG_BITS),
+                prev_pid: first,
                 next_pid: pid(TAG_BITS + PID_BITS),
                 prev_state: match (w1 >> (TAG_BITS + 2 * PID_BITS)) & 3 {
                     0 => PrevState::Running,
@@ -230,12 +232,12 @@ impl Events {
                 },
             },
             MIGRATE => EventKind::MigrateTask {
-                pid: pid(TAG_BITS),
-                orig_cpu: cpu(TAG_BITS + PID_BITS),
+                pid: first,
+                orig_cpu: target_cpu,
                 dest_cpu: cpu(TAG_BITS + PID_BITS + CPU_BITS),
             },
             RUNTIME => EventKind::StatRuntime {
-                pid: pid(TAG_BITS),
+                pid: first,
                 runtime_ns: (w1 >> (TAG_BITS + PID_BITS)) & RUNTIME_MASK,
             },
             _ => return self.wide[(w1 >> TAG_BITS) as usize],
