@@ -6,7 +6,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use schedlab_sim::Snapshot;
 
-use crate::timeline::{fmt_duration, tick_step_ns, Block, Lane, RunTimeline, Slice, Viewport};
+use crate::timeline::{
+    fmt_duration, tick_step_ns, wait_spans, Block, Lane, RunTimeline, Slice, Viewport,
+};
 
 /// A histogram laid out for drawing.
 #[derive(Clone, Debug, PartialEq)]
@@ -294,20 +296,10 @@ pub fn draw_timeline<DB: DrawingBackend>(
         )?;
         text(&lane.label, 4, y + 2, RGBColor(0x22, 0x22, 0x22))?;
         // A task lane's waits (runnable, not running): shaded.
-        if let Some(pid) = lane.pid {
+        if lane.pid.is_some() {
             let shade = RGBAColor(150, 150, 150, 0.35);
-            for wt in tl.waits.iter().filter(|wt| wt.pid == pid) {
-                if wt.end_ns <= vp.t0_ns || wt.start_ns >= vp.t1_ns {
-                    continue;
-                }
-                let x0 = vp.x(wt.start_ns).max(0.0);
-                let x1 = vp.x(wt.end_ns).min(TIMELINE_PLOT_W as f64);
-                let r = rect(
-                    lw as f64 + x0,
-                    y as f64 + 4.0,
-                    (x1 - x0).max(1.0),
-                    lh as f64 - 8.0,
-                );
+            for (x0, x1) in wait_spans(&lane.waits, vp) {
+                let r = rect(lw as f64 + x0, y as f64 + 4.0, x1 - x0, lh as f64 - 8.0);
                 fill(r, shade.filled())?;
             }
         }
@@ -318,7 +310,7 @@ pub fn draw_timeline<DB: DrawingBackend>(
                     let s = &lane.index.slices[index];
                     let (x0, x1) = (lw + x0 as i32, lw + x1 as i32);
                     fill([(x0, y + 2), (x1, y + lh - 2)], lane_color(key(s)).filled())?;
-                    if view.selected.is_some_and(|n| tl.comm(s.pid) == n) {
+                    if view.selected.is_some_and(|n| tl.comm_is(s.pid, n)) {
                         root.draw(&Rectangle::new(
                             [(x0, y + 1), (x1 - 1, y + lh - 2)],
                             BLACK.stroke_width(1),
@@ -375,11 +367,31 @@ fn draw_overlay<DB: DrawingBackend>(
         ];
         root.draw(&Rectangle::new(r, st)).map_err(|e| err(&e))
     };
-    let pts: Vec<&Snapshot> = tl
-        .snapshots
+    let series = |s: &Snapshot| -> (f64, f64) {
+        if tl.eevdf {
+            (s.lag as f64, (s.deadline - s.v) as f64)
+        } else {
+            (-(s.lag as f64), 0.0)
+        }
+    };
+    // The selected task's snapshots in view, one column per pixel: each series' range there
+    // and how many snapshots found the task eligible, so a frame draws at most a few shapes
+    // per pixel however many snapshots the window holds. Snapshots are in time order, so only
+    // the window's are looked at, and their columns come in order.
+    let from = tl.snapshots.partition_point(|s| s.t_ns < vp.t0_ns);
+    let mut cols: Vec<OverlayColumn> = vec![];
+    for s in tl.snapshots[from..]
         .iter()
-        .filter(|s| s.t_ns >= vp.t0_ns && s.t_ns < vp.t1_ns && tl.comm(s.pid) == name)
-        .collect();
+        .take_while(|s| s.t_ns < vp.t1_ns)
+        .filter(|s| tl.comm_is(s.pid, name))
+    {
+        let x = vp.x(s.t_ns);
+        let (a, b) = series(s);
+        match cols.last_mut() {
+            Some(c) if c.x.floor() == x.floor() => c.add(a, b, s.eligible),
+            _ => cols.push(OverlayColumn::new(x, a, b, s.eligible)),
+        }
+    }
     let (top_f, mid) = (top as f64, top as f64 + oh / 2.0);
     fill(
         lw as f64,
@@ -408,48 +420,81 @@ fn draw_overlay<DB: DrawingBackend>(
         1.0,
         RGBColor(0xbb, 0xbb, 0xbb).filled(),
     )?;
-    let series = |s: &Snapshot| -> (f64, f64) {
-        if tl.eevdf {
-            (s.lag as f64, (s.deadline - s.v) as f64)
-        } else {
-            (-(s.lag as f64), 0.0)
-        }
-    };
-    let scale = pts
+    let scale = cols
         .iter()
-        .map(|s| {
-            let (a, b) = series(s);
-            a.abs().max(b.abs())
+        .map(|c| {
+            c.a.0
+                .abs()
+                .max(c.a.1.abs())
+                .max(c.b.0.abs())
+                .max(c.b.1.abs())
         })
         .fold(1.0, f64::max);
     let y = |v: f64| mid - v / scale * (oh / 2.0 - 6.0);
-    for s in &pts {
-        let x = lw as f64 + vp.x(s.t_ns);
-        let (a, b) = series(s);
+    // A 3-pixel mark per value; a column's range is one mark stretched from its top value to
+    // its bottom one.
+    let mark = |x: f64, (lo, hi): (f64, f64), c: RGBColor| {
+        fill(x - 1.0, y(hi) - 1.0, 3.0, y(lo) - y(hi) + 3.0, c.filled())
+    };
+    for c in &cols {
+        let x = lw as f64 + c.x;
         if tl.eevdf {
-            let band = if s.eligible {
+            let band = if c.eligible_band() {
                 RGBAColor(40, 160, 60, 0.6)
             } else {
                 RGBAColor(200, 50, 40, 0.6)
             };
             fill(x, top_f + oh - 5.0, 2.0, 4.0, band.filled())?;
-            fill(
-                x - 1.0,
-                y(b) - 1.0,
-                3.0,
-                3.0,
-                RGBColor(0xe6, 0x7e, 0x22).filled(),
-            )?;
+            mark(x, c.b, RGBColor(0xe6, 0x7e, 0x22))?;
         }
-        fill(
-            x - 1.0,
-            y(a) - 1.0,
-            3.0,
-            3.0,
-            RGBColor(0x2d, 0x6d, 0xb4).filled(),
-        )?;
+        mark(x, c.a, RGBColor(0x2d, 0x6d, 0xb4))?;
     }
     Ok(())
+}
+
+/// The selected task's snapshots that fall in one pixel column of the overlay.
+struct OverlayColumn {
+    /// The first snapshot's x (within the plot).
+    x: f64,
+    /// The range (lowest, highest) of the first series (lag, or vruntime − min_vruntime).
+    a: (f64, f64),
+    /// The range of the second (deadline − V).
+    b: (f64, f64),
+    /// Snapshots that found the task eligible, and not.
+    eligible: u32,
+    ineligible: u32,
+    /// The last snapshot's eligibility (breaks a tie, as drawing each in turn would).
+    last_eligible: bool,
+}
+
+impl OverlayColumn {
+    fn new(x: f64, a: f64, b: f64, eligible: bool) -> OverlayColumn {
+        OverlayColumn {
+            x,
+            a: (a, a),
+            b: (b, b),
+            eligible: eligible as u32,
+            ineligible: !eligible as u32,
+            last_eligible: eligible,
+        }
+    }
+
+    fn add(&mut self, a: f64, b: f64, eligible: bool) {
+        self.a = (self.a.0.min(a), self.a.1.max(a));
+        self.b = (self.b.0.min(b), self.b.1.max(b));
+        self.eligible += eligible as u32;
+        self.ineligible += !eligible as u32;
+        self.last_eligible = eligible;
+    }
+
+    /// The band's colour: what most of the column's snapshots found.
+    fn eligible_band(&self) -> bool {
+        match self.eligible.cmp(&self.ineligible) {
+            std::cmp::Ordering::Greater => true,
+            std::cmp::Ordering::Less => false,
+            std::cmp::Ordering::Equal => self.last_eligible,
+        }
+    }
 }
 
 /// The timeline as an SVG document (the same drawing as the page's canvas).

@@ -155,6 +155,18 @@ impl RunTimeline {
         }
     }
 
+    /// Whether the comm of `pid` is `name` ([`RunTimeline::comm`]'s rules, without building
+    /// the string for a listed task).
+    pub fn comm_is(&self, pid: Pid, name: &str) -> bool {
+        if pid == 0 {
+            return name == "swapper";
+        }
+        match self.tasks.get(pid as usize - 1) {
+            Some((p, c)) if *p == pid => c == name,
+            _ => self.comm(pid) == name,
+        }
+    }
+
     /// The lanes to draw, at most `max_lanes`: one per CPU (colour = task), or one per task
     /// that ran (colour = CPU), the tasks named `selected` first so they are never cut off.
     /// With `fold_idle`, the CPUs that never ran a task share one empty lane at the end
@@ -181,6 +193,7 @@ impl RunTimeline {
                 .map(|cpu| Lane {
                     label: format!("CPU {cpu}"),
                     pid: None,
+                    waits: vec![],
                     index: LaneIndex::new(
                         self.slices
                             .iter()
@@ -194,6 +207,7 @@ impl RunTimeline {
                 lanes.push(Lane {
                     label: format!("{} idle CPUs: {}", idle.len(), cpu_ranges(&idle)),
                     pid: None,
+                    waits: vec![],
                     index: LaneIndex::new(vec![]),
                 });
             }
@@ -217,6 +231,16 @@ impl RunTimeline {
             .map(|pid| Lane {
                 label: format!("{}:{pid}", self.comm(pid)),
                 pid: Some(pid),
+                waits: {
+                    let mut w: Vec<Wait> = self
+                        .waits
+                        .iter()
+                        .filter(|w| w.pid == pid)
+                        .copied()
+                        .collect();
+                    w.sort_by_key(|w| w.start_ns);
+                    w
+                },
                 index: LaneIndex::new(
                     self.slices
                         .iter()
@@ -226,6 +250,58 @@ impl RunTimeline {
                 ),
             })
             .collect()
+    }
+}
+
+/// The runs of the tasks with one comm (a selection), indexed so that the runs in a window are
+/// found with binary searches instead of a walk over every slice of the run. Build it once per
+/// (run, selection).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TaskRuns {
+    /// The runs, sorted by start (several tasks of one comm may overlap).
+    pub slices: Vec<Slice>,
+    /// `ends[i]` = the latest end among `slices[..=i]`: non-decreasing, so the runs that end
+    /// by a time form a prefix up to where it passes that time.
+    ends: Vec<u64>,
+}
+
+impl TaskRuns {
+    /// The runs of the tasks named `name` in `tl`.
+    pub fn new(tl: &RunTimeline, name: &str) -> TaskRuns {
+        let slices: Vec<Slice> = tl
+            .slices
+            .iter()
+            .filter(|s| tl.comm_is(s.pid, name))
+            .copied()
+            .collect();
+        let ends = slices
+            .iter()
+            .scan(0u64, |m, s| {
+                *m = (*m).max(s.end_ns);
+                Some(*m)
+            })
+            .collect();
+        TaskRuns { slices, ends }
+    }
+
+    /// The runs that overlap `[t0, t1)`: how many, and the first `max` of them by start.
+    /// Costs two binary searches plus the runs that start before `t0` and overlap a run that
+    /// ends after it (none for one task, whose runs do not overlap), plus `max`.
+    pub fn in_window(&self, t0: u64, t1: u64, max: usize) -> (usize, Vec<Slice>) {
+        let s = &self.slices;
+        // Before `f` every run ends by t0; from `c` on every run starts at or after t0; from
+        // `b` on every run starts at or after t1.
+        let f = self.ends.partition_point(|&e| e <= t0);
+        let b = s.partition_point(|x| x.start_ns < t1).max(f);
+        let c = s.partition_point(|x| x.start_ns < t0).clamp(f, b);
+        let ended = s[f..c].iter().filter(|x| x.end_ns <= t0).count();
+        let rows = s[f..b]
+            .iter()
+            .filter(|x| x.end_ns > t0)
+            .take(max)
+            .copied()
+            .collect();
+        (b - f - ended, rows)
     }
 }
 
@@ -256,6 +332,8 @@ pub struct Lane {
     pub label: String,
     /// The task of a per-task lane.
     pub pid: Option<Pid>,
+    /// A task lane's waits (runnable, not running), sorted by start; none in a CPU lane.
+    pub waits: Vec<Wait>,
     /// Its slices.
     pub index: LaneIndex,
 }
@@ -547,6 +625,48 @@ pub struct LaneIndex {
     prefix: Vec<u64>,
 }
 
+/// The pixel spans `[x0, x1)` to shade for `waits` (one task's, sorted by start, not
+/// overlapping) in `vp`: each wait at least a pixel wide, and waits that touch or share a
+/// pixel merged, so a lane yields at most as many spans as the viewport has pixels; a span
+/// costs a search, not a walk over the waits it covers (a wait that ends inside the span
+/// drawn so far is skipped, so a span's end is exact to a pixel).
+pub fn wait_spans(waits: &[Wait], vp: Viewport) -> Vec<(f64, f64)> {
+    let width = vp.width_px.max(1) as f64;
+    let mut out: Vec<(f64, f64)> = vec![];
+    let mut i = waits.partition_point(|w| w.end_ns <= vp.t0_ns);
+    while i < waits.len() && waits[i].start_ns < vp.t1_ns {
+        let x0 = vp.x(waits[i].start_ns).max(0.0);
+        let x1 = vp.x(waits[i].end_ns).min(width).max(x0 + 1.0);
+        match out.last_mut() {
+            Some(last) if x0 <= last.1 => last.1 = last.1.max(x1),
+            _ => out.push((x0, x1)),
+        }
+        // The waits that end within the span drawn so far add nothing: skip them.
+        let covered = vp.t(out.last().map_or(x1, |l| l.1).min(width));
+        i = gallop_by(waits, i + 1, |w| w.end_ns <= covered);
+    }
+    out
+}
+
+/// [`gallop`] over any sorted slice.
+fn gallop_by<T>(s: &[T], from: usize, pred: impl Fn(&T) -> bool) -> usize {
+    let (mut lo, mut hi) = (from, from + 1);
+    while hi <= s.len() && pred(&s[hi - 1]) {
+        lo = hi;
+        hi = from + 2 * (hi - from);
+    }
+    let hi = hi.min(s.len());
+    lo + s[lo..hi].partition_point(pred)
+}
+
+/// The first index at or after `from` whose slice fails `pred` (true for a prefix of
+/// `s[from..]`), found by galloping from `from`: O(log d) probes for an answer d slices on, all
+/// near `from`, where a binary search over the rest of the lane touches memory far away. The
+/// same answer as `from + s[from..].partition_point(pred)`.
+fn gallop(s: &[Slice], from: usize, pred: impl Fn(&Slice) -> bool) -> usize {
+    gallop_by(s, from, pred)
+}
+
 /// Columns with more slices than this are summarised from the prefix sums; the dominant key is
 /// then the key with the most time among this many slices spread evenly over the column.
 const DENSE: usize = 32;
@@ -607,8 +727,8 @@ impl LaneIndex {
             }
             // Sub-pixel slices starting in column x0; only the last of them can be wide.
             let col_end = vp.t(x0 as f64 + 1.0);
-            let mut j = i + s[i..]
-                .partition_point(|y| y.start_ns < col_end.min(vp.t1_ns).max(s[i].start_ns + 1));
+            let bound = col_end.min(vp.t1_ns).max(s[i].start_ns + 1);
+            let mut j = gallop(s, i, |y| y.start_ns < bound);
             if j - 1 > i && wide(&s[j - 1]) {
                 j -= 1;
             }
@@ -627,22 +747,23 @@ impl LaneIndex {
             } else {
                 s[i..j].iter().map(visible).sum()
             };
-            let mut weights: Vec<(u32, u64)> = vec![];
-            let picks: Box<dyn Iterator<Item = usize>> = if n > DENSE {
-                Box::new((0..DENSE).map(move |k| i + k * n / DENSE))
-            } else {
-                Box::new(i..j)
-            };
-            for k in picks {
+            // At most DENSE slices are weighed, so at most DENSE keys: no allocation.
+            let mut weights = [(0u32, 0u64); DENSE];
+            let mut keys = 0;
+            for p in 0..n.min(DENSE) {
+                let k = if n > DENSE { i + p * n / DENSE } else { i + p };
                 let kk = key(&s[k]);
                 let d = visible(&s[k]);
-                match weights.iter_mut().find(|w| w.0 == kk) {
+                match weights[..keys].iter_mut().find(|w| w.0 == kk) {
                     Some(w) => w.1 += d,
-                    None => weights.push((kk, d)),
+                    None => {
+                        weights[keys] = (kk, d);
+                        keys += 1;
+                    }
                 }
             }
             // Ties go to the key seen first, as in `layout`.
-            let dominant = weights
+            let dominant = weights[..keys]
                 .iter()
                 .fold((0u32, 0u64, false), |acc, w| {
                     if !acc.2 || w.1 > acc.1 {

@@ -289,3 +289,173 @@ fn cpus_that_never_ran_a_task_fold_into_one_lane() {
         .collect();
     assert_eq!(per_task, ["b:2", "a:1"]);
 }
+
+#[test]
+fn a_selected_comms_runs_in_a_window_are_those_a_walk_finds() {
+    use schedlab_report::timeline::{RunTimeline, TaskRuns};
+    // Two tasks named "w" (pids 1 and 3, on CPUs 0 and 1, their runs overlapping each other)
+    // and one named "x" (pid 2), with runs of varied lengths, some long.
+    let mut slices = vec![];
+    let mut t = [0u64; 2];
+    for i in 0..3000u64 {
+        let cpu = (i % 2) as u32;
+        let pid = [1, 2, 3][(i % 3) as usize];
+        let len = [7, 1, 300, 2, 40][(i % 5) as usize] + i % 11;
+        let start = t[cpu as usize] + i % 4;
+        t[cpu as usize] = start + len;
+        slices.push(Slice {
+            cpu,
+            pid,
+            start_ns: start,
+            end_ns: start + len,
+            reason: EndReason::Slept,
+        });
+    }
+    slices.sort_by_key(|s| s.start_ns);
+    let tl = RunTimeline {
+        cpus: 2,
+        end_ns: t[0].max(t[1]),
+        tasks: vec![(1, "w".into()), (2, "x".into()), (3, "w".into())],
+        slices: slices.clone(),
+        ..Default::default()
+    };
+    for name in ["w", "x", "none"] {
+        let runs = TaskRuns::new(&tl, name);
+        for (t0, t1) in [
+            (0, 1),
+            (0, 200_000),
+            (5000, 5001),
+            (1234, 9876),
+            (77_000, 78_000),
+            (300_000, 400_000),
+        ] {
+            let walk: Vec<Slice> = slices
+                .iter()
+                .filter(|s| tl.comm(s.pid) == name && s.end_ns > t0 && s.start_ns < t1)
+                .copied()
+                .collect();
+            let (n, rows) = runs.in_window(t0, t1, 50);
+            assert_eq!(n, walk.len(), "{name} in [{t0}, {t1})");
+            assert_eq!(rows, walk[..walk.len().min(50)], "{name} in [{t0}, {t1})");
+        }
+    }
+    assert!(tl.comm_is(0, "swapper") && tl.comm_is(3, "w") && !tl.comm_is(2, "w"));
+    assert!(
+        tl.comm_is(9, "9"),
+        "an unknown pid is named by its number, as comm() names it"
+    );
+}
+
+#[test]
+fn a_task_lanes_waits_shade_what_they_cover_in_at_most_a_span_per_pixel() {
+    use schedlab_report::timeline::{wait_spans, Wait};
+    // 200 000 waits of 3 ns every 10 ns, then a gap, then a few long ones.
+    let mut waits: Vec<Wait> = (0..200_000u64)
+        .map(|i| Wait {
+            pid: 1,
+            start_ns: i * 10,
+            end_ns: i * 10 + 3,
+        })
+        .collect();
+    waits.extend((0..5u64).map(|i| Wait {
+        pid: 1,
+        start_ns: 3_000_000 + i * 100_000,
+        end_ns: 3_000_000 + i * 100_000 + 50_000,
+    }));
+    for (t0, t1, w) in [
+        (0, 4_000_000, 1000),
+        (0, 2_000_000, 500),
+        (100, 400, 300),
+        (2_900_000, 3_600_000, 700),
+    ] {
+        let vp = Viewport {
+            t0_ns: t0,
+            t1_ns: t1,
+            width_px: w,
+        };
+        let spans = wait_spans(&waits, vp);
+        assert!(
+            spans.len() <= w as usize,
+            "{} spans for {w} px",
+            spans.len()
+        );
+        assert!(
+            spans.windows(2).all(|p| p[0].1 < p[1].0),
+            "sorted and apart: {spans:?}"
+        );
+        // Every wait in view lies in a span (to a pixel), and every span starts at a wait.
+        for wt in waits.iter().filter(|x| x.end_ns > t0 && x.start_ns < t1) {
+            let (a, b) = (vp.x(wt.start_ns).max(0.0), vp.x(wt.end_ns).min(w as f64));
+            assert!(
+                spans.iter().any(|s| s.0 <= a && b <= s.1 + 1.0),
+                "wait {wt:?} at {a}..{b} not shaded in {t0}..{t1}"
+            );
+        }
+        for s in &spans {
+            assert!(
+                waits.iter().any(|x| x.end_ns > t0
+                    && x.start_ns < t1
+                    && (vp.x(x.start_ns).max(0.0) - s.0).abs() < 1e-9),
+                "span {s:?} starts at no wait"
+            );
+        }
+    }
+    // The 200 000 short waits are one span each way they are seen whole: one per pixel run.
+    let all = wait_spans(
+        &waits,
+        Viewport {
+            t0_ns: 0,
+            t1_ns: 2_000_000,
+            width_px: 1000,
+        },
+    );
+    assert_eq!(all.len(), 1, "{all:?}");
+}
+
+#[test]
+fn the_overlay_draws_a_mark_per_snapshot_when_sparse_and_per_pixel_when_dense() {
+    use schedlab_report::plot::{timeline_svg, TimelineView, TIMELINE_PLOT_W};
+    use schedlab_report::timeline::RunTimeline;
+    use schedlab_sim::Snapshot;
+    let snap = |t_ns: u64, lag: i64, eligible: bool| Snapshot {
+        t_ns,
+        cpu: 0,
+        pid: 1,
+        vruntime: 0,
+        deadline: 3_000_000 - lag,
+        v: 0,
+        lag,
+        eligible,
+    };
+    let svg_rects = |snapshots: Vec<Snapshot>, t1_ns: u64| {
+        let tl = RunTimeline {
+            cpus: 1,
+            end_ns: t1_ns,
+            tasks: vec![(1, "w".into())],
+            slices: vec![],
+            snapshots,
+            eevdf: true,
+            ..Default::default()
+        };
+        let lanes = tl.lanes(false, Some("w"), 8, false);
+        let view = TimelineView {
+            viewport: Viewport { t0_ns: 0, t1_ns, width_px: TIMELINE_PLOT_W },
+            selected: Some("w"),
+            overlay: true,
+            hover_ns: None,
+            ruler: &[],
+        };
+        let svg = timeline_svg(&tl, &lanes, &view).unwrap();
+        svg.matches("<rect").count()
+    };
+    let base = svg_rects(vec![], 1_000_000);
+    // Three snapshots far apart: a band, a lag mark and a deadline mark each.
+    let sparse = vec![snap(100_000, 5, true), snap(500_000, -7, false), snap(900_000, 0, true)];
+    assert_eq!(svg_rects(sparse, 1_000_000) - base, 9);
+    // A million snapshots over 1 ms: at most three shapes per pixel column, not per snapshot.
+    let dense: Vec<Snapshot> = (0..1_000_000u64)
+        .map(|i| snap(i, (i % 1000) as i64 - 500, i % 3 != 0))
+        .collect();
+    let n = svg_rects(dense, 1_000_000) - base;
+    assert!(n <= 3 * TIMELINE_PLOT_W as usize && n >= TIMELINE_PLOT_W as usize, "{n} shapes");
+}

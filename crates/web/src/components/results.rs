@@ -6,7 +6,7 @@ use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use crate::components::{ctx::Ctx, histogram::Histogram, latency_table::LatencyTable};
-use crate::model::{deltas, group_share_rows, ms, shared_histograms};
+use crate::model::{deltas, group_share_rows, ms, shared_histograms, HistView};
 use crate::recording::deltas_vs_recording;
 use crate::state::Action;
 use schedlab_report::plot::prefers_log_axis;
@@ -49,34 +49,37 @@ fn group_shares(groups: &[schedlab_report::groups::GroupShare]) -> Html {
     }
 }
 
-#[function_component(ResultsView)]
-pub fn results_view(ctx: &Ctx) -> Html {
-    let s = &ctx.state.0;
-    let results = s.shown_results();
-    let rec = s.recording.clone();
-    if results.is_none() && rec.is_none() {
-        return html! { <p class="hint">{ "Results appear here after a run." }</p> };
-    }
-    let variants: &[crate::model::VariantResult] =
-        results.as_ref().map_or(&[], |r| r.variants.as_slice());
+/// The results view's figures that depend only on the run, the recording and the axis choice.
+struct Derived {
+    /// Log axes (the user's choice, else the one the data reads best on).
+    log: bool,
+    /// Row k is variant k − 1's deltas (with a recording) or variant k's.
+    deltas: Vec<Vec<String>>,
+    /// What the deltas are taken against.
+    base: String,
+    /// Wakeup-latency histograms, the recording's first, on shared axes.
+    wake_h: Vec<HistView>,
+    /// Scheduling-delay histograms, likewise.
+    delay_h: Vec<HistView>,
+}
 
+fn derive(
+    results: Option<&crate::model::Results>,
+    rec: Option<&crate::recording::Recording>,
+    log_axis: Option<bool>,
+) -> Derived {
+    let variants: &[crate::model::VariantResult] = results.map_or(&[], |r| r.variants.as_slice());
     let bins = 40;
     // The recording's samples first: every histogram shares its axes with the others.
     let mut wake: Vec<&[u64]> = rec.iter().map(|r| r.wakeup_ns.as_slice()).collect();
     wake.extend(variants.iter().map(|v| v.wakeup_ns.as_slice()));
     let mut delay: Vec<&[u64]> = rec.iter().map(|r| r.delay_ns.as_slice()).collect();
     delay.extend(variants.iter().map(|v| v.delay_ns.as_slice()));
-    let off = rec.is_some() as usize;
-    // The user's choice, else the axis the data reads best on.
-    let auto = s.view.log_axis.is_none();
-    let log = s
-        .view
-        .log_axis
-        .unwrap_or_else(|| prefers_log_axis(&wake, bins) || prefers_log_axis(&delay, bins));
+    let log =
+        log_axis.unwrap_or_else(|| prefers_log_axis(&wake, bins) || prefers_log_axis(&delay, bins));
     // Deltas against the recording when there is one (how close each kernel comes to the
-    // machine), else against the first variant. Row k of `deltas` is variant k - 1's (recording)
-    // or variant k's.
-    let (deltas, base) = match (&results, &rec) {
+    // machine), else against the first variant.
+    let (deltas, base) = match (results, rec) {
         (Some(r), Some(rec)) => (
             deltas_vs_recording(rec, &r.report.summary),
             crate::recording::RECORDED.to_string(),
@@ -90,8 +93,42 @@ pub fn results_view(ctx: &Ctx) -> Html {
         ),
         _ => (vec![], String::new()),
     };
-    let wake_h = shared_histograms(&wake, bins, log);
-    let delay_h = shared_histograms(&delay, bins, log);
+    Derived {
+        log,
+        deltas,
+        base,
+        wake_h: shared_histograms(&wake, bins, log),
+        delay_h: shared_histograms(&delay, bins, log),
+    }
+}
+
+#[function_component(ResultsView)]
+pub fn results_view(ctx: &Ctx) -> Html {
+    let s = &ctx.state.0;
+    let results = s.shown_results();
+    let rec = s.recording.clone();
+    // What the histograms and the delta table show, computed once per (run, recording, axis
+    // choice): the page re-renders this view on every action (a timeline zoom, a hover), and
+    // binning every sample each time would cost more than the timeline's frame.
+    let derived = use_memo(
+        (results.clone(), rec.clone(), s.view.log_axis),
+        |(results, rec, log_axis)| derive(results.as_deref(), rec.as_deref(), *log_axis),
+    );
+    if results.is_none() && rec.is_none() {
+        return html! { <p class="hint">{ "Results appear here after a run." }</p> };
+    }
+    let variants: &[crate::model::VariantResult] =
+        results.as_ref().map_or(&[], |r| r.variants.as_slice());
+    let off = rec.is_some() as usize;
+    let auto = s.view.log_axis.is_none();
+    let Derived {
+        log,
+        deltas,
+        base,
+        wake_h,
+        delay_h,
+    } = &*derived;
+    let log = *log;
     let export =
         |name: &'static str, mime: &'static str, f: fn(&crate::model::Results) -> String| {
             let r = results.clone();

@@ -9,7 +9,7 @@ use schedlab_report::plot::{
     draw_timeline, timeline_size, timeline_svg, TimelineView, TIMELINE_AXIS_H as AXIS_H,
     TIMELINE_LABEL_W as LABEL_W, TIMELINE_LANE_H as LANE_H, TIMELINE_PLOT_W as PLOT_W,
 };
-use schedlab_report::timeline::{fmt_duration, EndReason, RunTimeline, Slice, Viewport};
+use schedlab_report::timeline::{fmt_duration, EndReason, RunTimeline, Slice, TaskRuns, Viewport};
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
@@ -271,18 +271,14 @@ fn lanes_view(p: &LanesProps) -> Html {
     // The selected task's visible runs, as a table (also what assistive tech and tests read).
     // At most MAX_ROWS rows are listed; the summary counts them all.
     const MAX_ROWS: usize = 200;
-    let mut rows: Vec<Slice> = match p.selected.as_deref() {
-        Some(name) => p
-            .data
-            .slices
-            .iter()
-            .filter(|s| p.data.comm(s.pid) == name && s.end_ns > vp.t0_ns && s.start_ns < vp.t1_ns)
-            .copied()
-            .collect(),
-        None => vec![],
-    };
-    let runs_in_view = rows.len();
-    rows.truncate(MAX_ROWS);
+    // The selected task's runs, indexed once per (run, selection): a frame then finds those
+    // in view with binary searches, however many runs the whole run has.
+    let task_runs = use_memo((p.data.clone(), p.selected.clone()), |(d, sel)| {
+        sel.as_deref()
+            .map(|name| TaskRuns::new(d, name))
+            .unwrap_or_default()
+    });
+    let (runs_in_view, rows) = task_runs.in_window(vp.t0_ns, vp.t1_ns, MAX_ROWS);
     let png = crate::browser::save_png(
         canvas.clone(),
         format!("schedlab-timeline-{}.png", file_part(&p.variant)),
