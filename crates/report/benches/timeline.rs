@@ -1,7 +1,7 @@
 //! The timeline layout on a 1 M-slice lane: `cargo bench -p schedlab-report --bench timeline`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use schedlab_report::timeline::{layout, EndReason, LaneIndex, Slice, Viewport};
+use schedlab_report::timeline::{layout, EndReason, LaneIndex, LaneKey, Slice, Viewport};
 
 fn lane(n: usize) -> Vec<Slice> {
     (0..n)
@@ -27,7 +27,7 @@ fn bench(c: &mut Criterion) {
     });
     let index = LaneIndex::new(slices.clone());
     c.bench_function("indexed layout 1M slices, whole range, 1000 px", |b| {
-        b.iter(|| index.layout(std::hint::black_box(whole), |s| s.pid))
+        b.iter(|| index.layout(std::hint::black_box(whole), LaneKey::Pid))
     });
     let zoomed = Viewport {
         t0_ns: 400_000_000,
@@ -38,7 +38,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| layout(std::hint::black_box(&slices), zoomed, |s| s.pid))
     });
     c.bench_function("indexed layout 1M slices, 1 ms window, 1000 px", |b| {
-        b.iter(|| index.layout(std::hint::black_box(zoomed), |s| s.pid))
+        b.iter(|| index.layout(std::hint::black_box(zoomed), LaneKey::Pid))
     });
 }
 

@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use schedlab_sim::Snapshot;
 
 use crate::timeline::{
-    fmt_duration, tick_step_ns, wait_spans, Block, Lane, RunTimeline, Slice, Viewport,
+    fmt_duration, tick_step_ns, wait_spans, Block, Lane, LaneKey, RunTimeline, Viewport,
 };
 
 /// A histogram laid out for drawing.
@@ -303,13 +303,20 @@ pub fn draw_timeline<DB: DrawingBackend>(
                 fill(r, shade.filled())?;
             }
         }
-        let key = |s: &Slice| if lane.pid.is_some() { s.cpu } else { s.pid };
+        let key = if lane.pid.is_some() {
+            LaneKey::Cpu
+        } else {
+            LaneKey::Pid
+        };
         for b in lane.index.layout(vp, key) {
             match b {
                 Block::Slice { x0, x1, index } => {
                     let s = &lane.index.slices[index];
                     let (x0, x1) = (lw + x0 as i32, lw + x1 as i32);
-                    fill([(x0, y + 2), (x1, y + lh - 2)], lane_color(key(s)).filled())?;
+                    fill(
+                        [(x0, y + 2), (x1, y + lh - 2)],
+                        lane_color(key.of(s)).filled(),
+                    )?;
                     if view.selected.is_some_and(|n| tl.comm_is(s.pid, n)) {
                         root.draw(&Rectangle::new(
                             [(x0, y + 1), (x1 - 1, y + lh - 2)],

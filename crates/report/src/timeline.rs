@@ -613,16 +613,42 @@ pub fn fmt_duration(ns: u64) -> String {
     }
 }
 
-/// A lane prepared for fast layout: its slices and the running total of their busy time, so
-/// that a pixel column holding many slices costs two binary searches instead of a walk. Build
-/// it once per lane; [`LaneIndex::layout`] then lays out any viewport in about
-/// O(width · log n) when zoomed out and O(visible slices) when zoomed in.
+/// What a lane's blocks are coloured by: the task (a CPU lane) or the CPU (a task lane).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaneKey {
+    /// The slice's pid.
+    Pid,
+    /// The slice's CPU.
+    Cpu,
+}
+
+impl LaneKey {
+    /// The key of `s`.
+    pub fn of(self, s: &Slice) -> u32 {
+        match self {
+            LaneKey::Pid => s.pid,
+            LaneKey::Cpu => s.cpu,
+        }
+    }
+}
+
+/// A lane prepared for fast layout: its slices, the running total of their busy time (so that
+/// a pixel column holding many slices costs two searches instead of a walk), their starts
+/// packed (what the searches read), and per run of [`GROUP`] slices the key that had most of
+/// their time (what a dense column's dominant key is estimated from). Build it once per lane;
+/// [`LaneIndex::layout`] then lays out any viewport in about O(width · log n) when zoomed out
+/// and O(visible slices) when zoomed in, touching little memory per column.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LaneIndex {
     /// The lane's slices, sorted by start.
     pub slices: Vec<Slice>,
     /// `prefix[i]` = Σ durations of `slices[..i]`.
     prefix: Vec<u64>,
+    /// `starts[i]` = `slices[i].start_ns`.
+    starts: Vec<u64>,
+    /// `groups[k][g]`: among `slices[g·GROUP..(g+1)·GROUP]` (whole groups only), the key of
+    /// kind `k` (0 pid, 1 CPU) with the most time and that time.
+    groups: [Vec<(u32, u64)>; 2],
 }
 
 /// The pixel spans `[x0, x1)` to shade for `waits` (one task's, sorted by start, not
@@ -659,17 +685,34 @@ fn gallop_by<T>(s: &[T], from: usize, pred: impl Fn(&T) -> bool) -> usize {
     lo + s[lo..hi].partition_point(pred)
 }
 
-/// The first index at or after `from` whose slice fails `pred` (true for a prefix of
-/// `s[from..]`), found by galloping from `from`: O(log d) probes for an answer d slices on, all
-/// near `from`, where a binary search over the rest of the lane touches memory far away. The
-/// same answer as `from + s[from..].partition_point(pred)`.
-fn gallop(s: &[Slice], from: usize, pred: impl Fn(&Slice) -> bool) -> usize {
-    gallop_by(s, from, pred)
+/// Columns with more slices than this are summarised from the prefix sums; the dominant key is
+/// then estimated from at most this many group summaries spread evenly over the column.
+const DENSE: usize = 32;
+
+/// Slices per group summary.
+const GROUP: usize = 16;
+
+/// The first index at or after `from` whose start fails `pred` (true for a prefix of
+/// `s[from..]`), found by galloping from `from`: O(log d) probes for an answer d entries on,
+/// all near `from`, where a binary search over the rest of the lane touches memory far away.
+/// The same answer as `from + s[from..].partition_point(pred)`.
+fn gallop(s: &[u64], from: usize, pred: impl Fn(u64) -> bool) -> usize {
+    gallop_by(s, from, |&x| pred(x))
 }
 
-/// Columns with more slices than this are summarised from the prefix sums; the dominant key is
-/// then the key with the most time among this many slices spread evenly over the column.
-const DENSE: usize = 32;
+/// The key with the most weight among `weights` (the first seen on a tie).
+fn heaviest(weights: &[(u32, u64)]) -> u32 {
+    weights
+        .iter()
+        .fold((0u32, 0u64, false), |acc, w| {
+            if !acc.2 || w.1 > acc.1 {
+                (w.0, w.1, true)
+            } else {
+                acc
+            }
+        })
+        .0
+}
 
 impl LaneIndex {
     /// Indexes a lane (slices sorted by start, not overlapping).
@@ -681,13 +724,42 @@ impl LaneIndex {
             acc += s.end_ns - s.start_ns;
             prefix.push(acc);
         }
-        LaneIndex { slices, prefix }
+        let starts = slices.iter().map(|s| s.start_ns).collect();
+        let summary = |key: LaneKey| -> Vec<(u32, u64)> {
+            slices
+                .chunks_exact(GROUP)
+                .map(|g| {
+                    let mut w = [(0u32, 0u64); GROUP];
+                    let mut n = 0;
+                    for s in g {
+                        let (k, d) = (key.of(s), s.end_ns - s.start_ns);
+                        match w[..n].iter_mut().find(|e| e.0 == k) {
+                            Some(e) => e.1 += d,
+                            None => {
+                                w[n] = (k, d);
+                                n += 1;
+                            }
+                        }
+                    }
+                    let k = heaviest(&w[..n]);
+                    (k, w[..n].iter().find(|e| e.0 == k).map_or(0, |e| e.1))
+                })
+                .collect()
+        };
+        let groups = [summary(LaneKey::Pid), summary(LaneKey::Cpu)];
+        LaneIndex {
+            slices,
+            prefix,
+            starts,
+            groups,
+        }
     }
 
     /// The same blocks as [`layout`], except that a pixel column holding more than 32
     /// sub-pixel slices is summed from the prefix sums: its busy fraction is the same, its
-    /// dominant key is estimated from 32 of its slices spread evenly over it.
-    pub fn layout(&self, vp: Viewport, key: impl Fn(&Slice) -> u32) -> Vec<Block> {
+    /// dominant key is estimated from the group summaries of its whole groups of 16 slices
+    /// (at most 32 of them, spread evenly) and its slices outside those groups.
+    pub fn layout(&self, vp: Viewport, key: LaneKey) -> Vec<Block> {
         let width = vp.width_px.max(1);
         let npp = vp.ns_per_px();
         let s = &self.slices;
@@ -726,9 +798,19 @@ impl LaneIndex {
                 continue;
             }
             // Sub-pixel slices starting in column x0; only the last of them can be wide.
-            let col_end = vp.t(x0 as f64 + 1.0);
+            // The first time in the next column (as `vp.x` places it: `vp.t` rounds down, so
+            // a slice just before the exact boundary would otherwise start a second aggregate
+            // in this column).
+            let next = x0 as f64 + 1.0;
+            let mut col_end = vp.t(next);
+            while vp.x(col_end) < next {
+                col_end += 1;
+            }
+            while col_end > vp.t0_ns && vp.x(col_end - 1) >= next {
+                col_end -= 1;
+            }
             let bound = col_end.min(vp.t1_ns).max(s[i].start_ns + 1);
-            let mut j = gallop(s, i, |y| y.start_ns < bound);
+            let mut j = gallop(&self.starts, i, |y| y < bound);
             if j - 1 > i && wide(&s[j - 1]) {
                 j -= 1;
             }
@@ -747,32 +829,36 @@ impl LaneIndex {
             } else {
                 s[i..j].iter().map(visible).sum()
             };
-            // At most DENSE slices are weighed, so at most DENSE keys: no allocation.
-            let mut weights = [(0u32, 0u64); DENSE];
+            // Weighed: a sparse column's slices; a dense one's whole groups (at most DENSE of
+            // them, spread evenly) and the slices before and after those. At most
+            // DENSE + 2·GROUP entries, so no allocation.
+            let mut weights = [(0u32, 0u64); DENSE + 2 * GROUP];
             let mut keys = 0;
-            for p in 0..n.min(DENSE) {
-                let k = if n > DENSE { i + p * n / DENSE } else { i + p };
-                let kk = key(&s[k]);
-                let d = visible(&s[k]);
-                match weights[..keys].iter_mut().find(|w| w.0 == kk) {
-                    Some(w) => w.1 += d,
-                    None => {
-                        weights[keys] = (kk, d);
-                        keys += 1;
-                    }
+            let mut weigh = |kk: u32, d: u64| match weights[..keys].iter_mut().find(|w| w.0 == kk) {
+                Some(w) => w.1 += d,
+                None => {
+                    weights[keys] = (kk, d);
+                    keys += 1;
+                }
+            };
+            let (ga, gb) = (i.div_ceil(GROUP), j / GROUP);
+            if n <= DENSE || ga >= gb {
+                for x in &s[i..j] {
+                    weigh(key.of(x), visible(x));
+                }
+            } else {
+                for x in s[i..ga * GROUP].iter().chain(&s[gb * GROUP..j]) {
+                    weigh(key.of(x), visible(x));
+                }
+                let groups = &self.groups[(key == LaneKey::Cpu) as usize][ga..gb];
+                let m = groups.len();
+                for p in 0..m.min(DENSE) {
+                    let (kk, d) = groups[if m > DENSE { p * m / DENSE } else { p }];
+                    weigh(kk, d);
                 }
             }
             // Ties go to the key seen first, as in `layout`.
-            let dominant = weights[..keys]
-                .iter()
-                .fold((0u32, 0u64, false), |acc, w| {
-                    if !acc.2 || w.1 > acc.1 {
-                        (w.0, w.1, true)
-                    } else {
-                        acc
-                    }
-                })
-                .0;
+            let dominant = heaviest(&weights[..keys]);
             out.push(Block::Aggregate {
                 x: x0,
                 busy: (busy as f64 / npp).min(1.0) as f32,

@@ -185,7 +185,7 @@ fn axis_steps_and_units() {
 
 #[test]
 fn the_lane_index_lays_out_like_the_reference() {
-    use schedlab_report::timeline::LaneIndex;
+    use schedlab_report::timeline::{LaneIndex, LaneKey};
     use schedlab_sim::rng::Rng;
     let mut r = Rng::new(5, 0);
     for case in 0..40 {
@@ -223,7 +223,7 @@ fn the_lane_index_lays_out_like_the_reference() {
                 width_px: 1 + r.below(1500) as u32,
             };
             let want = layout(&slices, vp, |s| s.pid);
-            let got = idx.layout(vp, |s| s.pid);
+            let got = idx.layout(vp, LaneKey::Pid);
             assert_eq!(want.len(), got.len(), "case {case}, {vp:?}");
             for (w, g) in want.iter().zip(&got) {
                 match (w, g) {
@@ -251,7 +251,7 @@ fn the_lane_index_lays_out_like_the_reference() {
             t1_ns: 1_000_000_000,
             width_px: 1000,
         },
-        |s| s.pid,
+        LaneKey::Pid,
     );
     assert_eq!(blocks.len(), 1000);
 }
@@ -439,7 +439,11 @@ fn the_overlay_draws_a_mark_per_snapshot_when_sparse_and_per_pixel_when_dense() 
         };
         let lanes = tl.lanes(false, Some("w"), 8, false);
         let view = TimelineView {
-            viewport: Viewport { t0_ns: 0, t1_ns, width_px: TIMELINE_PLOT_W },
+            viewport: Viewport {
+                t0_ns: 0,
+                t1_ns,
+                width_px: TIMELINE_PLOT_W,
+            },
             selected: Some("w"),
             overlay: true,
             hover_ns: None,
@@ -450,12 +454,78 @@ fn the_overlay_draws_a_mark_per_snapshot_when_sparse_and_per_pixel_when_dense() 
     };
     let base = svg_rects(vec![], 1_000_000);
     // Three snapshots far apart: a band, a lag mark and a deadline mark each.
-    let sparse = vec![snap(100_000, 5, true), snap(500_000, -7, false), snap(900_000, 0, true)];
+    let sparse = vec![
+        snap(100_000, 5, true),
+        snap(500_000, -7, false),
+        snap(900_000, 0, true),
+    ];
     assert_eq!(svg_rects(sparse, 1_000_000) - base, 9);
     // A million snapshots over 1 ms: at most three shapes per pixel column, not per snapshot.
     let dense: Vec<Snapshot> = (0..1_000_000u64)
         .map(|i| snap(i, (i % 1000) as i64 - 500, i % 3 != 0))
         .collect();
     let n = svg_rects(dense, 1_000_000) - base;
-    assert!(n <= 3 * TIMELINE_PLOT_W as usize && n >= TIMELINE_PLOT_W as usize, "{n} shapes");
+    assert!(
+        n <= 3 * TIMELINE_PLOT_W as usize && n >= TIMELINE_PLOT_W as usize,
+        "{n} shapes"
+    );
+}
+
+#[test]
+fn a_dense_columns_colour_is_the_key_with_most_of_its_time() {
+    use schedlab_report::timeline::{LaneIndex, LaneKey};
+    // Per 100 ns: pid 1 on CPU 3 for 70 ns, then pids 2, 3, 4 on CPU 5 for 10 ns each: pid 1
+    // has most of the time by pid, CPU 3 by CPU. In the second half the pattern flips (pid 2
+    // for 70 ns on CPU 5, the others 10 ns each on CPU 3): pid 2 and CPU 5 have most.
+    let mut slices = vec![];
+    let mut t = 0;
+    for k in 0..200_000u64 {
+        let flip = k >= 100_000;
+        for (j, len) in [70u64, 10, 10, 10].into_iter().enumerate() {
+            let pid = if flip {
+                [2, 1, 3, 4][j]
+            } else {
+                [1, 2, 3, 4][j]
+            };
+            let cpu = if (j == 0) != flip { 3 } else { 5 };
+            slices.push(Slice {
+                cpu,
+                pid,
+                start_ns: t,
+                end_ns: t + len,
+                reason: EndReason::Slept,
+            });
+            t += len;
+        }
+    }
+    let idx = LaneIndex::new(slices);
+    for (width, t1) in [(1000, t), (700, t / 3), (1500, t)] {
+        let vp = Viewport {
+            t0_ns: 0,
+            t1_ns: t1,
+            width_px: width,
+        };
+        for (key, first, second) in [(LaneKey::Pid, 1, 2), (LaneKey::Cpu, 3, 5)] {
+            let blocks = idx.layout(vp, key);
+            assert_eq!(blocks.len(), width as usize);
+            for b in blocks {
+                let Block::Aggregate { x, dominant, busy } = b else {
+                    panic!("{b:?}")
+                };
+                // A slice counts in the column it starts in: a column's busy time is exact to
+                // a slice (at most 70 ns of a column's ≥ 9.5 µs).
+                assert!((busy - 1.0).abs() < 1e-2, "column {x} busy {busy}");
+                let t = vp.t(x as f64 + 0.5);
+                let want = if t < t1.min(10_000_000) {
+                    first
+                } else {
+                    second
+                };
+                // The columns around the flip may go either way.
+                if t.abs_diff(10_000_000) > 2 * vp.ns_per_px() as u64 {
+                    assert_eq!(dominant, want, "{key:?} column {x} at {t} ns");
+                }
+            }
+        }
+    }
 }

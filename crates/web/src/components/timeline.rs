@@ -3,8 +3,6 @@
 //! empty), laid out by `schedlab_report::timeline::layout` so that a lane never draws more
 //! blocks than it has pixels. Every action has a key (press `?`).
 
-use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 use schedlab_report::plot::{
     draw_timeline, timeline_size, timeline_svg, TimelineView, TIMELINE_AXIS_H as AXIS_H,
     TIMELINE_LABEL_W as LABEL_W, TIMELINE_LANE_H as LANE_H, TIMELINE_PLOT_W as PLOT_W,
@@ -135,9 +133,8 @@ fn lanes_view(p: &LanesProps) -> Html {
         let lanes = lanes.clone();
         use_effect_with(deps, move |_| {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                if let Some(backend) = CanvasBackend::with_canvas_object(c) {
-                    let root = backend.into_drawing_area();
-                    let _ = draw_timeline(&root, &props.data, &lanes, &props.view(vp));
+                if let Some(backend) = crate::canvas::Canvas::new(c) {
+                    let _ = draw_timeline(&backend.area(), &props.data, &lanes, &props.view(vp));
                 }
             }
         });
