@@ -326,6 +326,7 @@ pub(crate) fn export_svg(dir: &str, results: &[Output], variants: &[Variant]) ->
                 width_px: TIMELINE_PLOT_W,
             },
             selected: None,
+            runs: None,
             overlay: false,
             hover_ns: None,
             ruler: &[],

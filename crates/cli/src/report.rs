@@ -465,6 +465,7 @@ fn export_svg(dir: &str, t: &Trace) -> Result<(), Fail> {
             width_px: TIMELINE_PLOT_W,
         },
         selected: None,
+        runs: None,
         overlay: false,
         hover_ns: None,
         ruler: &[],

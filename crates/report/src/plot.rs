@@ -4,10 +4,9 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use schedlab_sim::Snapshot;
 
 use crate::timeline::{
-    fmt_duration, tick_step_ns, wait_spans, Block, Lane, LaneKey, RunTimeline, Viewport,
+    fmt_duration, tick_step_ns, wait_spans, Block, Lane, LaneKey, RunTimeline, TaskRuns, Viewport,
 };
 
 /// A histogram laid out for drawing.
@@ -212,6 +211,9 @@ pub struct TimelineView<'a> {
     pub viewport: Viewport,
     /// The highlighted task (by comm, so it matches across variants).
     pub selected: Option<&'a str>,
+    /// The selected task's runs and snapshots, indexed, when the caller keeps them (built
+    /// for the frame otherwise).
+    pub runs: Option<&'a TaskRuns>,
     /// Draw the selected task's lag/deadline (EEVDF) or vruntime (CFS) overlay.
     pub overlay: bool,
     /// The shared hover cursor.
@@ -336,7 +338,17 @@ pub fn draw_timeline<DB: DrawingBackend>(
     if view.overlay {
         if let Some(name) = view.selected {
             let top = aw + lanes.len() as i32 * lh;
-            draw_overlay(root, tl, name, vp, top)?;
+            // The selection's index when the caller keeps one (the page, per selection),
+            // else built here (an export draws once).
+            let built;
+            let runs = match view.runs {
+                Some(r) => r,
+                None => {
+                    built = TaskRuns::new(tl, name);
+                    &built
+                }
+            };
+            draw_overlay(root, tl, runs, vp, top)?;
         }
     }
     // The shared cursor and the ruler, over everything.
@@ -361,7 +373,7 @@ pub fn draw_timeline<DB: DrawingBackend>(
 fn draw_overlay<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     tl: &RunTimeline,
-    name: &str,
+    runs: &TaskRuns,
     vp: Viewport,
     top: i32,
 ) -> Result<(), String> {
@@ -374,31 +386,7 @@ fn draw_overlay<DB: DrawingBackend>(
         ];
         root.draw(&Rectangle::new(r, st)).map_err(|e| err(&e))
     };
-    let series = |s: &Snapshot| -> (f64, f64) {
-        if tl.eevdf {
-            (s.lag as f64, (s.deadline - s.v) as f64)
-        } else {
-            (-(s.lag as f64), 0.0)
-        }
-    };
-    // The selected task's snapshots in view, one column per pixel: each series' range there
-    // and how many snapshots found the task eligible, so a frame draws at most a few shapes
-    // per pixel however many snapshots the window holds. Snapshots are in time order, so only
-    // the window's are looked at, and their columns come in order.
-    let from = tl.snapshots.partition_point(|s| s.t_ns < vp.t0_ns);
-    let mut cols: Vec<OverlayColumn> = vec![];
-    for s in tl.snapshots[from..]
-        .iter()
-        .take_while(|s| s.t_ns < vp.t1_ns)
-        .filter(|s| tl.comm_is(s.pid, name))
-    {
-        let x = vp.x(s.t_ns);
-        let (a, b) = series(s);
-        match cols.last_mut() {
-            Some(c) if c.x.floor() == x.floor() => c.add(a, b, s.eligible),
-            _ => cols.push(OverlayColumn::new(x, a, b, s.eligible)),
-        }
-    }
+    let cols = runs.overlay_columns(vp);
     let (top_f, mid) = (top as f64, top as f64 + oh / 2.0);
     fill(
         lw as f64,
@@ -457,51 +445,6 @@ fn draw_overlay<DB: DrawingBackend>(
         mark(x, c.a, RGBColor(0x2d, 0x6d, 0xb4))?;
     }
     Ok(())
-}
-
-/// The selected task's snapshots that fall in one pixel column of the overlay.
-struct OverlayColumn {
-    /// The first snapshot's x (within the plot).
-    x: f64,
-    /// The range (lowest, highest) of the first series (lag, or vruntime − min_vruntime).
-    a: (f64, f64),
-    /// The range of the second (deadline − V).
-    b: (f64, f64),
-    /// Snapshots that found the task eligible, and not.
-    eligible: u32,
-    ineligible: u32,
-    /// The last snapshot's eligibility (breaks a tie, as drawing each in turn would).
-    last_eligible: bool,
-}
-
-impl OverlayColumn {
-    fn new(x: f64, a: f64, b: f64, eligible: bool) -> OverlayColumn {
-        OverlayColumn {
-            x,
-            a: (a, a),
-            b: (b, b),
-            eligible: eligible as u32,
-            ineligible: !eligible as u32,
-            last_eligible: eligible,
-        }
-    }
-
-    fn add(&mut self, a: f64, b: f64, eligible: bool) {
-        self.a = (self.a.0.min(a), self.a.1.max(a));
-        self.b = (self.b.0.min(b), self.b.1.max(b));
-        self.eligible += eligible as u32;
-        self.ineligible += !eligible as u32;
-        self.last_eligible = eligible;
-    }
-
-    /// The band's colour: what most of the column's snapshots found.
-    fn eligible_band(&self) -> bool {
-        match self.eligible.cmp(&self.ineligible) {
-            std::cmp::Ordering::Greater => true,
-            std::cmp::Ordering::Less => false,
-            std::cmp::Ordering::Equal => self.last_eligible,
-        }
-    }
 }
 
 /// The timeline as an SVG document (the same drawing as the page's canvas).

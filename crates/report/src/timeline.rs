@@ -263,6 +263,69 @@ pub struct TaskRuns {
     /// `ends[i]` = the latest end among `slices[..=i]`: non-decreasing, so the runs that end
     /// by a time form a prefix up to where it passes that time.
     ends: Vec<u64>,
+    /// The tasks' snapshots as overlay points, in time order.
+    points: Vec<OverlayPoint>,
+    /// The same per run of [`GROUP`] points (whole groups only), merged.
+    point_groups: Vec<OverlayColumn>,
+}
+
+/// One snapshot as the overlay draws it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct OverlayPoint {
+    t_ns: u64,
+    /// Lag (EEVDF) or vruntime − min_vruntime (CFS).
+    a: f64,
+    /// Deadline − V (EEVDF), else 0.
+    b: f64,
+    eligible: bool,
+}
+
+/// The selected task's snapshots that fall in one pixel column of the overlay.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OverlayColumn {
+    /// The first snapshot's x in the viewport.
+    pub x: f64,
+    /// The range (lowest, highest) of the first series: lag under EEVDF (V − vruntime,
+    /// weighted), vruntime − min_vruntime under CFS.
+    pub a: (f64, f64),
+    /// The range of the second: deadline − V under EEVDF, 0 under CFS.
+    pub b: (f64, f64),
+    /// Snapshots that found the task eligible, and not.
+    pub eligible: u32,
+    /// Snapshots that found it ineligible.
+    pub ineligible: u32,
+    /// The last snapshot's eligibility (breaks a tie, as drawing each in turn would).
+    last_eligible: bool,
+}
+
+impl OverlayColumn {
+    fn new(x: f64, p: &OverlayPoint) -> OverlayColumn {
+        OverlayColumn {
+            x,
+            a: (p.a, p.a),
+            b: (p.b, p.b),
+            eligible: p.eligible as u32,
+            ineligible: !p.eligible as u32,
+            last_eligible: p.eligible,
+        }
+    }
+
+    fn merge(&mut self, o: &OverlayColumn) {
+        self.a = (self.a.0.min(o.a.0), self.a.1.max(o.a.1));
+        self.b = (self.b.0.min(o.b.0), self.b.1.max(o.b.1));
+        self.eligible += o.eligible;
+        self.ineligible += o.ineligible;
+        self.last_eligible = o.last_eligible;
+    }
+
+    /// The band's colour: what most of the column's snapshots found (a tie: the last one).
+    pub fn eligible_band(&self) -> bool {
+        match self.eligible.cmp(&self.ineligible) {
+            std::cmp::Ordering::Greater => true,
+            std::cmp::Ordering::Less => false,
+            std::cmp::Ordering::Equal => self.last_eligible,
+        }
+    }
 }
 
 impl TaskRuns {
@@ -281,7 +344,77 @@ impl TaskRuns {
                 Some(*m)
             })
             .collect();
-        TaskRuns { slices, ends }
+        let points: Vec<OverlayPoint> = tl
+            .snapshots
+            .iter()
+            .filter(|s| tl.comm_is(s.pid, name))
+            .map(|s| OverlayPoint {
+                t_ns: s.t_ns,
+                a: if tl.eevdf {
+                    s.lag as f64
+                } else {
+                    -(s.lag as f64)
+                },
+                b: if tl.eevdf {
+                    (s.deadline - s.v) as f64
+                } else {
+                    0.0
+                },
+                eligible: s.eligible,
+            })
+            .collect();
+        let point_groups = points
+            .chunks_exact(GROUP)
+            .map(|g| {
+                let mut c = OverlayColumn::new(0.0, &g[0]);
+                for p in &g[1..] {
+                    c.merge(&OverlayColumn::new(0.0, p));
+                }
+                c
+            })
+            .collect();
+        TaskRuns {
+            slices,
+            ends,
+            points,
+            point_groups,
+        }
+    }
+
+    /// The overlay in `vp`: one entry per pixel column that holds snapshots of the tasks, in
+    /// column order. A column reads its points one by one when it holds few, else the whole
+    /// groups of [`GROUP`] in it and the points around them, so a frame costs about
+    /// O(width · log n) at any zoom, not O(snapshots in view).
+    pub fn overlay_columns(&self, vp: Viewport) -> Vec<OverlayColumn> {
+        let p = &self.points;
+        let mut out = vec![];
+        let mut i = p.partition_point(|q| q.t_ns < vp.t0_ns);
+        while i < p.len() && p[i].t_ns < vp.t1_ns {
+            let x = vp.x(p[i].t_ns);
+            let next = x.floor() + 1.0;
+            let mut col_end = vp.t(next);
+            while vp.x(col_end) < next {
+                col_end += 1;
+            }
+            while col_end > vp.t0_ns && vp.x(col_end - 1) >= next {
+                col_end -= 1;
+            }
+            let bound = col_end.min(vp.t1_ns).max(p[i].t_ns + 1);
+            let j = gallop_by(p, i, |q| q.t_ns < bound);
+            let mut c = OverlayColumn::new(x, &p[i]);
+            let (ga, gb) = ((i + 1).div_ceil(GROUP), j / GROUP);
+            let one = |q: &OverlayPoint| OverlayColumn::new(x, q);
+            if ga >= gb {
+                p[i + 1..j].iter().for_each(|q| c.merge(&one(q)));
+            } else {
+                p[i + 1..ga * GROUP].iter().for_each(|q| c.merge(&one(q)));
+                self.point_groups[ga..gb].iter().for_each(|g| c.merge(g));
+                p[gb * GROUP..j].iter().for_each(|q| c.merge(&one(q)));
+            }
+            out.push(c);
+            i = j;
+        }
+        out
     }
 
     /// The runs that overlap `[t0, t1)`: how many, and the first `max` of them by start.
@@ -772,6 +905,8 @@ impl LaneIndex {
         let mut out: Vec<Block> = vec![];
         // Columns before this one are taken by the last wide slice drawn.
         let mut covered = 0u32;
+        // A column's weighed keys (filled afresh for each column, never cleared).
+        let mut weights = [(0u32, 0u64); DENSE + 2 * GROUP];
         let mut i = s.partition_point(|x| x.end_ns <= vp.t0_ns);
         while i < s.len() && s[i].start_ns < vp.t1_ns {
             let a = vp.x(s[i].start_ns).max(0.0);
@@ -831,8 +966,7 @@ impl LaneIndex {
             };
             // Weighed: a sparse column's slices; a dense one's whole groups (at most DENSE of
             // them, spread evenly) and the slices before and after those. At most
-            // DENSE + 2·GROUP entries, so no allocation.
-            let mut weights = [(0u32, 0u64); DENSE + 2 * GROUP];
+            // DENSE + 2·GROUP entries, so one array serves every column.
             let mut keys = 0;
             let mut weigh = |kk: u32, d: u64| match weights[..keys].iter_mut().find(|w| w.0 == kk) {
                 Some(w) => w.1 += d,

@@ -445,6 +445,7 @@ fn the_overlay_draws_a_mark_per_snapshot_when_sparse_and_per_pixel_when_dense() 
                 width_px: TIMELINE_PLOT_W,
             },
             selected: Some("w"),
+            runs: None,
             overlay: true,
             hover_ns: None,
             ruler: &[],
@@ -527,5 +528,79 @@ fn a_dense_columns_colour_is_the_key_with_most_of_its_time() {
                 }
             }
         }
+    }
+}
+
+#[test]
+fn the_overlays_columns_hold_what_a_walk_over_their_snapshots_finds() {
+    use schedlab_report::timeline::{RunTimeline, TaskRuns};
+    use schedlab_sim::rng::Rng;
+    use schedlab_sim::Snapshot;
+    let mut r = Rng::new(9, 0);
+    let mut t = 0;
+    let snapshots: Vec<Snapshot> = (0..50_000)
+        .map(|_| {
+            // Bursts of close snapshots and gaps, of two tasks (pid 1 selected, pid 2 not).
+            t += if r.below(10) == 0 {
+                r.below(2_000_000)
+            } else {
+                r.below(300)
+            };
+            let lag = r.below(2_000_000) as i64 - 1_000_000;
+            Snapshot {
+                t_ns: t,
+                cpu: 0,
+                pid: 1 + r.below(2) as u32,
+                vruntime: 0,
+                deadline: r.below(3_000_000) as i64,
+                v: 0,
+                lag,
+                eligible: lag >= 0,
+            }
+        })
+        .collect();
+    let tl = RunTimeline {
+        cpus: 1,
+        end_ns: t,
+        tasks: vec![(1, "w".into()), (2, "x".into())],
+        snapshots: snapshots.clone(),
+        eevdf: true,
+        ..Default::default()
+    };
+    let runs = TaskRuns::new(&tl, "w");
+    for _ in 0..30 {
+        let a = r.below(t);
+        let vp = Viewport {
+            t0_ns: a,
+            t1_ns: a + 1 + r.below(t - a + 1),
+            width_px: 1 + r.below(1500) as u32,
+        };
+        let cols = runs.overlay_columns(vp);
+        // The walk: every selected snapshot in view, by the column vp.x puts it in.
+        let mut want: Vec<(i64, (f64, f64), (f64, f64), u32, u32)> = vec![];
+        for s in snapshots
+            .iter()
+            .filter(|s| s.pid == 1 && s.t_ns >= vp.t0_ns && s.t_ns < vp.t1_ns)
+        {
+            let (x, a, b) = (
+                vp.x(s.t_ns).floor() as i64,
+                s.lag as f64,
+                (s.deadline - s.v) as f64,
+            );
+            match want.last_mut() {
+                Some(w) if w.0 == x => {
+                    w.1 = (w.1 .0.min(a), w.1 .1.max(a));
+                    w.2 = (w.2 .0.min(b), w.2 .1.max(b));
+                    w.3 += s.eligible as u32;
+                    w.4 += !s.eligible as u32;
+                }
+                _ => want.push((x, (a, a), (b, b), s.eligible as u32, !s.eligible as u32)),
+            }
+        }
+        let got: Vec<_> = cols
+            .iter()
+            .map(|c| (c.x.floor() as i64, c.a, c.b, c.eligible, c.ineligible))
+            .collect();
+        assert_eq!(got, want, "{vp:?}");
     }
 }

@@ -56,10 +56,11 @@ struct LanesProps {
 
 impl LanesProps {
     /// What to draw of the timeline (the page's canvas and the SVG export alike).
-    fn view(&self, vp: Viewport) -> TimelineView<'_> {
+    fn view<'a>(&'a self, vp: Viewport, runs: &'a TaskRuns) -> TimelineView<'a> {
         TimelineView {
             viewport: vp,
             selected: self.selected.as_deref(),
+            runs: Some(runs),
             overlay: self.overlay,
             hover_ns: self.hover_ns,
             ruler: &self.ruler,
@@ -101,6 +102,13 @@ fn lanes_view(p: &LanesProps) -> Html {
             lanes
         },
     );
+    // The selected task's runs and snapshots, indexed once per (run, selection): a frame then finds those
+    // in view with binary searches, however many runs the whole run has.
+    let task_runs = use_memo((p.data.clone(), p.selected.clone()), |(d, sel)| {
+        sel.as_deref()
+            .map(|name| TaskRuns::new(d, name))
+            .unwrap_or_default()
+    });
     let (width, height) = timeline_size(lanes.len(), p.overlay && p.selected.is_some());
     {
         let canvas = canvas.clone();
@@ -131,10 +139,12 @@ fn lanes_view(p: &LanesProps) -> Html {
             explained: None,
         };
         let lanes = lanes.clone();
+        let runs = task_runs.clone();
         use_effect_with(deps, move |_| {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
                 if let Some(backend) = crate::canvas::Canvas::new(c) {
-                    let _ = draw_timeline(&backend.area(), &props.data, &lanes, &props.view(vp));
+                    let _ =
+                        draw_timeline(&backend.area(), &props.data, &lanes, &props.view(vp, &runs));
                 }
             }
         });
@@ -268,13 +278,6 @@ fn lanes_view(p: &LanesProps) -> Html {
     // The selected task's visible runs, as a table (also what assistive tech and tests read).
     // At most MAX_ROWS rows are listed; the summary counts them all.
     const MAX_ROWS: usize = 200;
-    // The selected task's runs, indexed once per (run, selection): a frame then finds those
-    // in view with binary searches, however many runs the whole run has.
-    let task_runs = use_memo((p.data.clone(), p.selected.clone()), |(d, sel)| {
-        sel.as_deref()
-            .map(|name| TaskRuns::new(d, name))
-            .unwrap_or_default()
-    });
     let (runs_in_view, rows) = task_runs.in_window(vp.t0_ns, vp.t1_ns, MAX_ROWS);
     let png = crate::browser::save_png(
         canvas.clone(),
@@ -284,11 +287,13 @@ fn lanes_view(p: &LanesProps) -> Html {
         let data = p.data.clone();
         let lanes = lanes.clone();
         let (selected, overlay, ruler) = (p.selected.clone(), p.overlay, p.ruler.clone());
+        let runs = task_runs.clone();
         let name = format!("schedlab-timeline-{}.svg", file_part(&p.variant));
         Callback::from(move |_: MouseEvent| {
             let view = TimelineView {
                 viewport: vp,
                 selected: selected.as_deref(),
+                runs: Some(&runs),
                 overlay,
                 hover_ns: None,
                 ruler: &ruler,
