@@ -16,6 +16,49 @@ pub fn encode<T: Serialize>(value: &T) -> JsValue {
     Uint8Array::from(buf.as_slice()).into()
 }
 
+/// A message as a `Uint8Array` of CBOR, unless it takes more than `max` bytes: then how many
+/// it had taken when it was stopped.
+pub fn encode_within<T: Serialize>(value: &T, max: usize) -> Result<JsValue, usize> {
+    to_cbor_within(value, max).map(|buf| Uint8Array::from(buf.as_slice()).into())
+}
+
+/// `value` as CBOR, unless it takes more than `max` bytes (then how many it had taken): the
+/// buffer never grows past `max`, so a message too large for wasm32's memory is refused
+/// instead of failing an allocation.
+pub fn to_cbor_within<T: Serialize>(value: &T, max: usize) -> Result<Vec<u8>, usize> {
+    struct Capped {
+        buf: Vec<u8>,
+        max: usize,
+        over: bool,
+    }
+    impl std::io::Write for Capped {
+        fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+            if self.buf.len() + data.len() > self.max {
+                self.over = true;
+                return Err(std::io::Error::other("message too large"));
+            }
+            self.buf.extend_from_slice(data);
+            Ok(data.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut w = Capped {
+        buf: Vec::new(),
+        max,
+        over: false,
+    };
+    match ciborium::into_writer(value, &mut w) {
+        Ok(()) => Ok(w.buf),
+        // Only the cap makes writing fail, and every message type serializes.
+        Err(_) => {
+            debug_assert!(w.over);
+            Err(w.buf.len())
+        }
+    }
+}
+
 /// A message from a `Uint8Array` of CBOR.
 pub fn decode<T: for<'de> Deserialize<'de>>(data: JsValue) -> T {
     let data = Uint8Array::new(&data).to_vec();
@@ -56,7 +99,24 @@ impl<'de> Deserialize<'de> for Bytes {
 
 #[cfg(test)]
 mod tests {
-    use super::Bytes;
+    use super::{to_cbor_within, Bytes};
+
+    #[test]
+    fn a_message_past_the_cap_is_refused_not_grown() {
+        let big = Bytes(vec![7; 10_000]);
+        let whole = to_cbor_within(&big, 1 << 20).unwrap();
+        assert_eq!(
+            whole.len(),
+            10_003,
+            "a 2-byte length header, then the bytes"
+        );
+        assert_eq!(to_cbor_within(&big, whole.len()), Ok(whole.clone()));
+        let stopped = to_cbor_within(&big, 9_999).unwrap_err();
+        assert!(stopped <= 9_999, "stopped at {stopped} bytes");
+        let rows: Vec<(u32, String)> = (0..1000).map(|i| (i, format!("task {i}"))).collect();
+        assert!(to_cbor_within(&rows, 500).is_err());
+        assert!(to_cbor_within(&rows, 1 << 20).is_ok());
+    }
 
     #[test]
     fn bytes_are_one_cbor_byte_string() {

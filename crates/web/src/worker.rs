@@ -31,6 +31,10 @@ pub const MAX_EVENTS: u64 = 250_000_000;
 /// a wasm32 worker can allocate (4 GiB). A finished variant keeps only its views and the first
 /// [`DIVERGENCE_EVENTS`] events of its trace.
 pub const MAX_KEPT_EVENTS: usize = 64_000_000;
+/// Most bytes one message from the worker may take (a variant's views, as CBOR): the page
+/// holds a copy of it while it decodes it, and a wasm32 buffer cannot grow past 2 GiB. A
+/// variant whose views are larger ends its run with a message.
+pub const MAX_MESSAGE_BYTES: usize = 1 << 30;
 
 /// What the page asks.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -176,8 +180,27 @@ thread_local! {
 fn respond(reply: Reply) {
     use wasm_bindgen::JsCast;
     let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let message = match crate::codec::encode_within(&reply, MAX_MESSAGE_BYTES) {
+        Ok(m) => m,
+        Err(bytes) => {
+            // Only a variant's views can be this large: the run ends with a message.
+            let (run, what) = match &reply {
+                Reply::Variant(v) => (v.run, v.result.variant.clone()),
+                _ => (0, "a reply".to_string()),
+            };
+            WORKER.with(|w| w.borrow_mut().job = None);
+            crate::codec::encode(&Reply::Failed {
+                run,
+                message: format!(
+                    "{what}: its results take more than {} MB to send to the page ({} MB so far; the page's limit for one message); shorten duration_ms or use the command line",
+                    MAX_MESSAGE_BYTES >> 20,
+                    bytes >> 20
+                ),
+            })
+        }
+    };
     // Posting a Uint8Array to the page cannot fail.
-    let _ = scope.post_message(&crate::codec::encode(&reply));
+    let _ = scope.post_message(&message);
 }
 
 /// Simulates the next chunk of run `run` once the worker's event loop has seen its messages
@@ -273,10 +296,12 @@ impl SimWorker {
             duration_ns: job.cfg.duration_ns,
             events: sim.events_processed(),
         })];
-        // Decision records weigh as many events as their size.
-        let w = core::mem::size_of::<schedlab_sim::decision::Decision>()
-            .div_ceil(schedlab_sim::events::KEPT_EVENT_BYTES);
-        let kept = sim.trace_kept() + w * sim.decisions_kept();
+        // Decision records and snapshots weigh as many events as their size.
+        let weight = |bytes: usize| bytes.div_ceil(schedlab_sim::events::KEPT_EVENT_BYTES);
+        let kept = sim.trace_kept()
+            + weight(core::mem::size_of::<schedlab_sim::decision::Decision>())
+                * sim.decisions_kept()
+            + weight(core::mem::size_of::<schedlab_sim::Snapshot>()) * sim.snapshots_kept();
         if kept > self.max_kept_events {
             let message = format!(
                 "{}: the variant keeps more than {} trace events at {:.3} s of {:.3} s simulated (the page's memory limit per variant); shorten duration_ms or use the command line",

@@ -445,6 +445,11 @@ impl Simulator {
         self.rec.trace.decisions.len()
     }
 
+    /// Scheduler-state snapshots kept so far (`record_snapshots`).
+    pub fn snapshots_kept(&self) -> usize {
+        self.rec.trace.snapshots.len()
+    }
+
     /// With `record_decisions`, keeps only the records `keep` accepts from now on (a reader
     /// that needs some kinds need not hold the rest: they are the larger part of a run's memory).
     pub fn keep_decisions(&mut self, keep: fn(&crate::decision::DecisionKind) -> bool) {
