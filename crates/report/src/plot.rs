@@ -310,29 +310,35 @@ pub fn draw_timeline<DB: DrawingBackend>(
         } else {
             LaneKey::Pid
         };
+        // The lane's shapes grouped by colour (they do not overlap), so the canvas changes
+        // its fill colour once per task or CPU in the lane rather than at every block; the
+        // selected task's outlines go on top.
+        let mut shapes: Vec<(u32, [(i32, i32); 2])> = vec![];
+        let mut outlines: Vec<[(i32, i32); 2]> = vec![];
         for b in lane.index.layout(vp, key) {
             match b {
                 Block::Slice { x0, x1, index } => {
                     let s = &lane.index.slices[index];
                     let (x0, x1) = (lw + x0 as i32, lw + x1 as i32);
-                    fill(
-                        [(x0, y + 2), (x1, y + lh - 2)],
-                        lane_color(key.of(s)).filled(),
-                    )?;
+                    shapes.push((key.of(s), [(x0, y + 2), (x1, y + lh - 2)]));
                     if view.selected.is_some_and(|n| tl.comm_is(s.pid, n)) {
-                        root.draw(&Rectangle::new(
-                            [(x0, y + 1), (x1 - 1, y + lh - 2)],
-                            BLACK.stroke_width(1),
-                        ))
-                        .map_err(|e| err(&e))?;
+                        outlines.push([(x0, y + 1), (x1 - 1, y + lh - 2)]);
                     }
                 }
                 Block::Aggregate { x, busy, dominant } => {
                     let bh = (lh as f64 - 4.0) * busy as f64;
                     let r = rect((lw + x as i32) as f64, (y + lh) as f64 - 2.0 - bh, 1.0, bh);
-                    fill(r, lane_color(dominant).filled())?;
+                    shapes.push((dominant, r));
                 }
             }
+        }
+        shapes.sort_by_key(|s| s.0);
+        for (k, r) in shapes {
+            fill(r, lane_color(k).filled())?;
+        }
+        for r in outlines {
+            root.draw(&Rectangle::new(r, BLACK.stroke_width(1)))
+                .map_err(|e| err(&e))?;
         }
     }
     if view.overlay {
@@ -431,18 +437,23 @@ fn draw_overlay<DB: DrawingBackend>(
     let mark = |x: f64, (lo, hi): (f64, f64), c: RGBColor| {
         fill(x - 1.0, y(hi) - 1.0, 3.0, y(lo) - y(hi) + 3.0, c.filled())
     };
-    for c in &cols {
-        let x = lw as f64 + c.x;
-        if tl.eevdf {
-            let band = if c.eligible_band() {
-                RGBAColor(40, 160, 60, 0.6)
-            } else {
-                RGBAColor(200, 50, 40, 0.6)
-            };
-            fill(x, top_f + oh - 5.0, 2.0, 4.0, band.filled())?;
-            mark(x, c.b, RGBColor(0xe6, 0x7e, 0x22))?;
+    // One colour at a time (the canvas then changes its fill colour a few times a frame, not
+    // three times a column): the eligibility bands, then deadline − V, then the lag on top.
+    if tl.eevdf {
+        for (eligible, band) in [
+            (true, RGBAColor(40, 160, 60, 0.6)),
+            (false, RGBAColor(200, 50, 40, 0.6)),
+        ] {
+            for c in cols.iter().filter(|c| c.eligible_band() == eligible) {
+                fill(lw as f64 + c.x, top_f + oh - 5.0, 2.0, 4.0, band.filled())?;
+            }
         }
-        mark(x, c.a, RGBColor(0x2d, 0x6d, 0xb4))?;
+        for c in &cols {
+            mark(lw as f64 + c.x, c.b, RGBColor(0xe6, 0x7e, 0x22))?;
+        }
+    }
+    for c in &cols {
+        mark(lw as f64 + c.x, c.a, RGBColor(0x2d, 0x6d, 0xb4))?;
     }
     Ok(())
 }

@@ -576,8 +576,10 @@ fn the_overlays_columns_hold_what_a_walk_over_their_snapshots_finds() {
             width_px: 1 + r.below(1500) as u32,
         };
         let cols = runs.overlay_columns(vp);
-        // The walk: every selected snapshot in view, by the column vp.x puts it in.
-        let mut want: Vec<(i64, (f64, f64), (f64, f64), u32, u32)> = vec![];
+        // The walk: every selected snapshot in view, by the column vp.x puts it in (column,
+        // lag range, deadline − V range, eligible, ineligible).
+        type Column = (i64, (f64, f64), (f64, f64), u32, u32);
+        let mut want: Vec<Column> = vec![];
         for s in snapshots
             .iter()
             .filter(|s| s.pid == 1 && s.t_ns >= vp.t0_ns && s.t_ns < vp.t1_ns)
