@@ -389,6 +389,7 @@ impl TaskRuns {
         let p = &self.points;
         let mut out = vec![];
         let mut i = p.partition_point(|q| q.t_ns < vp.t0_ns);
+        let mut last_n = 1;
         while i < p.len() && p[i].t_ns < vp.t1_ns {
             let x = vp.x(p[i].t_ns);
             let next = x.floor() + 1.0;
@@ -400,7 +401,8 @@ impl TaskRuns {
                 col_end -= 1;
             }
             let bound = col_end.min(vp.t1_ns).max(p[i].t_ns + 1);
-            let j = gallop_by(p, i, |q| q.t_ns < bound);
+            let j = search_near(p, i, i + last_n, |q| q.t_ns < bound);
+            last_n = j - i;
             let mut c = OverlayColumn::new(x, &p[i]);
             let (ga, gb) = ((i + 1).div_ceil(GROUP), j / GROUP);
             let one = |q: &OverlayPoint| OverlayColumn::new(x, q);
@@ -807,7 +809,10 @@ pub fn wait_spans(waits: &[Wait], vp: Viewport) -> Vec<(f64, f64)> {
     out
 }
 
-/// [`gallop`] over any sorted slice.
+/// The first index at or after `from` whose entry fails `pred` (true for a prefix of
+/// `s[from..]`), found by galloping from `from`: O(log d) probes for an answer d entries on,
+/// all near `from`, where a binary search over the rest touches memory far away. The same
+/// answer as `from + s[from..].partition_point(pred)`.
 fn gallop_by<T>(s: &[T], from: usize, pred: impl Fn(&T) -> bool) -> usize {
     let (mut lo, mut hi) = (from, from + 1);
     while hi <= s.len() && pred(&s[hi - 1]) {
@@ -825,12 +830,28 @@ const DENSE: usize = 32;
 /// Slices per group summary.
 const GROUP: usize = 16;
 
-/// The first index at or after `from` whose start fails `pred` (true for a prefix of
-/// `s[from..]`), found by galloping from `from`: O(log d) probes for an answer d entries on,
-/// all near `from`, where a binary search over the rest of the lane touches memory far away.
-/// The same answer as `from + s[from..].partition_point(pred)`.
-fn gallop(s: &[u64], from: usize, pred: impl Fn(u64) -> bool) -> usize {
-    gallop_by(s, from, |&x| pred(x))
+/// The first index at or after `lo` whose entry fails `pred` (true for a prefix of `s[lo..]`),
+/// searched outward from `guess`: O(log d) probes for an answer d entries from the guess, all
+/// near it. The same answer as `lo + s[lo..].partition_point(pred)`.
+fn search_near<T>(s: &[T], lo: usize, guess: usize, pred: impl Fn(&T) -> bool) -> usize {
+    let g = guess.clamp(lo, s.len());
+    if g == lo || pred(&s[g - 1]) {
+        // Everything before g passes: the answer is at or after it.
+        return gallop_by(s, g, pred);
+    }
+    // s[hi] fails: the answer is in [lo, hi].
+    let (mut hi, mut step) = (g - 1, 1);
+    loop {
+        if hi - lo <= step {
+            return lo + s[lo..hi].partition_point(&pred);
+        }
+        let probe = hi - step;
+        if pred(&s[probe]) {
+            return probe + 1 + s[probe + 1..hi].partition_point(&pred);
+        }
+        hi = probe;
+        step *= 2;
+    }
 }
 
 /// The key with the most weight among `weights` (the first seen on a tie).
@@ -905,6 +926,8 @@ impl LaneIndex {
         let mut out: Vec<Block> = vec![];
         // Columns before this one are taken by the last wide slice drawn.
         let mut covered = 0u32;
+        // Slices in the last dense column.
+        let mut last_n = 1;
         // A column's weighed keys (filled afresh for each column, never cleared).
         let mut weights = [(0u32, 0u64); DENSE + 2 * GROUP];
         let mut i = s.partition_point(|x| x.end_ns <= vp.t0_ns);
@@ -945,7 +968,10 @@ impl LaneIndex {
                 col_end -= 1;
             }
             let bound = col_end.min(vp.t1_ns).max(s[i].start_ns + 1);
-            let mut j = gallop(&self.starts, i, |y| y < bound);
+            // The previous column's count is the guess: at a steady density the answer is a
+            // probe or two from it.
+            let mut j = search_near(&self.starts, i, i + last_n, |&y| y < bound);
+            last_n = j - i;
             if j - 1 > i && wide(&s[j - 1]) {
                 j -= 1;
             }
@@ -1001,5 +1027,27 @@ impl LaneIndex {
             i = j;
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::search_near;
+
+    #[test]
+    fn a_search_from_a_guess_finds_what_a_binary_search_finds() {
+        let s: Vec<u64> = (0..300u64).map(|i| i * 3 / 2).collect();
+        for lo in [0, 1, 7, 150, 299, 300] {
+            for guess in [0, 1, 5, 64, 150, 151, 298, 299, 300, 1000] {
+                for bound in [0, 1, 2, 40, 224, 225, 447, 448, 449, 10_000] {
+                    let want = lo + s[lo..].partition_point(|&x| x < bound);
+                    assert_eq!(
+                        search_near(&s, lo, guess, |&x| x < bound),
+                        want,
+                        "lo {lo} guess {guess} bound {bound}"
+                    );
+                }
+            }
+        }
     }
 }
