@@ -265,9 +265,9 @@ fn sorted(mut v: Vec<u64>) -> Vec<u64> {
 /// 10 s): three quarters of its wakeups run within 100 µs (the woken task preempts the hog it
 /// shares a CPU with), the rest wait for the tick (HZ=250: under 4 ms), none longer than a
 /// tick and a millisecond. Recorded: 75 % within 100 µs (p50 8 µs), the others mostly near a
-/// tick (p90 3.74 ms, longest 4.8 ms); model: 75 %, the others at 4.0 ms. Held: each within 65–85 %, the
-/// two within 10 points of each other, every wait at most 5 ms, and the waits' p90 within
-/// 0.5 ms of each other. (`cfs-6.1` runs every wakeup at once: 100 % within 5 µs.)
+/// tick (p90 3.74 ms, longest 4.8 ms); model: 75 %, the others at 4.0 ms. Held: each within
+/// 65–85 %, the two within 10 points of each other, every wait at most 5 ms, and the waits'
+/// p90 within 0.5 ms of each other. (`cfs-6.1` runs every wakeup at once: 100 % within 5 µs.)
 #[test]
 fn periodic_wakeups_wait_for_the_tick_a_quarter_of_the_time_as_recorded() {
     let r = load("periodic");

@@ -102,8 +102,8 @@ fn lanes_view(p: &LanesProps) -> Html {
             lanes
         },
     );
-    // The selected task's runs and snapshots, indexed once per (run, selection): a frame then finds those
-    // in view with binary searches, however many runs the whole run has.
+    // The selected task's runs and snapshots, indexed once per (run, selection): a frame then
+    // finds those in view with binary searches, however many runs the whole run has.
     let task_runs = use_memo((p.data.clone(), p.selected.clone()), |(d, sel)| {
         sel.as_deref()
             .map(|name| TaskRuns::new(d, name))
