@@ -21,6 +21,8 @@ pub mod figures;
 pub mod groups;
 pub mod histogram;
 pub mod latency;
+#[cfg(feature = "serde")]
+mod packed;
 pub mod percentiles;
 pub mod perfetto;
 pub mod plot;

@@ -100,10 +100,13 @@ pub struct RunTimeline {
     /// (pid, comm) of every task, by pid from 1.
     pub tasks: Vec<(Pid, String)>,
     /// Stints sorted by start, each with why it ended.
+    #[cfg_attr(feature = "serde", serde(with = "crate::packed::slices"))]
     pub slices: Vec<Slice>,
     /// Runnable-but-waiting intervals, sorted by start.
+    #[cfg_attr(feature = "serde", serde(with = "crate::packed::waits"))]
     pub waits: Vec<Wait>,
     /// Scheduler state at switches and ticks (empty unless the run recorded it).
+    #[cfg_attr(feature = "serde", serde(with = "crate::packed::snapshots"))]
     pub snapshots: Vec<Snapshot>,
     /// Why each preemption happened, from the engine's decision records (time, CPU, lines in
     /// fair.c's terms; empty unless the run recorded them).

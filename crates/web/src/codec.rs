@@ -102,6 +102,53 @@ mod tests {
     use super::{to_cbor_within, Bytes};
 
     #[test]
+    fn a_timeline_crosses_whole_and_packed() {
+        use schedlab_report::timeline::{EndReason, RunTimeline, Slice, Wait};
+        let slices: Vec<Slice> = (0..1000u64)
+            .map(|i| Slice {
+                cpu: (i % 8) as u32,
+                pid: 1 + (i % 5) as u32,
+                start_ns: i * 1000,
+                end_ns: i * 1000 + 700,
+                reason: if i % 3 == 0 {
+                    EndReason::Preempted {
+                        by: 2,
+                        wakeup: i % 2 == 0,
+                    }
+                } else {
+                    EndReason::Slept
+                },
+            })
+            .collect();
+        let waits: Vec<Wait> = (0..1000u64)
+            .map(|i| Wait {
+                pid: 1 + (i % 5) as u32,
+                start_ns: i * 1000 + 700,
+                end_ns: i * 1000 + 900,
+            })
+            .collect();
+        let tl = RunTimeline {
+            cpus: 8,
+            end_ns: 1_000_000,
+            tasks: (1..=5).map(|p| (p, format!("t{p}"))).collect(),
+            slices,
+            waits,
+            snapshots: vec![],
+            why: vec![(5, 1, vec!["a reason".into()])],
+            eevdf: true,
+        };
+        let bytes = to_cbor_within(&tl, 1 << 20).unwrap();
+        let back: RunTimeline = ciborium::from_reader(bytes.as_slice()).unwrap();
+        assert_eq!(back, tl);
+        // 30 bytes a slice and 20 a wait, plus a little for the rest.
+        assert!(
+            bytes.len() < 1000 * (30 + 20) + 200,
+            "{} bytes",
+            bytes.len()
+        );
+    }
+
+    #[test]
     fn a_message_past_the_cap_is_refused_not_grown() {
         let big = Bytes(vec![7; 10_000]);
         let whole = to_cbor_within(&big, 1 << 20).unwrap();
