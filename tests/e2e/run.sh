@@ -52,3 +52,7 @@ cd tests/e2e
 SCHEDLAB_URL="http://127.0.0.1:$PORT/" SCHEDLAB_SITE_URL="http://127.0.0.1:$SITE_PORT/schedlab/" \
   SCHEDLAB_NATIVE_HASHES="$hashes" SCHEDLAB_NATIVE_CLI="$native" \
   node --test --test-concurrency=1 page.test.mjs trace.test.mjs site.test.mjs
+# The measuring scripts of README's "Speed", once on a small scenario so that they keep working
+# (they must finish; their figures are printed, not judged).
+node measure.mjs "http://127.0.0.1:$PORT/" ../../scenarios/sched-idle-pair.json
+node measure-timeline.mjs "http://127.0.0.1:$PORT/" ../../scenarios/sched-idle-pair.json
