@@ -8,23 +8,14 @@
 //   node tests/e2e/measure-timeline.mjs URL SCENARIO.json [TASK]
 //
 // TASK is the task name to select (default: the first row of the first variant's table).
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launch, openWithScenario } from './measure-lib.mjs';
 
 const [url, file, task] = process.argv.slice(2);
 if (!url || !file) {
   console.error('usage: node tests/e2e/measure-timeline.mjs URL SCENARIO.json [TASK]');
   process.exit(2);
 }
-const profile = mkdtempSync(join(tmpdir(), 'schedlab-measure-'));
-const ctx = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-dev-shm-usage'],
-  viewport: { width: 1500, height: 1100 },
-});
+const { ctx, close } = await launch();
 
 /** In the page: presses keys on the timeline panel, one per step, and times each step. */
 function steps(keys) {
@@ -61,20 +52,12 @@ function steps(keys) {
 }
 
 try {
-  const page = ctx.pages()[0] ?? await ctx.newPage();
-  await page.goto(url);
-  await page.locator('#status[data-state="done"]').waitFor({ timeout: 120_000 });
-  await page.evaluate(() => { document.querySelector('details.json').open = true; });
-  await page.locator('#scenario-json').fill(readFileSync(file, 'utf8'));
-  await page.evaluate(() => { document.querySelector('details.json').open = false; });
-  const n = Number(await page.locator('#status').getAttribute('data-run'));
+  const { page, n } = await openWithScenario(ctx, url, file);
   const t0 = Date.now();
   await page.click('#run');
   const st = page.locator(`#status[data-run="${n + 1}"]:not([data-state="running"])`);
   await st.waitFor({ timeout: 1_800_000 });
   console.log(`run ${await st.getAttribute('data-state')} in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${(await page.locator('#status').innerText()).trim()}`);
-  const slices = await page.locator('.tl-variant').first().getAttribute('data-slices');
-  if (slices) console.log(`first variant: ${slices} slices`);
   // Zoom in 8 times and out again, then pan right and left: every step redraws.
   const keys = [...Array(8).fill('+'), ...Array(8).fill('-'), '+', '+', ...Array(10).fill('ArrowRight'), ...Array(10).fill('ArrowLeft'), '-', '-'];
   const report = (label, r) => console.log(`${label}: step p50 ${r.p50.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms, max ${r.max.toFixed(1)} ms; ${r.fps.toFixed(0)} frames/s driven`);
@@ -89,6 +72,5 @@ try {
   await page.keyboard.press('o');
   report(`task ${name} selected, overlay on`, await page.evaluate(steps, keys));
 } finally {
-  await ctx.close();
-  rmSync(profile, { recursive: true, force: true });
+  await close();
 }

@@ -5,14 +5,12 @@
 // the run after S seconds and prints the memory a few seconds later.
 //
 //   node tests/e2e/measure.mjs URL SCENARIO.json [--cancel-at S]
-import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { readFileSync, readdirSync } from 'node:fs';
+import { launch, openWithScenario } from './measure-lib.mjs';
 
 const [url, file, ...rest] = process.argv.slice(2);
 const cancelAt = rest[0] === '--cancel-at' ? Number(rest[1]) : null;
-const profile = mkdtempSync(join(tmpdir(), 'schedlab-measure-'));
+const { ctx, profile, close } = await launch();
 
 /** RSS (MB) of every process started with this profile: [largest, total]. */
 function rss() {
@@ -30,20 +28,8 @@ function rss() {
   return [max, total];
 }
 
-const ctx = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-dev-shm-usage'],
-  viewport: { width: 1500, height: 1100 },
-});
 try {
-  const page = ctx.pages()[0] ?? await ctx.newPage();
-  await page.goto(url);
-  await page.locator('#status[data-state="done"]').waitFor({ timeout: 120_000 });
-  await page.evaluate(() => { document.querySelector('details.json').open = true; });
-  await page.locator('#scenario-json').fill(readFileSync(file, 'utf8'));
-  await page.evaluate(() => { document.querySelector('details.json').open = false; });
-  const n = Number(await page.locator('#status').getAttribute('data-run'));
+  const { page, n } = await openWithScenario(ctx, url, file);
   const [base] = rss();
   let peak = [0, 0];
   const t0 = Date.now();
@@ -62,15 +48,17 @@ try {
       await new Promise((r) => setTimeout(r, 5000));
       const [m2, t2] = rss();
       console.log(`cancelled after ${cancelAt} s (${last}); peak ${peak[0].toFixed(0)} MB largest process, ${peak[1].toFixed(0)} MB all; 5 s after Cancel ${m2.toFixed(0)} MB largest, ${t2.toFixed(0)} MB all`);
-      process.exit(0);
+      state = 'cancelled';
+      break;
     }
   }
-  const secs = (Date.now() - t0) / 1000;
-  await new Promise((r) => setTimeout(r, 3000));
-  const [after] = rss();
-  console.log(`${state} in ${secs.toFixed(1)} s: ${last.trim()}`);
-  console.log(`largest process: ${base.toFixed(0)} MB before, peak ${peak[0].toFixed(0)} MB, ${after.toFixed(0)} MB after; all processes peak ${peak[1].toFixed(0)} MB`);
+  if (state !== 'cancelled') {
+    const secs = (Date.now() - t0) / 1000;
+    await new Promise((r) => setTimeout(r, 3000));
+    const [after] = rss();
+    console.log(`${state} in ${secs.toFixed(1)} s: ${last.trim()}`);
+    console.log(`largest process: ${base.toFixed(0)} MB before, peak ${peak[0].toFixed(0)} MB, ${after.toFixed(0)} MB after; all processes peak ${peak[1].toFixed(0)} MB`);
+  }
 } finally {
-  await ctx.close();
-  rmSync(profile, { recursive: true, force: true });
+  await close();
 }

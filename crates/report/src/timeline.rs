@@ -395,15 +395,10 @@ impl TaskRuns {
         let mut last_n = 1;
         while i < p.len() && p[i].t_ns < vp.t1_ns {
             let x = vp.x(p[i].t_ns);
-            let next = x.floor() + 1.0;
-            let mut col_end = vp.t(next);
-            while vp.x(col_end) < next {
-                col_end += 1;
-            }
-            while col_end > vp.t0_ns && vp.x(col_end - 1) >= next {
-                col_end -= 1;
-            }
-            let bound = col_end.min(vp.t1_ns).max(p[i].t_ns + 1);
+            let bound = vp
+                .column_start(x.floor() + 1.0)
+                .min(vp.t1_ns)
+                .max(p[i].t_ns + 1);
             let j = search_near(p, i, i + last_n, |q| q.t_ns < bound);
             last_n = j - i;
             let mut c = OverlayColumn::new(x, &p[i]);
@@ -615,6 +610,19 @@ impl Viewport {
     /// The time at pixel `x`.
     pub fn t(&self, x: f64) -> u64 {
         (self.t0_ns as f64 + x * self.ns_per_px()).max(0.0) as u64
+    }
+    /// The first nanosecond that [`Viewport::x`] places at or past column `x`. [`Viewport::t`]
+    /// rounds down, so a time just before the exact boundary would otherwise be taken for the
+    /// next column while `x` still puts it in this one (and start a second aggregate there).
+    pub fn column_start(&self, x: f64) -> u64 {
+        let mut t = self.t(x);
+        while self.x(t) < x {
+            t += 1;
+        }
+        while t > self.t0_ns && self.x(t - 1) >= x {
+            t -= 1;
+        }
+        t
     }
 }
 
@@ -959,18 +967,10 @@ impl LaneIndex {
                 continue;
             }
             // Sub-pixel slices starting in column x0; only the last of them can be wide.
-            // The first time in the next column (as `vp.x` places it: `vp.t` rounds down, so
-            // a slice just before the exact boundary would otherwise start a second aggregate
-            // in this column).
-            let next = x0 as f64 + 1.0;
-            let mut col_end = vp.t(next);
-            while vp.x(col_end) < next {
-                col_end += 1;
-            }
-            while col_end > vp.t0_ns && vp.x(col_end - 1) >= next {
-                col_end -= 1;
-            }
-            let bound = col_end.min(vp.t1_ns).max(s[i].start_ns + 1);
+            let bound = vp
+                .column_start(x0 as f64 + 1.0)
+                .min(vp.t1_ns)
+                .max(s[i].start_ns + 1);
             // The previous column's count is the guess: at a steady density the answer is a
             // probe or two from it.
             let mut j = search_near(&self.starts, i, i + last_n, |&y| y < bound);
