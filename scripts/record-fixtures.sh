@@ -1,5 +1,5 @@
 #!/bin/sh
-# Re-record the real-kernel fixtures of tests/fixtures/real/ (issue 11, part 5).
+# Re-record the real-kernel fixtures of one machine (tests/fixtures/real/ by default).
 #
 # Run as root on an otherwise idle machine (the fixtures were recorded on a 2-CPU VM):
 #   sh scripts/record-fixtures.sh [OUTDIR]
@@ -55,6 +55,8 @@ stop() { for p in "$@"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null
 	echo "cpus: $(nproc); cpuidle driver: $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none);" \
 		"idle states: $(cat /sys/devices/system/cpu/cpu0/cpuidle/state*/name 2>/dev/null | tr '\n' ',')" \
 		"exit latencies (us): $(cat /sys/devices/system/cpu/cpu0/cpuidle/state*/latency 2>/dev/null | tr '\n' ',')"
+	echo "cpu: $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo);" \
+		"LLC (cpu0's last cache level) shared by CPUs: $(cat "$(ls -d /sys/devices/system/cpu/cpu0/cache/index* | tail -1)/shared_cpu_list" 2>/dev/null || echo unknown)"
 	echo "cmdline: $(cat /proc/cmdline | tr ' ' '\n' | grep -E 'idle|halt|nohz|isolcpus|skew|preempt' | tr '\n' ' ')"
 	echo "config: $(zcat /proc/config.gz 2>/dev/null | grep -E '^CONFIG_(HZ|NO_HZ_IDLE|PREEMPT_DYNAMIC|PREEMPT_NONE|PREEMPT_VOLUNTARY|PREEMPT|PREEMPT_LAZY|IRQ_TIME_ACCOUNTING|FAIR_GROUP_SCHED|SCHED_AUTOGROUP)=' | tr '\n' ' ')"
 	echo "preempt mode at boot: $(dmesg 2>/dev/null | grep -o 'Dynamic Preempt: .*' | head -1)"
@@ -131,5 +133,15 @@ perf sched record -q -o "$TMP/hackbench-pinned.data" -- taskset -c 1 hackbench -
 keep "$TMP/hackbench-pinned.data" "$OUT/hackbench-pinned.perf-script.gz"
 echo "hackbench-pinned: perf sched record -- taskset -c 1 hackbench -g 1 --threads -l 2000: $(tr '\n' ' ' < "$TMP/hbp.txt")" >> "$META"
 for i in 1 2 3; do echo "hackbench-pinned without perf, run $i: $(taskset -c 1 hackbench -g 1 --threads -l 2000 2>&1 | tr '\n' ' ')" >> "$META"; done
+fi
+if want costs; then
+wait_quiet costs
+# 7. The machine's costs (docs/measurements.md, "machine profiles"): a write + read alone, a
+# ping-pong pair pinned to one CPU (two switches a round trip), and a write that wakes a
+# partner blocked on the other CPU; three runs each.
+gcc -O2 -o "$TMP/switchcost" "$HERE/workloads/switchcost.c"
+for i in 1 2 3; do
+	echo "costs, run $i: $("$TMP/switchcost" alone 200000 1) | $("$TMP/switchcost" pair 100000 1) | $("$TMP/switchcost" wake 50000 0 1)" >> "$META"
+done
 fi
 ls -l "$OUT" >&2

@@ -124,6 +124,8 @@ large machines fit in memory: e.g. the seed-000 hackbench at its thread's shape,
     },
     /// List the kernel variants, their features and tunables
     Variants,
+    /// List the measured machines a scenario's "machine" can name, with their costs
+    Machines,
     /// Print a shell completion script
     #[command(
         long_about = "Print a shell completion script, e.g.\n    schedlab completions bash > ~/.local/share/bash-completion/completions/schedlab"

@@ -27,7 +27,7 @@ mod why;
 
 pub use args::command;
 use args::{clap_error, Cli, Command, Format, RunOpts};
-pub use output::{csv, json, presets_text, table_text, variants_text, write_trace};
+pub use output::{csv, json, machines_text, presets_text, table_text, variants_text, write_trace};
 use output::{export_svg, table};
 
 /// A failure with its exit code.
@@ -59,6 +59,7 @@ fn dispatch(cmd: Command, out: &mut dyn Write) -> Result<(), Fail> {
     match cmd {
         Command::Variants => out.write_all(variants_text().as_bytes()).map_err(io),
         Command::Presets => out.write_all(presets_text().as_bytes()).map_err(io),
+        Command::Machines => out.write_all(machines_text().as_bytes()).map_err(io),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut command(), "schedlab", out);
             Ok(())
@@ -114,6 +115,10 @@ fn dispatch(cmd: Command, out: &mut dyn Write) -> Result<(), Fail> {
                 if s.variants.is_empty() { "none".to_string() } else { s.variant_names().join(", ") }
             )
             .map_err(io)?;
+            if let Some(m) = &s.machine {
+                writeln!(out, "  machine: {m} (its measured costs where the scenario gives none)")
+                    .map_err(io)?;
+            }
             out.write_all(check_details(&c).as_bytes()).map_err(io)
         }
         Command::Run(args) => run(&RunOpts::from(args), out),

@@ -372,6 +372,28 @@ pub fn presets_text() -> String {
     s
 }
 
+/// The `schedlab machines` text.
+pub fn machines_text() -> String {
+    let mut s = String::from(
+        "Measured machines (a scenario's \"machine\"; its own idle_wakeup_ns, switch_cost_ns and\n\
+         wakeup_cost_ns still win; without one: idle wakeup 17 us, no switch or wakeup cost):\n",
+    );
+    for m in schedlab_sim::MACHINES {
+        let _ = writeln!(s, "\n  {:<10} {}", m.name, m.description);
+        let _ = writeln!(
+            s,
+            "  {:<10} idle wakeup {} us, context switch {} us, remote wakeup {} us \
+             (recordings: tests/fixtures/{}/)",
+            "",
+            m.idle_wakeup_ns as f64 / 1e3,
+            m.switch_cost_ns as f64 / 1e3,
+            m.wakeup_cost_ns as f64 / 1e3,
+            m.fixtures
+        );
+    }
+    s
+}
+
 /// The `schedlab variants` text.
 pub fn variants_text() -> String {
     let mut s = String::from(

@@ -68,7 +68,8 @@ pub const DEFAULT_SWITCH_DELAY_NS: u64 = 5_000;
 /// Default hardirq time of one timer interrupt (ns).
 pub const DEFAULT_IRQ_NS: u64 = 5_000;
 /// Default cost of a wakeup onto an idle CPU from another CPU, IPI and idle exit (ns):
-/// measured on Linux 6.18, 2-vCPU VM (docs/measurements.md; `SimConfig::idle_wakeup_ns`).
+/// measured on Linux 6.18, 2-vCPU VM (the `xeon-vm` machine; docs/measurements.md;
+/// `SimConfig::idle_wakeup_ns`).
 pub const DEFAULT_IDLE_WAKEUP_NS: u64 = 17_000;
 /// Per-switch CPU cost measured on Linux 6.18, 2-vCPU VM, with a ping-pong pair pinned to one
 /// CPU (docs/measurements.md; `SimConfig::switch_cost_ns`). Not the default: a scenario sets
@@ -389,14 +390,18 @@ pub struct Scenario {
     pub switch_delay_ns: Option<u64>,
     /// IRQ time per timer interrupt in ns (default: [`DEFAULT_IRQ_NS`], or δ if smaller).
     pub irq_ns: Option<u64>,
-    /// IPI + idle-exit latency of a remote wakeup onto an idle CPU, in ns (default
-    /// [`DEFAULT_IDLE_WAKEUP_NS`]).
+    /// The measured machine whose costs fill in `idle_wakeup_ns`, `switch_cost_ns` and
+    /// `wakeup_cost_ns` where the scenario does not give them (a name in
+    /// [`schedlab_sim::MACHINES`]; none by default).
+    pub machine: Option<String>,
+    /// IPI + idle-exit latency of a remote wakeup onto an idle CPU, in ns (default: the
+    /// machine's, else [`DEFAULT_IDLE_WAKEUP_NS`]).
     pub idle_wakeup_ns: Option<u64>,
-    /// CPU time a context switch costs the task switched in, in ns (default 0; measured
-    /// [`MEASURED_SWITCH_COST_NS`]).
+    /// CPU time a context switch costs the task switched in, in ns (default: the machine's,
+    /// else 0).
     pub switch_cost_ns: Option<u64>,
-    /// CPU time a wakeup onto another CPU costs the waker, in ns (default 0; measured
-    /// [`MEASURED_WAKEUP_COST_NS`]).
+    /// CPU time a wakeup onto another CPU costs the waker, in ns (default: the machine's, else
+    /// 0).
     pub wakeup_cost_ns: Option<u64>,
     /// The cache-warmth cost (default off).
     pub cache: Option<CacheSetting>,
@@ -511,6 +516,9 @@ impl Scenario {
         }
         if let Some(d) = self.irq_ns {
             m.insert("irq_ns".into(), d.into());
+        }
+        if let Some(name) = &self.machine {
+            m.insert("machine".into(), name.clone().into());
         }
         if let Some(d) = self.idle_wakeup_ns {
             m.insert("idle_wakeup_ns".into(), d.into());
@@ -820,6 +828,8 @@ impl Scenario {
             .iter()
             .map(|q| q.queue_work.clone().map(&mut chan))
             .collect();
+        // The parser admits only measured machines' names.
+        let machine = self.machine.as_deref().and_then(schedlab_sim::machine);
         SimConfig {
             cpus: self.cpus as u32,
             llc_size: self.topology.llc_size as u32,
@@ -831,9 +841,18 @@ impl Scenario {
             irq_ns: self.irq_ns.unwrap_or(
                 DEFAULT_IRQ_NS.min(self.switch_delay_ns.unwrap_or(DEFAULT_SWITCH_DELAY_NS)),
             ),
-            idle_wakeup_ns: self.idle_wakeup_ns.unwrap_or(DEFAULT_IDLE_WAKEUP_NS),
-            switch_cost_ns: self.switch_cost_ns.unwrap_or(0),
-            wakeup_cost_ns: self.wakeup_cost_ns.unwrap_or(0),
+            idle_wakeup_ns: self
+                .idle_wakeup_ns
+                .or(machine.map(|m| m.idle_wakeup_ns))
+                .unwrap_or(DEFAULT_IDLE_WAKEUP_NS),
+            switch_cost_ns: self
+                .switch_cost_ns
+                .or(machine.map(|m| m.switch_cost_ns))
+                .unwrap_or(0),
+            wakeup_cost_ns: self
+                .wakeup_cost_ns
+                .or(machine.map(|m| m.wakeup_cost_ns))
+                .unwrap_or(0),
             channels,
             tasks,
             record_snapshots: false,

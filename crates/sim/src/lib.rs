@@ -37,6 +37,7 @@ pub mod decision;
 mod engine;
 pub mod events;
 mod fair;
+pub mod machine;
 pub mod pelt;
 pub mod rng;
 pub mod stats;
@@ -51,6 +52,7 @@ pub use config::{
 };
 pub use engine::{balance, simulate, Deadlock, Output, Simulator, Status};
 pub use events::Events;
+pub use machine::{machine, Machine, MACHINES};
 pub use stats::{BandwidthStats, CpuStats, TaskStats};
 pub use trace::{
     Event, EventKind, Pid, PrevState, Sink, Snapshot, TaskInfo, Trace, TraceCounts, TraceLevel,

@@ -33,6 +33,7 @@ const TOP_KEYS: &[&str] = &[
     "seed",
     "switch_delay_ns",
     "irq_ns",
+    "machine",
     "idle_wakeup_ns",
     "switch_cost_ns",
     "wakeup_cost_ns",
@@ -303,6 +304,24 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                 _ => p.uint("irq_ns", v, 0, max).map(Some),
             }
         }
+        None => Some(None),
+    };
+    let machine = match o.get("machine") {
+        Some(v) => p.string("machine", v, 64).and_then(|name| {
+            if schedlab_sim::machine(&name).is_some() {
+                Some(Some(name))
+            } else {
+                let known: Vec<&str> = schedlab_sim::MACHINES.iter().map(|m| m.name).collect();
+                p.err(
+                    "machine",
+                    format!(
+                        "\"{name}\" is not a measured machine (known: {})",
+                        known.join(", ")
+                    ),
+                );
+                None
+            }
+        }),
         None => Some(None),
     };
     let idle_wakeup_ns = match o.get("idle_wakeup_ns") {
@@ -687,6 +706,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             seed: seed?,
             switch_delay_ns: switch_delay_ns?,
             irq_ns: irq_ns?,
+            machine: machine?,
             idle_wakeup_ns: idle_wakeup_ns?,
             switch_cost_ns: switch_cost_ns?,
             wakeup_cost_ns: wakeup_cost_ns?,

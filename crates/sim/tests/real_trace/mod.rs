@@ -92,25 +92,31 @@ fn gunzip(b: &[u8]) -> Vec<u8> {
     miniz_oxide::inflate::decompress_to_vec(&b[i..b.len() - 8]).expect("inflate")
 }
 
-/// The text of `tests/fixtures/real/<name>.perf-script.gz` from the workspace root.
-#[allow(dead_code)]
-pub fn load_text(name: &str) -> String {
+/// The bytes of `tests/fixtures/<machine>/<name>.perf-script.gz` from the workspace root
+/// (`real` is the Xeon VM's recordings, `real-epyc` the EPYC VM's: `schedlab_sim::MACHINES`).
+fn read_fixture(machine: &str, name: &str) -> String {
     let path = format!(
-        "{}/../../tests/fixtures/real/{name}.perf-script.gz",
+        "{}/../../tests/fixtures/{machine}/{name}.perf-script.gz",
         env!("CARGO_MANIFEST_DIR")
     );
     let raw = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     String::from_utf8_lossy(&gunzip(&raw)).into_owned()
 }
 
-/// Reads `tests/fixtures/real/<name>.perf-script.gz` from the workspace root.
+/// The text of `tests/fixtures/real/<name>.perf-script.gz`.
+#[allow(dead_code)]
+pub fn load_text(name: &str) -> String {
+    read_fixture("real", name)
+}
+
+/// Reads `tests/fixtures/real/<name>.perf-script.gz` (the Xeon VM).
 pub fn load(name: &str) -> Recording {
-    let path = format!(
-        "{}/../../tests/fixtures/real/{name}.perf-script.gz",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let raw = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    parse(&String::from_utf8_lossy(&gunzip(&raw)))
+    load_from("real", name)
+}
+
+/// Reads `tests/fixtures/<machine>/<name>.perf-script.gz`.
+pub fn load_from(machine: &str, name: &str) -> Recording {
+    parse(&read_fixture(machine, name))
 }
 
 /// `secs.micros` → ns.
