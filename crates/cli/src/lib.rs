@@ -116,8 +116,11 @@ fn dispatch(cmd: Command, out: &mut dyn Write) -> Result<(), Fail> {
             )
             .map_err(io)?;
             if let Some(m) = &s.machine {
-                writeln!(out, "  machine: {m} (its measured costs where the scenario gives none)")
-                    .map_err(io)?;
+                writeln!(
+                    out,
+                    "  machine: {m} (its measured costs where the scenario gives none)"
+                )
+                .map_err(io)?;
             }
             out.write_all(check_details(&c).as_bytes()).map_err(io)
         }

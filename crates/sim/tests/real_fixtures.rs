@@ -12,7 +12,7 @@ mod common;
 mod real_trace;
 
 use common::*;
-use real_trace::{load, percentile};
+use real_trace::{load, load_from, percentile};
 use schedlab_sim::*;
 
 /// The model's per-task figures: CPU share (‰ of one CPU) and migrations per second (×1000).
@@ -270,7 +270,18 @@ fn sorted(mut v: Vec<u64>) -> Vec<u64> {
 /// p90 within 0.5 ms of each other. (`cfs-6.1` runs every wakeup at once: 100 % within 5 µs.)
 #[test]
 fn periodic_wakeups_wait_for_the_tick_a_quarter_of_the_time_as_recorded() {
-    let r = load("periodic");
+    periodic_wakeups_as_recorded_on("real");
+}
+
+/// The same on the EPYC VM: recorded 77 % within 100 µs (p50 15 µs), p90 3.69 ms, longest
+/// 4.71 ms; held to the same tolerances.
+#[test]
+fn periodic_wakeups_wait_for_the_tick_as_recorded_on_the_epyc_vm() {
+    periodic_wakeups_as_recorded_on("real-epyc");
+}
+
+fn periodic_wakeups_as_recorded_on(machine: &str) {
+    let r = load_from(machine, "periodic");
     let (_, p) = r.top("periodic", 1)[0];
     let rec = sorted(p.wake_to_run_ns.clone());
     let tasks = vec![
@@ -318,4 +329,149 @@ fn periodic_wakeups_wait_for_the_tick_a_quarter_of_the_time_as_recorded() {
         p90(&rec),
         p90(&model)
     );
+}
+
+// The EPYC VM (`schedlab_sim::machine("epyc-vm")`, `tests/fixtures/real-epyc/`): the same
+// workloads recorded on a second machine whose wakeup and switch costs differ from the Xeon
+// VM's by 2–5× (docs/measurements.md). The model is held to it with that machine's costs.
+
+fn epyc() -> &'static Machine {
+    machine("epyc-vm").expect("epyc-vm is a measured machine")
+}
+
+/// Recorded on the EPYC VM: three hogs, each within 6 % of a third of what the three got
+/// (950–1042 ‰) and moved 1.2–3.8 times a second. The model's 4.5–4.7 moves a second
+/// (`model_three_hogs_share_two_cpus`) are within the [0.5, 8] it is held to.
+#[test]
+fn recorded_three_hogs_on_the_epyc_vm() {
+    let r = load_from("real-epyc", "hogs3");
+    let hogs = r.top("sh", 3);
+    let total: u64 = hogs.iter().map(|(_, f)| f.runtime_ns).sum();
+    for (pid, f) in &hogs {
+        let third_permille = f.runtime_ns * 3000 / total;
+        let mig = r.per_s_milli(f.migrations);
+        assert!(
+            (940..=1060).contains(&third_permille) && (500..=5_000).contains(&mig),
+            "hog {pid}: {third_permille}‰ of a third, {mig} milli-migrations/s"
+        );
+    }
+}
+
+/// Recorded on the EPYC VM: the ping-pong pair pinned to CPUs 0 and 1. A wakeup onto the idle
+/// CPU runs 8 µs after `sched_waking` (p50; p10 7, p90 9): δ (5 µs) plus the machine's
+/// `idle_wakeup_ns`, 3 µs. A side wakes its partner 4 µs after it starts (p50) and switches
+/// out 8 µs after that (the rest of its write, with the IPI, and its read); the median
+/// round trip is 22 µs (the Xeon VM's: 22, 2, 16 and 52 µs).
+#[test]
+fn recorded_ping_pong_across_cpus_on_the_epyc_vm() {
+    let r = load_from("real-epyc", "pingpong-cross");
+    let pair = r.top("pingpong", 2);
+    let idle_samples: Vec<u64> = pair
+        .iter()
+        .flat_map(|(_, f)| f.wake_to_run_idle_remote_ns.iter().copied())
+        .collect();
+    let idle = percentile(&idle_samples, 500);
+    let delta = 5 * US;
+    assert!(
+        idle_samples.len() >= 10_000 && idle.abs_diff(delta + epyc().idle_wakeup_ns) <= US,
+        "{} wakeups onto an idle CPU, p50 {idle}",
+        idle_samples.len()
+    );
+    for (pid, f) in &pair {
+        let pre = percentile(&f.run_to_first_waking_ns, 500);
+        let cycle = percentile(&f.waking_cycle_ns, 500);
+        assert!(
+            (3 * US..=5 * US).contains(&pre) && (19 * US..=25 * US).contains(&cycle),
+            "pid {pid}: run-to-waking p50 {pre}, cycle p50 {cycle}"
+        );
+    }
+}
+
+/// Model: the pinned pair on two otherwise idle CPUs with the EPYC VM's `idle_wakeup_ns`, each
+/// side running 4 µs before its write, as recorded, and 6 µs after it. (The recorded runs
+/// already hold the machine's switch and IPI costs, so `switch_cost_ns` and `wakeup_cost_ns`
+/// stay 0 here. The recorded 8 µs after the write also holds the read's way into `schedule()`,
+/// which the model's block does not spend; what is left must stay under the partner's 4 + 8
+/// µs, or the reply is always there before the read and neither side ever blocks.) Its round
+/// trip rate is within 15 % of the recorded median cycle's (1 / 22 µs = 45 454/s); with the
+/// Xeon VM's idle wakeup (17 µs) it would be less than half of it.
+#[test]
+fn model_ping_pong_across_idle_cpus_on_the_epyc_vm() {
+    let side = |comm: &str, cpu: u32, rx: u32, tx: u32, first: bool| {
+        let mut prog = vec![
+            Op::Run(Some(Dist::Fixed(4 * US))),
+            Op::Send(tx),
+            Op::Run(Some(Dist::Fixed(6 * US))),
+            Op::Recv(rx),
+        ];
+        if !first {
+            prog.rotate_left(3);
+        }
+        on(task(comm, 0, SchedPolicy::Normal, prog), &[cpu])
+    };
+    let mut c = cfg(
+        2,
+        250,
+        2_000 * MS,
+        vec![side("ping", 0, 1, 0, true), side("pong", 1, 0, 1, false)],
+    );
+    c.channels = vec![Channel::unbounded("p2c"), Channel::unbounded("c2p")];
+    c.idle_wakeup_ns = epyc().idle_wakeup_ns;
+    // One round trip = one pass of the parent's loop, 4 + 6 µs of its CPU time.
+    let per_trip = 10 * US;
+    let round_trips_per_s =
+        |o: &Output| o.tasks[0].sum_exec_runtime_ns / per_trip * 1_000_000_000 / o.trace.end_ns;
+    let recorded = 1_000_000_000 / (22 * US);
+    let rate = round_trips_per_s(&run(&c, "eevdf-6.19"));
+    assert!(
+        rate * 100 >= recorded * 85 && rate * 100 <= recorded * 115,
+        "model {rate}/s, recorded {recorded}/s"
+    );
+    c.idle_wakeup_ns = machine("xeon-vm").unwrap().idle_wakeup_ns;
+    let slow = round_trips_per_s(&run(&c, "eevdf-6.19"));
+    assert!(slow * 2 < recorded, "with 17 µs: {slow}/s");
+}
+
+/// Recorded on the EPYC VM, where the two CPUs share the LLC: the unpinned pair's sync
+/// wakeups go to the partner's idle previous CPU (`select_idle_sibling` returns an idle
+/// `prev` that shares the waker's cache), so few land on the waker's CPU (4 741 of 40 602).
+/// The model (one LLC) does the same. (On the Xeon VM 45 697 of 45 705 were local: not
+/// compared, as its cache topology was not recorded; ARCHITECTURE.md.)
+#[test]
+fn unpinned_ping_pong_wakes_the_idle_partner_cpu_on_the_epyc_vm() {
+    let r = load_from("real-epyc", "pingpong-free");
+    let (local, all, _, _) = wakeup_totals(&r, "pingpong");
+    assert!(all > 10_000 && local * 100 <= all * 20, "{local} of {all}");
+
+    let side = |comm: &str, rx: u32, tx: u32, first: bool| {
+        let mut prog = vec![
+            Op::Run(Some(Dist::Fixed(4 * US))),
+            Op::Send(tx),
+            Op::Run(Some(Dist::Fixed(6 * US))),
+            Op::Recv(rx),
+        ];
+        if !first {
+            prog.rotate_left(3);
+        }
+        on(task(comm, 0, SchedPolicy::Normal, prog), &[0, 1])
+    };
+    let mut c = cfg(
+        2,
+        250,
+        500 * MS,
+        vec![side("ping", 1, 0, true), side("pong", 0, 1, false)],
+    );
+    c.channels = vec![Channel::unbounded("p2c"), Channel::unbounded("c2p")];
+    c.idle_wakeup_ns = epyc().idle_wakeup_ns;
+    let local_share = |c: &SimConfig| {
+        let o = run(c, "eevdf-6.19");
+        let (l, a) = o
+            .cpus
+            .iter()
+            .fold((0, 0), |(l, a), s| (l + s.ttwu_local, a + s.ttwu_count));
+        assert!(a > 10_000, "{a} wakeups");
+        l * 100 / a
+    };
+    let shared = local_share(&c);
+    assert!(shared <= 20, "one LLC: {shared} % local");
 }
