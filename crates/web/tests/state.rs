@@ -1384,3 +1384,42 @@ fn variants_stream_in_while_the_run_goes_on_and_the_last_one_finishes_it() {
     s = s.reduce(Action::Cancel);
     assert!(s.shown_results().is_none() && s.streamed.is_none());
 }
+
+/// The machine menu writes `"machine"`, which brings that machine's measured costs to the run;
+/// a name typed in the JSON that no machine has is kept and named by the validator.
+#[test]
+fn the_machine_menu_sets_the_measured_costs() {
+    let s = State::initial().reduce(Action::SetMachine {
+        field: MachineField::Machine,
+        value: "epyc-vm".into(),
+    });
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    assert!(s.json_text.contains("\"machine\": \"epyc-vm\""));
+    let (_, sc) = s.run_request().expect("runnable");
+    let c = sc.sim_config();
+    // docs/measurements.md: the EPYC VM's idle wakeup beyond δ, switch and IPI costs.
+    assert_eq!(
+        (c.idle_wakeup_ns, c.switch_cost_ns, c.wakeup_cost_ns),
+        (3_000, 2_400, 2_000)
+    );
+    // Back to none: the key goes and the defaults return.
+    let s = s.reduce(Action::SetMachine {
+        field: MachineField::Machine,
+        value: String::new(),
+    });
+    assert!(!s.json_text.contains("\"machine\""));
+    // Typed in the JSON: loaded into the menu, or kept and reported when unknown.
+    let typed = s
+        .json_text
+        .replacen("\"seed\"", "\"machine\": \"vax\", \"seed\"", 1);
+    let s = s.reduce(Action::SetJson(typed));
+    assert_eq!(s.machine.machine, "vax");
+    assert!(
+        s.errors_at("machine")
+            .iter()
+            .any(|e| e.contains("not a measured machine")),
+        "{:?}",
+        s.errors
+    );
+    assert!(s.can_run().is_err());
+}

@@ -1,6 +1,6 @@
 //! The machine and run fields.
 
-use web_sys::HtmlInputElement;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 use crate::components::{ctx::Ctx, field_errors};
@@ -28,6 +28,31 @@ pub fn machine_form(ctx: &Ctx) -> Html {
             </label>
         }
     };
+    let set_machine = {
+        let dispatch = ctx.dispatch.clone();
+        Callback::from(move |e: Event| {
+            let sel: HtmlSelectElement = e.target_unchecked_into();
+            dispatch.emit(Action::SetMachine {
+                field: MachineField::Machine,
+                value: sel.value(),
+            });
+        })
+    };
+    // A name the menu does not list (typed in the JSON) is kept as an option so that the
+    // validator's message and the menu agree.
+    let known = schedlab_sim::MACHINES.iter().any(|k| k.name == m.machine);
+    let machine_title = |name: &str| match schedlab_sim::machine(name) {
+        Some(k) => format!(
+            "{}: idle wakeup {} µs, context switch {} µs, remote wakeup {} µs",
+            k.description,
+            k.idle_wakeup_ns as f64 / 1e3,
+            k.switch_cost_ns as f64 / 1e3,
+            k.wakeup_cost_ns as f64 / 1e3
+        ),
+        None => "no measured machine: idle wakeup 17 µs, no switch or wakeup cost \
+                 (unless the scenario sets them)"
+            .to_string(),
+    };
     html! {
         <fieldset class="machine">
             <legend>{ "Scenario" }</legend>
@@ -39,6 +64,20 @@ pub fn machine_form(ctx: &Ctx) -> Html {
                 { field("SMT", "topology.smt", MachineField::Smt, &m.smt, "num") }
                 { field("duration ms", "duration_ms", MachineField::DurationMs, &m.duration_ms, "num") }
                 { field("seed", "seed", MachineField::Seed, &m.seed, "num") }
+                <label class="field" title={machine_title(&m.machine)}>
+                    <span>{ "machine costs" }</span>
+                    <select data-path="machine" onchange={set_machine} aria-label="measured machine"
+                        aria-invalid={(!s.errors_at("machine").is_empty()).to_string()}>
+                        <option value="" selected={m.machine.is_empty()}>{ "default" }</option>
+                        { for schedlab_sim::MACHINES.iter().map(|k| html! {
+                            <option value={k.name} selected={m.machine == k.name} title={machine_title(k.name)}>{ k.name }</option>
+                        }) }
+                        if !known && !m.machine.is_empty() {
+                            <option value={m.machine.clone()} selected=true>{ m.machine.clone() }</option>
+                        }
+                    </select>
+                    { field_errors("machine", s.errors_at("machine")) }
+                </label>
             </div>
             if !m.description.is_empty() {
                 <p class="description">{ m.description.clone() }</p>

@@ -200,6 +200,8 @@ pub struct Machine {
     pub smt: String,
     pub duration_ms: String,
     pub seed: String,
+    /// The measured machine's name (`"machine"`), empty for none.
+    pub machine: String,
 }
 
 /// A kernel variant as picked: a preset, feature overrides and tunables (`name=value,…`).
@@ -290,6 +292,7 @@ pub enum MachineField {
     Smt,
     DurationMs,
     Seed,
+    Machine,
 }
 
 /// The task-row fields.
@@ -354,6 +357,9 @@ impl State {
         o.insert("hz".into(), num_or_text(&m.hz));
         o.insert("duration_ms".into(), num_or_text(&m.duration_ms));
         o.insert("seed".into(), num_or_text(&m.seed));
+        if !m.machine.is_empty() {
+            o.insert("machine".into(), m.machine.clone().into());
+        }
         let llc = m.llc_size.trim();
         let smt = m.smt.trim();
         if !(llc.is_empty() || llc == "0") || !(smt.is_empty() || smt == "1") {
@@ -457,7 +463,13 @@ impl State {
             smt: text_of(t.and_then(|t| t.get("smt"))),
             duration_ms: text_of(o.remove("duration_ms").as_ref()),
             seed: text_of(o.remove("seed").as_ref()),
+            machine: String::new(),
         };
+        // A string "machine" is the menu's; anything else stays for the validator to name.
+        if let Some(Value::String(m)) = o.get("machine") {
+            self.machine.machine = m.clone();
+            o.remove("machine");
+        }
         if self.machine.seed.is_empty() {
             self.machine.seed = "1".into();
         }

@@ -535,6 +535,7 @@ impl State {
                     MachineField::Smt => &mut m.smt,
                     MachineField::DurationMs => &mut m.duration_ms,
                     MachineField::Seed => &mut m.seed,
+                    MachineField::Machine => &mut m.machine,
                 };
                 *slot = value;
             }
