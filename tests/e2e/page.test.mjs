@@ -116,6 +116,22 @@ test('editing a nice value and re-running changes the table', async () => {
   assert.ok(after < before * 0.6, `nice-5 runtime ${before} ms, at nice 10 ${after} ms`);
 });
 
+test('the machine menu writes the measured machine into the scenario and reads it back', async () => {
+  const menu = page.locator('select[data-path="machine"]');
+  await menu.selectOption('epyc-vm');
+  assert.equal((await scenarioJson()).machine, 'epyc-vm');
+  assert.match(await menu.locator('option[value="epyc-vm"]').getAttribute('title'), /idle wakeup 3 µs/);
+  await menu.selectOption('');
+  assert.equal((await scenarioJson()).machine, undefined);
+  const doc = await scenarioJson();
+  doc.machine = 'xeon-vm';
+  await page.evaluate(() => { document.querySelector('details.json').open = true; });
+  await page.locator('#scenario-json').fill(JSON.stringify(doc, null, 2));
+  await page.evaluate(() => { document.querySelector('details.json').open = false; });
+  assert.equal(await menu.inputValue(), 'xeon-vm');
+  await menu.selectOption('');
+});
+
 test('the histogram canvases are drawn', async () => {
   const canvas = page.locator('canvas.histogram[data-kind="delay"]').first();
   await canvas.waitFor();
