@@ -255,6 +255,18 @@ fn recorded_hackbench() {
     assert!(all > 10_000 && local * 100 >= all * 60 && local * 100 <= all * 70);
 }
 
+/// Recorded on the EPYC VM: the same hackbench wakes on the waker's CPU less often (42 %:
+/// 23 024 of 54 465) than on the Xeon VM (65 %), the groups mixed over both CPUs.
+#[test]
+fn recorded_hackbench_on_the_epyc_vm() {
+    let r = load_from("real-epyc", "hackbench");
+    let (local, all, _, _) = wakeup_totals(&r, "hackbench");
+    assert!(
+        all > 10_000 && local * 100 >= all * 35 && local * 100 <= all * 55,
+        "{local} of {all}"
+    );
+}
+
 /// Wake-to-run delays of the periodic task (sched_waking to its switch-in), sorted.
 fn sorted(mut v: Vec<u64>) -> Vec<u64> {
     v.sort_unstable();
