@@ -30,7 +30,8 @@
 //!
 //! What cannot be derived is said in the notes: wakeups from interrupts (a timer firing while
 //! some task ran) look like wakeups by that task; wakers that each wake a wakee only a few
-//! times (hackbench's many senders) stay timed sleeps; HZ and the tunables are not in a trace;
+//! times (hackbench's many senders) stay timed sleeps; the tunables are not in a trace (HZ
+//! and the idle-wakeup cost are read from it where it shows them: `machine.rs`);
 //! RT and deadline tasks become fair tasks; I/O devices; affinity masks beyond the CPUs a task
 //! was seen on.
 
@@ -565,7 +566,21 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         ));
         notes.insert(2, "a wakeup from an interrupt (a timer that fires while a task runs) counts for the task that was running unless that task hardly ever blocked (less than once per ten wakeups it gave); wakers that each woke a task only a few times (many senders to one reader) are not turned into channels".to_string());
     }
-    notes.push("HZ and the scheduler tunables are not in a recording: HZ 1000 is assumed; set \"hz\" and the variant's tunables to the recorded machine's".to_string());
+    let hz = crate::machine::estimate_hz(t);
+    match &hz {
+        Some(h) => notes.push(format!("HZ {}: {}", h.value, h.how)),
+        None => notes.push("HZ is not visible in the recording (too few sched_stat_runtime events and tick-edge preemptions): HZ 1000 is assumed; set \"hz\" to the recorded machine's".to_string()),
+    }
+    notes.push("the scheduler tunables are not in a recording: set the variant's tunables to the recorded machine's".to_string());
+    let idle_wakeup = crate::machine::estimate_idle_wakeup(t);
+    match &idle_wakeup {
+        Some(w) => notes.push(format!(
+            "idle_wakeup_ns {}: {}",
+            w.value.min(limits::MAX_IDLE_WAKEUP_NS),
+            w.how
+        )),
+        None => notes.push("too few wakeups from another CPU onto an idle one to measure their cost: the scenario's default idle_wakeup_ns applies".to_string()),
+    }
     if left_out > 0 {
         notes.push(format!(
             "{left_out} tasks with less than {:.3} ms of CPU time are left out",
@@ -592,12 +607,15 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         "name": name,
         "description": format!("Derived by schedlab from a {} recording ({} tasks in {} groups).", imp.format.name(), out_groups.iter().map(|g| g.tasks).sum::<usize>(), out_groups.len()),
         "cpus": cpus,
-        "hz": 1000,
+        "hz": hz.map_or(1000, |h| h.value),
         "duration_ms": duration_ms,
         "seed": 1,
         "variants": variants,
         "tasks": task_values,
     });
+    if let Some(w) = idle_wakeup {
+        scenario["idle_wakeup_ns"] = w.value.min(limits::MAX_IDLE_WAKEUP_NS).into();
+    }
     if !channels.is_empty() {
         scenario["channels"] = Value::Array(
             channels

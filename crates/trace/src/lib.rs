@@ -73,6 +73,7 @@ mod builder;
 mod derive;
 mod ftrace;
 mod jsonl;
+pub mod machine;
 mod perf_script;
 mod perfetto;
 mod stream;

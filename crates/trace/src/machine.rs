@@ -1,0 +1,211 @@
+//! What a recording shows of the machine it was made on: its HZ, and what a wakeup onto an
+//! idle CPU from another CPU costs there. A derived scenario takes both from the recording
+//! (`derive_scenario`), so that its simulation runs on the recorded machine's tick and pays its
+//! wakeup cost rather than the defaults'.
+//!
+//! - **HZ.** `task_tick_fair` calls `update_curr` on every tick, and `update_curr` emits
+//!   `sched_stat_runtime`: a task running through several ticks gets one event per tick, so
+//!   the gaps between its consecutive events on one CPU, with no switch between them, are the
+//!   tick period (other `update_curr` calls, a wakeup's or a system call's, only make shorter
+//!   gaps). The HZ whose period most gaps equal is the machine's. A recording without
+//!   `sched_stat_runtime` still shows the tick where it preempts: switches of a running task
+//!   (prev_state R) with no wakeup onto that CPU just before happen at tick edges, and the
+//!   kernel's ticks are aligned across CPUs (`skew_tick=0`), so their times fall at one phase
+//!   of the tick period: the longest candidate period at which they do is taken. (A task that
+//!   shares its CPU switches at every tick, so its events show no run through two ticks.)
+//! - **The idle wakeup.** A wakeup from another CPU onto an idle one (the wakee the first task
+//!   switched in on a CPU that ran the idle task when `sched_waking` fired, on another CPU:
+//!   wakees queued behind it wait for it too) waits for the IPI
+//!   and the idle exit before the switch; the median of those waits, less the model's δ
+//!   (`DEFAULT_SWITCH_DELAY_NS`, which every reschedule pays), is the scenario's
+//!   `idle_wakeup_ns`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use schedlab_sim::{EventKind, Pid, Trace};
+
+/// The HZ values the model takes (CONFIG_HZ choices).
+const CANDIDATES: [u32; 4] = [100, 250, 300, 1000];
+
+/// The fewest samples either estimate needs.
+pub const MIN_SAMPLES: usize = 20;
+
+/// δ as the scenario format defaults it (ns): the switch delay every reschedule pays.
+const DELTA_NS: u64 = 5_000;
+
+/// The period of `hz` in ns.
+fn period_ns(hz: u32) -> u64 {
+    1_000_000_000 / hz as u64
+}
+
+/// An estimate and what it was read from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Estimate<T> {
+    /// The value read.
+    pub value: T,
+    /// How it was read, for the derived scenario's notes.
+    pub how: String,
+}
+
+/// The recording's HZ, from its `sched_stat_runtime` gaps or else its tick-edge preemptions;
+/// `None` when neither shows it (fewer than [`MIN_SAMPLES`] samples, or no candidate fits).
+pub fn estimate_hz(t: &Trace) -> Option<Estimate<u32>> {
+    from_stat_runtime(t).or_else(|| from_preemptions(t))
+}
+
+fn from_stat_runtime(t: &Trace) -> Option<Estimate<u32>> {
+    // Per CPU: the pid and time of its last sched_stat_runtime since the last switch.
+    let mut last: BTreeMap<u32, (Pid, u64)> = BTreeMap::new();
+    let mut gaps = vec![];
+    for e in t.events.iter() {
+        match e.kind {
+            EventKind::Switch { .. } => {
+                last.remove(&e.cpu);
+            }
+            EventKind::StatRuntime { pid, .. } if pid != 0 => {
+                if let Some((p, at)) = last.insert(e.cpu, (pid, e.t_ns)) {
+                    if p == pid {
+                        gaps.push(e.t_ns.saturating_sub(at));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    // A gap matches a period within 2 % (timer and timestamp jitter).
+    let matches = |hz: u32| {
+        let p = period_ns(hz);
+        gaps.iter().filter(|&&g| g.abs_diff(p) * 50 <= p).count()
+    };
+    let (hz, n) = CANDIDATES
+        .iter()
+        .map(|&hz| (hz, matches(hz)))
+        .max_by_key(|&(hz, n)| (n, hz))?;
+    (n >= MIN_SAMPLES && n * 4 >= gaps.len()).then(|| Estimate {
+        value: hz,
+        how: format!(
+            "{n} of {} gaps between a running task's consecutive sched_stat_runtime events (the tick's update_curr) are {:.2} ms",
+            gaps.len(),
+            period_ns(hz) as f64 / 1e6
+        ),
+    })
+}
+
+fn from_preemptions(t: &Trace) -> Option<Estimate<u32>> {
+    // The last wakeup aimed at each CPU, to leave out wakeup preemptions.
+    let mut woken_at: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut times = vec![];
+    for e in t.events.iter() {
+        match e.kind {
+            EventKind::Waking { target_cpu, .. } | EventKind::Wakeup { target_cpu, .. } => {
+                woken_at.insert(target_cpu, e.t_ns);
+            }
+            // A wakeup that moves its task (`set_task_cpu` in `try_to_wake_up`).
+            EventKind::MigrateTask { dest_cpu, .. } => {
+                woken_at.insert(dest_cpu, e.t_ns);
+            }
+            EventKind::Switch {
+                prev_pid,
+                prev_state: schedlab_sim::PrevState::Running,
+                next_pid,
+            } if prev_pid != 0 && next_pid != 0 => {
+                let recent = woken_at
+                    .get(&e.cpu)
+                    .is_some_and(|&w| e.t_ns.saturating_sub(w) < 200_000);
+                if !recent {
+                    times.push(e.t_ns);
+                }
+            }
+            _ => {}
+        }
+    }
+    if times.len() < MIN_SAMPLES {
+        return None;
+    }
+    // How tightly the times gather at one phase of `p` (the mean resultant length, 0..1).
+    let concentration = |p: u64| {
+        let (mut c, mut s) = (0.0f64, 0.0f64);
+        for &x in &times {
+            let a = (x % p) as f64 / p as f64 * std::f64::consts::TAU;
+            c += a.cos();
+            s += a.sin();
+        }
+        (c * c + s * s).sqrt() / times.len() as f64
+    };
+    // Every multiple of the period is also a multiple of its divisors, so the longest period
+    // at which the times gather is the tick's.
+    let mut by_period: Vec<u32> = CANDIDATES.to_vec();
+    by_period.sort_by_key(|&hz| period_ns(hz));
+    by_period.reverse();
+    by_period
+        .into_iter()
+        .map(|hz| (hz, concentration(period_ns(hz))))
+        .find(|&(_, r)| r >= 0.9)
+        .map(|(hz, r)| Estimate {
+            value: hz,
+            how: format!(
+                "{} preemptions with no wakeup just before fall at one phase of {:.2} ms (concentration {r:.2})",
+                times.len(),
+                period_ns(hz) as f64 / 1e6
+            ),
+        })
+}
+
+/// The recording's cost of a wakeup onto an idle CPU from another one, beyond δ: the median
+/// wait from `sched_waking` to the switch-in of such wakeups, less δ. `None` with fewer than
+/// [`MIN_SAMPLES`] of them.
+pub fn estimate_idle_wakeup(t: &Trace) -> Option<Estimate<u64>> {
+    let mut running: BTreeMap<u32, Pid> = BTreeMap::new();
+    // CPUs whose state is known (a switch on them was seen): before it, idle or not is
+    // unknown.
+    let mut known: BTreeSet<u32> = BTreeSet::new();
+    // Each CPU's last switch: a wakee counts only if it is the first task its idle CPU
+    // switched to after the wakeup (not one queued behind another wakee).
+    let mut last_switch: BTreeMap<u32, u64> = BTreeMap::new();
+    // A wakee's pending wakeup: when and on which CPU `sched_waking` fired, and which CPUs
+    // were idle then.
+    let mut pending: BTreeMap<Pid, (u64, u32, Vec<u32>)> = BTreeMap::new();
+    let mut waits = vec![];
+    for e in t.events.iter() {
+        match e.kind {
+            EventKind::Waking { pid, .. } if pid != 0 => {
+                let idle = known
+                    .iter()
+                    .copied()
+                    .filter(|c| !running.contains_key(c))
+                    .collect();
+                pending.insert(pid, (e.t_ns, e.cpu, idle));
+            }
+            EventKind::Switch { next_pid, .. } => {
+                known.insert(e.cpu);
+                let quiet_since = last_switch.insert(e.cpu, e.t_ns);
+                if next_pid == 0 {
+                    running.remove(&e.cpu);
+                } else {
+                    running.insert(e.cpu, next_pid);
+                    if let Some((at, from, idle)) = pending.remove(&next_pid) {
+                        let first = quiet_since.is_none_or(|q| q <= at);
+                        if from != e.cpu && idle.contains(&e.cpu) && first {
+                            waits.push(e.t_ns.saturating_sub(at));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if waits.len() < MIN_SAMPLES {
+        return None;
+    }
+    waits.sort_unstable();
+    let p50 = waits[waits.len() / 2];
+    Some(Estimate {
+        value: p50.saturating_sub(DELTA_NS),
+        how: format!(
+            "the median wait of {} wakeups from another CPU onto an idle one is {:.1} µs, less δ ({} µs)",
+            waits.len(),
+            p50 as f64 / 1e3,
+            DELTA_NS / 1000
+        ),
+    })
+}
