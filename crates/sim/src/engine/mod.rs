@@ -711,7 +711,12 @@ impl Simulator {
 
     /// Whether `id` may run on `cpu` (`cpumask_test_cpu(cpu, p->cpus_ptr)`).
     fn allowed(&self, id: Tid, cpu: u32) -> bool {
-        self.tasks[id].affinity.binary_search(&cpu).is_ok()
+        let a = &self.tasks[id].affinity;
+        match (a.first(), a.last()) {
+            // A contiguous mask (every mask a scenario gives unless it lists gaps): a range test.
+            (Some(&lo), Some(&hi)) if (hi - lo) as usize + 1 == a.len() => (lo..=hi).contains(&cpu),
+            _ => a.binary_search(&cpu).is_ok(),
+        }
     }
 }
 

@@ -266,13 +266,15 @@ impl Simulator {
                 }
             }
         }
-        let allowed = scan.clone().filter(|&c| self.allowed(id, c)).count();
-        for cpu in scan.filter(|&c| self.allowed(id, c)).take(limit) {
+        for cpu in scan.clone().filter(|&c| self.allowed(id, c)).take(limit) {
             if self.idle_or_sched_idle(cpu) {
                 return (cpu, Sis::Scan);
             }
         }
-        if limit < allowed && self.allowed(id, target) {
+        // Whether the scan stopped at its limit before the LLC's allowed CPUs ran out.
+        let cut =
+            limit < self.llc as usize && limit < scan.filter(|&c| self.allowed(id, c)).count();
+        if cut && self.allowed(id, target) {
             return (target, Sis::SisUtil(limit as u32));
         }
         if self.allowed(id, target) {
