@@ -144,4 +144,14 @@ for i in 1 2 3; do
 	echo "costs, run $i: $("$TMP/switchcost" alone 200000 1) | $("$TMP/switchcost" pair 100000 1) | $("$TMP/switchcost" wake 50000 0 1)" >> "$META"
 done
 fi
+if want idlelat; then
+wait_quiet idlelat
+# 8. The cost of waking an idle CPU by how long it has been idle (scripts/workloads/idlelat.c).
+gcc -O2 -o "$TMP/idlelat" "$HERE/workloads/idlelat.c"
+for i in 1 2 3; do
+	for gap in 0 50 100 150 200 300 500 1000 2000 5000; do
+		echo "idle wakeup, run $i: $("$TMP/idlelat" 2000 "$gap")" >> "$META"
+	done
+done
+fi
 ls -l "$OUT" >&2

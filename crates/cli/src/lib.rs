@@ -150,6 +150,14 @@ fn check_details(c: &schedlab_sim::SimConfig) -> String {
         us(c.switch_cost_ns),
         us(c.wakeup_cost_ns)
     );
+    if !c.idle_states.is_empty() {
+        let states: Vec<String> = c
+            .idle_states
+            .iter()
+            .map(|st| format!("{} after {} idle", us(st.wakeup_ns), us(st.after_ns)))
+            .collect();
+        let _ = writeln!(s, "  deeper idle: {}", states.join(", "));
+    }
     if let Some(k) = &c.cache {
         let _ = writeln!(
             s,

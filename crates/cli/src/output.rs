@@ -375,8 +375,9 @@ pub fn presets_text() -> String {
 /// The `schedlab machines` text.
 pub fn machines_text() -> String {
     let mut s = String::from(
-        "Measured machines (a scenario's \"machine\"; its own idle_wakeup_ns, switch_cost_ns and\n\
-         wakeup_cost_ns still win; without one: idle wakeup 17 us, no switch or wakeup cost):\n",
+        "Measured machines (a scenario's \"machine\"; its own idle_wakeup_ns, idle_states,\n\
+         switch_cost_ns and wakeup_cost_ns still win; without one: idle wakeup 17 us whatever the\n\
+         idle length, no switch or wakeup cost):\n",
     );
     for m in schedlab_sim::MACHINES {
         let _ = writeln!(s, "\n  {:<10} {}", m.name, m.description);
@@ -390,6 +391,20 @@ pub fn machines_text() -> String {
             m.wakeup_cost_ns as f64 / 1e3,
             m.fixtures
         );
+        if !m.idle_states.is_empty() {
+            let states: Vec<String> = m
+                .idle_states
+                .iter()
+                .map(|st| {
+                    format!(
+                        "{} us after {} us idle",
+                        st.wakeup_ns as f64 / 1e3,
+                        st.after_ns as f64 / 1e3
+                    )
+                })
+                .collect();
+            let _ = writeln!(s, "  {:<10} deeper idle: {}", "", states.join(", "));
+        }
     }
     s
 }

@@ -397,6 +397,9 @@ pub struct Scenario {
     /// IPI + idle-exit latency of a remote wakeup onto an idle CPU, in ns (default: the
     /// machine's, else [`DEFAULT_IDLE_WAKEUP_NS`]).
     pub idle_wakeup_ns: Option<u64>,
+    /// Deeper idle states, `[{"after_ns": …, "wakeup_ns": …}]` (default: the machine's, else
+    /// none).
+    pub idle_states: Option<Vec<schedlab_sim::IdleState>>,
     /// CPU time a context switch costs the task switched in, in ns (default: the machine's,
     /// else 0).
     pub switch_cost_ns: Option<u64>,
@@ -522,6 +525,18 @@ impl Scenario {
         }
         if let Some(d) = self.idle_wakeup_ns {
             m.insert("idle_wakeup_ns".into(), d.into());
+        }
+        if let Some(states) = &self.idle_states {
+            let v: Vec<Value> = states
+                .iter()
+                .map(|s| {
+                    let mut o = Map::new();
+                    o.insert("after_ns".into(), s.after_ns.into());
+                    o.insert("wakeup_ns".into(), s.wakeup_ns.into());
+                    Value::Object(o)
+                })
+                .collect();
+            m.insert("idle_states".into(), Value::Array(v));
         }
         if let Some(d) = self.switch_cost_ns {
             m.insert("switch_cost_ns".into(), d.into());
@@ -845,6 +860,11 @@ impl Scenario {
                 .idle_wakeup_ns
                 .or(machine.map(|m| m.idle_wakeup_ns))
                 .unwrap_or(DEFAULT_IDLE_WAKEUP_NS),
+            idle_states: self
+                .idle_states
+                .clone()
+                .or(machine.map(|m| m.idle_states.to_vec()))
+                .unwrap_or_default(),
             switch_cost_ns: self
                 .switch_cost_ns
                 .or(machine.map(|m| m.switch_cost_ns))

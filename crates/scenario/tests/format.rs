@@ -131,6 +131,24 @@ fn a_named_machine_supplies_its_measured_costs() {
     );
     let c = with("\"machine\": \"epyc-vm\", \"switch_cost_ns\": 0").sim_config();
     assert_eq!((c.idle_wakeup_ns, c.switch_cost_ns), (3_000, 0));
+    // Its idle states (idlelat: +15 µs from 200 µs of idle), unless the scenario gives its own.
+    let c = with("\"machine\": \"epyc-vm\"").sim_config();
+    assert_eq!(c.idle_states.len(), 3);
+    assert_eq!(
+        (c.idle_states[0].after_ns, c.idle_states[0].wakeup_ns),
+        (200_000, 18_000)
+    );
+    let s = with("\"machine\": \"epyc-vm\", \"idle_states\": []");
+    assert!(s.sim_config().idle_states.is_empty());
+    assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
+    let s = with("\"idle_states\": [{\"after_ns\": 100000, \"wakeup_ns\": 40000}]");
+    let c = s.sim_config();
+    assert_eq!(
+        (c.idle_wakeup_ns, c.idle_states[0].wakeup_ns),
+        (17_000, 40_000)
+    );
+    assert!(c.check().is_ok());
+    assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
 }
 
 #[test]
@@ -225,6 +243,26 @@ fn bad_values_name_the_field_and_the_allowed_range() {
         "\"duration_ms\": 3000",
         "\"duration_ms\": 3000, \"machine\": 7",
         "machine: expected a string",
+    );
+    check_err(
+        "\"duration_ms\": 3000",
+        "\"duration_ms\": 3000, \"idle_states\": [{\"after_ns\": 500, \"wakeup_ns\": 1}, {\"after_ns\": 400, \"wakeup_ns\": 1}]",
+        "idle_states[1].after_ns: 400 must be above the previous state's (500)",
+    );
+    check_err(
+        "\"duration_ms\": 3000",
+        "\"duration_ms\": 3000, \"idle_states\": [{\"after_ns\": 0, \"wakeup_ns\": 1}]",
+        "idle_states[0].after_ns: 0 is out of range",
+    );
+    check_err(
+        "\"duration_ms\": 3000",
+        "\"duration_ms\": 3000, \"idle_states\": [{\"after_ns\": 10, \"wakeup\": 1}]",
+        "idle_states[0].wakeup_ns: missing",
+    );
+    check_err(
+        "\"duration_ms\": 3000",
+        "\"duration_ms\": 3000, \"idle_states\": {}",
+        "idle_states: expected a list",
     );
     check_err(
         "\"version\": 1",

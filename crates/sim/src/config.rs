@@ -197,6 +197,17 @@ pub struct TaskSpec {
     pub kthread: bool,
 }
 
+/// A deeper idle state (`SimConfig::idle_states`): a CPU idle for at least `after_ns` is woken
+/// from another CPU in `wakeup_ns` (IPI and idle exit, beyond δ).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct IdleState {
+    /// How long the CPU has been idle before this state's cost applies.
+    pub after_ns: u64,
+    /// The IPI and idle exit from this state, in place of `idle_wakeup_ns`.
+    pub wakeup_ns: u64,
+}
+
 /// Everything the engine needs for one run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SimConfig {
@@ -236,6 +247,13 @@ pub struct SimConfig {
     /// partner on an idle CPU in 22 µs (p50 `sched_waking` → `sched_switch`, three recordings),
     /// so 22 − 5 (δ) = 17 µs, the scenario default (docs/measurements.md). 0 turns it off.
     pub idle_wakeup_ns: u64,
+    /// Deeper idle states, by how long the CPU has been idle when the wakeup comes: a CPU idle
+    /// for at least a state's `after_ns` pays its `wakeup_ns` instead of `idle_wakeup_ns` (the
+    /// deepest such state). The idle state deepens with the time spent idle, as in a KVM guest
+    /// whose host polls a halted vCPU for `halt_poll_ns` (200 µs by default) before it
+    /// deschedules it, or a cpuidle governor's deeper states for longer idles. Sorted by
+    /// `after_ns`; empty: every idle CPU pays `idle_wakeup_ns`.
+    pub idle_states: Vec<IdleState>,
     /// CPU time a context switch costs the task switched in, paid before it goes on with its
     /// program (a burst it was preempted in lasts that much longer): the switch itself, the
     /// refill of what the other task displaced, and the local wakeup that usually precedes it.
@@ -423,6 +441,8 @@ pub mod limits {
     pub const MAX_SWITCH_DELAY_NS: u64 = 1_000_000;
     /// Largest `idle_wakeup_ns` (deep C-states exit in hundreds of µs).
     pub const MAX_IDLE_WAKEUP_NS: u64 = 10_000_000;
+    /// Most deeper idle states.
+    pub const MAX_IDLE_STATES: usize = 8;
     /// Largest `switch_cost_ns` and `wakeup_cost_ns`.
     pub const MAX_SWITCH_COST_NS: u64 = 1_000_000;
     /// Largest `refill_ns` and `migrate_ns` of the cache-warmth cost.
@@ -453,6 +473,22 @@ impl SimConfig {
         }
         if self.switch_delay_ns > limits::MAX_SWITCH_DELAY_NS {
             return Err("switch delay out of range".into());
+        }
+        if self.idle_states.len() > limits::MAX_IDLE_STATES
+            || self.idle_states.iter().any(|s| {
+                s.after_ns == 0
+                    || s.after_ns > limits::MAX_DURATION_NS
+                    || s.wakeup_ns > limits::MAX_IDLE_WAKEUP_NS
+            })
+            || self
+                .idle_states
+                .windows(2)
+                .any(|w| w[0].after_ns >= w[1].after_ns)
+        {
+            return Err(format!(
+                "idle states: at most {}, each after 1 ns..=1 h of idle with a wakeup of at most 10 ms, in increasing order of after_ns",
+                limits::MAX_IDLE_STATES
+            ));
         }
         if self.switch_cost_ns > limits::MAX_SWITCH_COST_NS
             || self.wakeup_cost_ns > limits::MAX_SWITCH_COST_NS

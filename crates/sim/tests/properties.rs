@@ -94,6 +94,20 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
         switch_delay_ns: delta,
         irq_ns: r.below(delta + 1),
         idle_wakeup_ns: r.below(30 * US),
+        idle_states: if r.below(2) == 0 {
+            vec![]
+        } else {
+            vec![
+                IdleState {
+                    after_ns: 200 * US,
+                    wakeup_ns: r.below(60 * US),
+                },
+                IdleState {
+                    after_ns: 2 * MS,
+                    wakeup_ns: r.below(200 * US),
+                },
+            ]
+        },
         switch_cost_ns: r.below(2 * US),
         wakeup_cost_ns: r.below(2 * US),
         channels,

@@ -67,6 +67,7 @@ fn model_trace(hz: u32, keep_stat_runtime: bool) -> schedlab_sim::Trace {
         switch_delay_ns: 5_000,
         irq_ns: 5_000,
         idle_wakeup_ns: 0,
+        idle_states: vec![],
         switch_cost_ns: 0,
         wakeup_cost_ns: 0,
         channels: vec![],

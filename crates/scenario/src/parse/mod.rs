@@ -35,6 +35,7 @@ const TOP_KEYS: &[&str] = &[
     "irq_ns",
     "machine",
     "idle_wakeup_ns",
+    "idle_states",
     "switch_cost_ns",
     "wakeup_cost_ns",
     "cache",
@@ -328,6 +329,10 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
         Some(v) => p
             .uint("idle_wakeup_ns", v, 0, limits::MAX_IDLE_WAKEUP_NS)
             .map(Some),
+        None => Some(None),
+    };
+    let idle_states = match o.get("idle_states") {
+        Some(v) => idle_states(&mut p, v).map(Some),
         None => Some(None),
     };
     let switch_cost_ns = match o.get("switch_cost_ns") {
@@ -708,6 +713,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             irq_ns: irq_ns?,
             machine: machine?,
             idle_wakeup_ns: idle_wakeup_ns?,
+            idle_states: idle_states?,
             switch_cost_ns: switch_cost_ns?,
             wakeup_cost_ns: wakeup_cost_ns?,
             cache: cache?,
@@ -946,6 +952,74 @@ fn cache(p: &mut P, v: &Value) -> Option<CacheSetting> {
             None
         }
     }
+}
+
+/// `"idle_states": [{"after_ns": N, "wakeup_ns": M}, ...]`: at most
+/// `limits::MAX_IDLE_STATES`, in increasing order of `after_ns`.
+fn idle_states(p: &mut P, v: &Value) -> Option<Vec<schedlab_sim::IdleState>> {
+    let Value::Array(a) = v else {
+        p.err(
+            "idle_states",
+            format!(
+                "expected a list of {{\"after_ns\", \"wakeup_ns\"}}, got {}",
+                show(v)
+            ),
+        );
+        return None;
+    };
+    if a.len() > limits::MAX_IDLE_STATES {
+        p.err(
+            "idle_states",
+            format!(
+                "{} states; at most {} allowed",
+                a.len(),
+                limits::MAX_IDLE_STATES
+            ),
+        );
+        return None;
+    }
+    let mut out = Vec::with_capacity(a.len());
+    let mut ok = true;
+    for (i, s) in a.iter().enumerate() {
+        let path = format!("idle_states[{i}]");
+        let Value::Object(o) = s else {
+            p.err(
+                &path,
+                format!("expected {{\"after_ns\", \"wakeup_ns\"}}, got {}", show(s)),
+            );
+            ok = false;
+            continue;
+        };
+        p.unknown_keys(&path, o, &["after_ns", "wakeup_ns"]);
+        let mut get = |key: &str, lo: u64, hi: u64| match o.get(key) {
+            Some(v) => p.uint(&join(&path, key), v, lo, hi),
+            None => {
+                p.err(&join(&path, key), "missing");
+                None
+            }
+        };
+        let after_ns = get("after_ns", 1, limits::MAX_DURATION_NS);
+        let wakeup_ns = get("wakeup_ns", 0, limits::MAX_IDLE_WAKEUP_NS);
+        match (after_ns, wakeup_ns) {
+            (Some(after_ns), Some(wakeup_ns)) => {
+                if let Some(prev) = out.last().map(|x: &schedlab_sim::IdleState| x.after_ns) {
+                    if after_ns <= prev {
+                        p.err(
+                            &join(&path, "after_ns"),
+                            format!("{after_ns} must be above the previous state's ({prev}): states deepen with the time idle"),
+                        );
+                        ok = false;
+                    }
+                }
+                out.push(schedlab_sim::IdleState {
+                    after_ns,
+                    wakeup_ns,
+                });
+            }
+            _ => ok = false,
+        }
+    }
+    ok.then_some(out)
 }
 
 fn topology(p: &mut P, v: &Value, cpus: Option<u64>) -> Option<Topology> {

@@ -40,9 +40,18 @@ impl Simulator {
     }
 
     /// `kick` for a wakeup onto an idle CPU from another CPU: the IPI and the idle exit come
-    /// first (`idle_wakeup_ns`).
+    /// first (`idle_wakeup_ns`, or the deepest of `idle_states` the CPU has been idle long
+    /// enough to reach).
     pub(super) fn kick_idle(&mut self, cpu: u32) {
-        let delay = self.cfg.switch_delay_ns + self.cfg.idle_wakeup_ns;
+        let idle_for = self.now.saturating_sub(self.cpus[cpu as usize].idle_stamp);
+        let exit = self
+            .cfg
+            .idle_states
+            .iter()
+            .rev()
+            .find(|s| idle_for >= s.after_ns)
+            .map_or(self.cfg.idle_wakeup_ns, |s| s.wakeup_ns);
+        let delay = self.cfg.switch_delay_ns + exit;
         let c = &mut self.cpus[cpu as usize];
         if c.rq.need_resched && !c.schedule_pending {
             c.schedule_pending = true;

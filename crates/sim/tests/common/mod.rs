@@ -42,6 +42,7 @@ pub fn cfg(cpus: u32, hz: u32, duration_ns: u64, tasks: Vec<TaskSpec>) -> SimCon
         switch_delay_ns: DELTA,
         irq_ns: DELTA,
         idle_wakeup_ns: 0,
+        idle_states: vec![],
         switch_cost_ns: 0,
         wakeup_cost_ns: 0,
         channels: vec![],
