@@ -374,10 +374,11 @@ pub fn presets_text() -> String {
 
 /// The `schedlab machines` text.
 pub fn machines_text() -> String {
-    let mut s = String::from(
+    let mut s = format!(
         "Measured machines (a scenario's \"machine\"; its own idle_wakeup_ns, idle_states,\n\
-         switch_cost_ns and wakeup_cost_ns still win; without one: idle wakeup 17 us whatever the\n\
+         switch_cost_ns and wakeup_cost_ns still win; without one: idle wakeup {} us whatever the\n\
          idle length, no switch or wakeup cost):\n",
+        schedlab_scenario::DEFAULT_IDLE_WAKEUP_NS as f64 / 1e3
     );
     for m in schedlab_sim::MACHINES {
         let _ = writeln!(s, "\n  {:<10} {}", m.name, m.description);

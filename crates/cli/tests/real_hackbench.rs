@@ -163,7 +163,7 @@ fn without_ni_random_6_19_wakes_locally_as_the_machine_does() {
 /// the waker's CPU (48 % in a recording 20 minutes before), 63 472 switches in 3.78 s; its runs
 /// give 2.15 µs of CPU per write and 2.45 µs per read. The model with that machine's costs and
 /// those per-message times: `eevdf-6.12` wakes 54 % locally with 45 630 switches, `eevdf-6.19`
-/// 56 % with 56 846 (the groups mixed, as on the machine; NI_RANDOM does not settle them here).
+/// 50 % with 61 364 (the groups mixed, as on the machine; NI_RANDOM does not settle them here).
 /// Held: 35–75 % local and switches within 35 % of the machine's.
 #[test]
 fn two_groups_on_the_epyc_vm_stay_mixed_as_the_machine_does() {

@@ -252,7 +252,8 @@ pub struct SimConfig {
     /// deepest such state). The idle state deepens with the time spent idle, as in a KVM guest
     /// whose host polls a halted vCPU for `halt_poll_ns` (200 µs by default) before it
     /// deschedules it, or a cpuidle governor's deeper states for longer idles. Sorted by
-    /// `after_ns`; empty: every idle CPU pays `idle_wakeup_ns`.
+    /// `after_ns`; empty: every idle CPU pays `idle_wakeup_ns`. The idle time runs from the
+    /// CPU's last switch to idle, or from the start for a CPU that has not run yet.
     pub idle_states: Vec<IdleState>,
     /// CPU time a context switch costs the task switched in, paid before it goes on with its
     /// program (a burst it was preempted in lasts that much longer): the switch itself, the

@@ -11,7 +11,8 @@
 //!   `sched_stat_runtime` still shows the tick where it preempts: switches of a running task
 //!   (prev_state R) with no wakeup onto that CPU just before happen at tick edges, and the
 //!   kernel's ticks are aligned across CPUs (`skew_tick=0`), so their times fall at one phase
-//!   of the tick period: the longest candidate period at which they do is taken. (A task that
+//!   of the tick period: the longest candidate period at which four in five of them fall
+//!   within a twentieth of it is taken. (A task that
 //!   shares its CPU switches at every tick, so its events show no run through two ticks.)
 //! - **The idle wakeup.** A wakeup from another CPU onto an idle one (the wakee the first task
 //!   switched in on a CPU that ran the idle task when `sched_waking` fired, on another CPU:
@@ -20,7 +21,7 @@
 //!   (`DEFAULT_SWITCH_DELAY_NS`, which every reschedule pays), is the scenario's
 //!   `idle_wakeup_ns`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use schedlab_sim::{EventKind, Pid, Trace};
 
@@ -122,30 +123,38 @@ fn from_preemptions(t: &Trace) -> Option<Estimate<u32>> {
     if times.len() < MIN_SAMPLES {
         return None;
     }
-    // How tightly the times gather at one phase of `p` (the mean resultant length, 0..1).
-    let concentration = |p: u64| {
-        let (mut c, mut s) = (0.0f64, 0.0f64);
-        for &x in &times {
-            let a = (x % p) as f64 / p as f64 * std::f64::consts::TAU;
-            c += a.cos();
-            s += a.sin();
+    // How many of the times fall in the busiest window of a twentieth of `p` at one phase
+    // (circularly), in integers so that native and wasm builds decide alike.
+    let gathered = |p: u64| {
+        let w = p / 20;
+        let mut ph: Vec<u64> = times.iter().map(|&x| x % p).collect();
+        ph.sort_unstable();
+        let n = ph.len();
+        let (mut best, mut j) = (0, 0);
+        for i in 0..n {
+            // Phases in [ph[i], ph[i] + w], wrapping past p.
+            while j < i + n && (ph[j % n] + if j >= n { p } else { 0 }) - ph[i] <= w {
+                j += 1;
+            }
+            best = best.max(j - i);
         }
-        (c * c + s * s).sqrt() / times.len() as f64
+        best
     };
     // Every multiple of the period is also a multiple of its divisors, so the longest period
-    // at which the times gather is the tick's.
+    // at which the times gather (four in five within a twentieth of it) is the tick's.
     let mut by_period: Vec<u32> = CANDIDATES.to_vec();
     by_period.sort_by_key(|&hz| period_ns(hz));
     by_period.reverse();
+    let n = times.len();
     by_period
         .into_iter()
-        .map(|hz| (hz, concentration(period_ns(hz))))
-        .find(|&(_, r)| r >= 0.9)
-        .map(|(hz, r)| Estimate {
+        .map(|hz| (hz, gathered(period_ns(hz))))
+        .find(|&(_, k)| k * 5 >= n * 4)
+        .map(|(hz, k)| Estimate {
             value: hz,
             how: format!(
-                "{} preemptions with no wakeup just before fall at one phase of {:.2} ms (concentration {r:.2})",
-                times.len(),
+                "{k} of {n} preemptions with no wakeup just before fall within {:.2} ms of one phase of {:.2} ms",
+                period_ns(hz) as f64 / 20e6,
                 period_ns(hz) as f64 / 1e6
             ),
         })
@@ -156,36 +165,28 @@ fn from_preemptions(t: &Trace) -> Option<Estimate<u32>> {
 /// [`MIN_SAMPLES`] of them.
 pub fn estimate_idle_wakeup(t: &Trace) -> Option<Estimate<u64>> {
     let mut running: BTreeMap<u32, Pid> = BTreeMap::new();
-    // CPUs whose state is known (a switch on them was seen): before it, idle or not is
-    // unknown.
-    let mut known: BTreeSet<u32> = BTreeSet::new();
-    // Each CPU's last switch: a wakee counts only if it is the first task its idle CPU
-    // switched to after the wakeup (not one queued behind another wakee).
+    // Each CPU's last switch (its state since is known): a wakee counts only if the CPU was
+    // idle when `sched_waking` fired and it is the first task the CPU switched to after it
+    // (not one queued behind another wakee).
     let mut last_switch: BTreeMap<u32, u64> = BTreeMap::new();
-    // A wakee's pending wakeup: when and on which CPU `sched_waking` fired, and which CPUs
-    // were idle then.
-    let mut pending: BTreeMap<Pid, (u64, u32, Vec<u32>)> = BTreeMap::new();
+    // A wakee's pending wakeup: when, and on which CPU `sched_waking` fired.
+    let mut pending: BTreeMap<Pid, (u64, u32)> = BTreeMap::new();
     let mut waits = vec![];
     for e in t.events.iter() {
         match e.kind {
             EventKind::Waking { pid, .. } if pid != 0 => {
-                let idle = known
-                    .iter()
-                    .copied()
-                    .filter(|c| !running.contains_key(c))
-                    .collect();
-                pending.insert(pid, (e.t_ns, e.cpu, idle));
+                pending.insert(pid, (e.t_ns, e.cpu));
             }
             EventKind::Switch { next_pid, .. } => {
-                known.insert(e.cpu);
-                let quiet_since = last_switch.insert(e.cpu, e.t_ns);
+                let since = last_switch.insert(e.cpu, e.t_ns);
+                let was_idle = since.is_some() && !running.contains_key(&e.cpu);
                 if next_pid == 0 {
                     running.remove(&e.cpu);
                 } else {
                     running.insert(e.cpu, next_pid);
-                    if let Some((at, from, idle)) = pending.remove(&next_pid) {
-                        let first = quiet_since.is_none_or(|q| q <= at);
-                        if from != e.cpu && idle.contains(&e.cpu) && first {
+                    if let Some((at, from)) = pending.remove(&next_pid) {
+                        let first = since.is_some_and(|q| q <= at);
+                        if from != e.cpu && was_idle && first {
                             waits.push(e.t_ns.saturating_sub(at));
                         }
                     }

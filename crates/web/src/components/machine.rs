@@ -49,9 +49,11 @@ pub fn machine_form(ctx: &Ctx) -> Html {
             k.switch_cost_ns as f64 / 1e3,
             k.wakeup_cost_ns as f64 / 1e3
         ),
-        None => "no measured machine: idle wakeup 17 µs, no switch or wakeup cost \
-                 (unless the scenario sets them)"
-            .to_string(),
+        None => format!(
+            "no measured machine: idle wakeup {} µs, no switch or wakeup cost (unless the \
+             scenario sets them)",
+            schedlab_scenario::DEFAULT_IDLE_WAKEUP_NS as f64 / 1e3
+        ),
     };
     html! {
         <fieldset class="machine">
