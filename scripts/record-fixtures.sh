@@ -9,6 +9,7 @@
 # (hackbench).
 set -eu
 # ONLY="hogs3 pingpong-cross" re-records just those (metadata.txt is appended to, not rewritten).
+# The parts: hogs3 periodic pingpong-cross pingpong-free hackbench hackbench-pinned costs idlelat.
 ONLY=${ONLY:-}
 want() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) true ;; *) false ;; esac; }
 HERE=$(cd "$(dirname "$0")" && pwd)

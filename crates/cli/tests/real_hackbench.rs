@@ -120,14 +120,24 @@ fn two_cpu_hackbench(variant: &str) -> (u64, u64, u64) {
                      "send_us": 0.8, "recv_us": 1.07}}]
     }"#
     .replace("VARIANT", variant);
-    let s = Scenario::from_json(&json).unwrap();
-    let o = simulate(&s.sim_config(), &s.variants()[0]).unwrap();
+    wakeups_and_switches(&json)
+}
+
+/// Runs a one-variant scenario: (wakeups on the waker's CPU, all wakeups, switches), summed
+/// over the CPUs.
+fn wakeups_and_switches(json: &str) -> (u64, u64, u64) {
+    let s = Scenario::from_json(json).unwrap();
+    let v = &s.variants()[0];
+    let o = simulate(&s.sim_config(), v).unwrap();
     let (local, all) = o
         .cpus
         .iter()
         .fold((0, 0), |(l, a), c| (l + c.ttwu_local, a + c.ttwu_count));
     let switches: u64 = o.cpus.iter().map(|c| c.sched_count).sum();
-    eprintln!("{variant}: {local}/{all} wakeups local, {switches} switches");
+    eprintln!(
+        "{}: {local}/{all} wakeups local, {switches} switches",
+        v.name
+    );
     (local, all, switches)
 }
 
@@ -176,14 +186,7 @@ fn two_groups_on_the_epyc_vm_stay_mixed_as_the_machine_does() {
                          "send_us": 2.15, "recv_us": 2.45}}]
         }"#
         .replace("VARIANT", variant);
-        let s = Scenario::from_json(&json).unwrap();
-        let o = simulate(&s.sim_config(), &s.variants()[0]).unwrap();
-        let (local, all) = o
-            .cpus
-            .iter()
-            .fold((0, 0), |(l, a), c| (l + c.ttwu_local, a + c.ttwu_count));
-        let switches: u64 = o.cpus.iter().map(|c| c.sched_count).sum();
-        eprintln!("{variant}: {local}/{all} wakeups local, {switches} switches");
+        let (local, all, switches) = wakeups_and_switches(&json);
         assert!(
             all > 20_000 && local * 100 >= all * 35 && local * 100 <= all * 75,
             "{variant}: {local} of {all} local"

@@ -42,8 +42,8 @@ pub const MACHINES: &[Machine] = &[
                       haltpoll without polling (an idle vCPU halts to the host)",
         fixtures: "real",
         idle_wakeup_ns: 17_000,
-        // Not measured (the VM was not at hand when idlelat was written); haltpoll without
-        // polling halts on every idle, so the one cost stands for all idle lengths.
+        // Not measured; haltpoll without polling halts on every idle, so the one cost stands
+        // for all idle lengths.
         idle_states: &[],
         switch_cost_ns: 960,
         wakeup_cost_ns: 9_000,

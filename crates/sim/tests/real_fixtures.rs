@@ -170,30 +170,41 @@ fn recorded_ping_pong_across_cpus() {
     }
 }
 
-/// Model: the same pair, each side running 3 µs (the recorded run-to-waking) before it writes
-/// and 15 µs after, on two otherwise idle CPUs, with the machine's `idle_wakeup_ns`. Its round
-/// trip rate is within 15 % of the recorded median cycle's (1 / 52 µs = 19 231/s).
-#[test]
-fn model_ping_pong_across_idle_cpus() {
-    let side = |comm: &str, cpu: u32, rx: u32, tx: u32, first: bool| {
+/// A ping-pong pair over two pipes as `scripts/workloads/pingpong.c` runs it: each side runs
+/// `pre_us`, writes to its partner, runs `post_us`, then reads; "ping" starts, "pong" first
+/// reads. `cpus` gives each side's allowed CPUs.
+fn ping_pong(pre_us: u64, post_us: u64, cpus: [&[u32]; 2], duration_ns: u64) -> SimConfig {
+    let side = |comm: &str, cpus: &[u32], rx: u32, tx: u32, first: bool| {
         let mut prog = vec![
-            Op::Run(Some(Dist::Fixed(3 * US))),
+            Op::Run(Some(Dist::Fixed(pre_us * US))),
             Op::Send(tx),
-            Op::Run(Some(Dist::Fixed(15 * US))),
+            Op::Run(Some(Dist::Fixed(post_us * US))),
             Op::Recv(rx),
         ];
         if !first {
             prog.rotate_left(3);
         }
-        on(task(comm, 0, SchedPolicy::Normal, prog), &[cpu])
+        on(task(comm, 0, SchedPolicy::Normal, prog), cpus)
     };
     let mut c = cfg(
         2,
         250,
-        2_000 * MS,
-        vec![side("ping", 0, 1, 0, true), side("pong", 1, 0, 1, false)],
+        duration_ns,
+        vec![
+            side("ping", cpus[0], 1, 0, true),
+            side("pong", cpus[1], 0, 1, false),
+        ],
     );
     c.channels = vec![Channel::unbounded("p2c"), Channel::unbounded("c2p")];
+    c
+}
+
+/// Model: the same pair, each side running 3 µs (the recorded run-to-waking) before it writes
+/// and 15 µs after, on two otherwise idle CPUs, with the machine's `idle_wakeup_ns`. Its round
+/// trip rate is within 15 % of the recorded median cycle's (1 / 52 µs = 19 231/s).
+#[test]
+fn model_ping_pong_across_idle_cpus() {
+    let mut c = ping_pong(3, 15, [&[0], &[1]], 2_000 * MS);
     c.idle_wakeup_ns = IDLE_WAKEUP_NS;
     let out = run(&c, "eevdf-6.19");
     // One round trip = one pass of the parent's loop, 3 + 15 µs of its CPU time.
@@ -409,25 +420,7 @@ fn recorded_ping_pong_across_cpus_on_the_epyc_vm() {
 /// Xeon VM's idle wakeup (17 µs) it would be less than half of it.
 #[test]
 fn model_ping_pong_across_idle_cpus_on_the_epyc_vm() {
-    let side = |comm: &str, cpu: u32, rx: u32, tx: u32, first: bool| {
-        let mut prog = vec![
-            Op::Run(Some(Dist::Fixed(4 * US))),
-            Op::Send(tx),
-            Op::Run(Some(Dist::Fixed(6 * US))),
-            Op::Recv(rx),
-        ];
-        if !first {
-            prog.rotate_left(3);
-        }
-        on(task(comm, 0, SchedPolicy::Normal, prog), &[cpu])
-    };
-    let mut c = cfg(
-        2,
-        250,
-        2_000 * MS,
-        vec![side("ping", 0, 1, 0, true), side("pong", 1, 0, 1, false)],
-    );
-    c.channels = vec![Channel::unbounded("p2c"), Channel::unbounded("c2p")];
+    let mut c = ping_pong(4, 6, [&[0], &[1]], 2_000 * MS);
     c.idle_wakeup_ns = epyc().idle_wakeup_ns;
     // One round trip = one pass of the parent's loop, 4 + 6 µs of its CPU time.
     let per_trip = 10 * US;
@@ -455,25 +448,7 @@ fn unpinned_ping_pong_wakes_the_idle_partner_cpu_on_the_epyc_vm() {
     let (local, all, _, _) = wakeup_totals(&r, "pingpong");
     assert!(all > 10_000 && local * 100 <= all * 20, "{local} of {all}");
 
-    let side = |comm: &str, rx: u32, tx: u32, first: bool| {
-        let mut prog = vec![
-            Op::Run(Some(Dist::Fixed(4 * US))),
-            Op::Send(tx),
-            Op::Run(Some(Dist::Fixed(6 * US))),
-            Op::Recv(rx),
-        ];
-        if !first {
-            prog.rotate_left(3);
-        }
-        on(task(comm, 0, SchedPolicy::Normal, prog), &[0, 1])
-    };
-    let mut c = cfg(
-        2,
-        250,
-        500 * MS,
-        vec![side("ping", 1, 0, true), side("pong", 0, 1, false)],
-    );
-    c.channels = vec![Channel::unbounded("p2c"), Channel::unbounded("c2p")];
+    let mut c = ping_pong(4, 6, [&[0, 1], &[0, 1]], 500 * MS);
     c.idle_wakeup_ns = epyc().idle_wakeup_ns;
     let local_share = |c: &SimConfig| {
         let o = run(c, "eevdf-6.19");

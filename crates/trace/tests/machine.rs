@@ -6,11 +6,14 @@
 //! `task_tick_fair` → `update_curr` does.
 
 mod common;
+/// The sim crate's test helpers (`cfg`, `hog`).
+#[path = "../../sim/tests/common/mod.rs"]
+mod sim_common;
 
 use std::path::PathBuf;
 
 use common::import;
-use schedlab_sim::{simulate, Op, SchedPolicy, SimConfig, TaskSpec, Variant};
+use schedlab_sim::{simulate, Variant};
 use schedlab_trace::machine::{estimate_hz, estimate_idle_wakeup};
 use schedlab_trace::{import_reader, Import, Options};
 
@@ -46,40 +49,12 @@ fn hz_from_tick_edge_preemptions_when_the_recording_has_no_stat_runtime() {
 
 /// Two hogs sharing CPU 0 and one alone on CPU 1, as the model runs them at `hz`.
 fn model_trace(hz: u32, keep_stat_runtime: bool) -> schedlab_sim::Trace {
-    let hog = |cpu: u32| TaskSpec {
-        comm: "hog".into(),
-        group: 0,
-        nice: 0,
-        policy: SchedPolicy::Normal,
-        slice_ns: None,
-        affinity: vec![cpu],
-        program: vec![Op::Run(None)],
-        start_ns: 0,
-        kthread: false,
+    let on = |cpu: u32| {
+        let mut h = sim_common::hog("hog", 0);
+        h.affinity = vec![cpu];
+        h
     };
-    let c = SimConfig {
-        cpus: 2,
-        llc_size: 0,
-        smt: 1,
-        hz,
-        duration_ns: 500_000_000,
-        seed: 1,
-        switch_delay_ns: 5_000,
-        irq_ns: 5_000,
-        idle_wakeup_ns: 0,
-        idle_states: vec![],
-        switch_cost_ns: 0,
-        wakeup_cost_ns: 0,
-        channels: vec![],
-        tasks: vec![hog(0), hog(0), hog(1)],
-        record_snapshots: false,
-        record_decisions: false,
-        irq_load: vec![],
-        cache: None,
-        cgroups: Default::default(),
-        rt_tasks: vec![],
-        rt_bandwidth: Default::default(),
-    };
+    let c = sim_common::cfg(2, hz, 500_000_000, vec![on(0), on(0), on(1)]);
     let mut t = simulate(&c, &Variant::parse("eevdf-6.6").unwrap())
         .unwrap()
         .trace;
