@@ -62,9 +62,14 @@ stop() { for p in "$@"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null
 	echo "config: $(zcat /proc/config.gz 2>/dev/null | grep -E '^CONFIG_(HZ|NO_HZ_IDLE|PREEMPT_DYNAMIC|PREEMPT_NONE|PREEMPT_VOLUNTARY|PREEMPT|PREEMPT_LAZY|IRQ_TIME_ACCOUNTING|FAIR_GROUP_SCHED|SCHED_AUTOGROUP)=' | tr '\n' ' ')"
 	echo "preempt mode at boot: $(dmesg 2>/dev/null | grep -o 'Dynamic Preempt: .*' | head -1)"
 	echo "autogroup: $(cat /proc/sys/kernel/sched_autogroup_enabled) (every workload started from this one shell: one group)"
+	# debugfs is mounted if it is not. The files under sched/ may be locked down while
+	# sched/debug is readable: its sysctl_sched section has the base slice and the feature
+	# bitmask (bit i is the i-th SCHED_FEAT line of the kernel's features.h).
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null || true
 	for f in base_slice_ns migration_cost_ns nr_migrate tunable_scaling preempt features; do
 		echo "debugfs sched/$f: $(cat /sys/kernel/debug/sched/$f 2>&1 | tr '\n' ' ')"
 	done
+	echo "debugfs sched/debug, sysctl_sched: $(sed -n '/^sysctl_sched/,/^$/p' /sys/kernel/debug/sched/debug 2>&1 | tr -s ' \n' ' ')"
 	# HZ by measurement: local timer interrupts on a CPU kept busy for 2 s.
 	taskset -c 1 sh -c "$HOG" & h=$!
 	sleep 0.2
@@ -138,11 +143,12 @@ fi
 if want costs; then
 wait_quiet costs
 # 7. The machine's costs (docs/measurements.md, "machine profiles"): a write + read alone, a
-# ping-pong pair pinned to one CPU (two switches a round trip), and a write that wakes a
-# partner blocked on the other CPU; three runs each.
+# ping-pong pair pinned to one CPU (two switches a round trip), a write that wakes a partner
+# blocked on the other, idle CPU (an IPI), and one that wakes it onto the other CPU while a
+# SCHED_FIFO task runs there (no IPI); three runs each.
 gcc -O2 -o "$TMP/switchcost" "$HERE/workloads/switchcost.c"
 for i in 1 2 3; do
-	echo "costs, run $i: $("$TMP/switchcost" alone 200000 1) | $("$TMP/switchcost" pair 100000 1) | $("$TMP/switchcost" wake 50000 0 1)" >> "$META"
+	echo "costs, run $i: $("$TMP/switchcost" alone 200000 1) | $("$TMP/switchcost" pair 100000 1) | $("$TMP/switchcost" wake 50000 0 1) | $("$TMP/switchcost" busy 2000 0 1)" >> "$META"
 done
 fi
 if want idlelat; then

@@ -7,9 +7,16 @@
  *                               wakeups and two switches
  *   switchcost wake N CPU0 CPU1 as pair, the partner on another CPU; times the waker's write()
  *                               that wakes the blocked partner, against a write() nobody waits on
- * Prints ns per iteration (wall, CLOCK_MONOTONIC) and, for wake, the mean write() times. */
+ *   switchcost busy N CPU0 CPU1 as wake, but CPU1 is busy: a SCHED_FIFO task there spins 900 us
+ *                               and sleeps 100 us in turn, so the partner is woken onto a CPU
+ *                               whose task it cannot preempt (no IPI: it is enqueued from CPU0)
+ *                               and runs in the gaps; the waker waits 150 us after each reply
+ *                               so that its write finds the hog running (needs root)
+ * Prints ns per iteration (wall, CLOCK_MONOTONIC) and, for wake and busy, the mean write()
+ * times. */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +52,22 @@ int main(int argc, char **argv) {
 		printf("alone %.1f ns/iter\n", (now() - t0) / n);
 		return 0;
 	}
+	pid_t hog = -1;
+	if (!strcmp(argv[1], "busy")) {
+		hog = fork();
+		if (hog == 0) {
+			struct sched_param sp = { .sched_priority = 1 };
+			pin(cpu1);
+			if (sched_setscheduler(0, SCHED_FIFO, &sp)) { perror("sched_setscheduler"); _exit(1); }
+			struct timespec gap = { 0, 100000 };
+			for (;;) {
+				double t = now();
+				while (now() - t < 900000)
+					;
+				nanosleep(&gap, 0);
+			}
+		}
+	}
 	pid_t c = fork();
 	if (c == 0) {
 		pin(cpu1);
@@ -57,6 +80,12 @@ int main(int argc, char **argv) {
 	usleep(10000);
 	double tw = 0, t0 = now();
 	for (long i = 0; i < n; i++) {
+		if (hog > 0) {
+			/* The partner replied in one of the hog's gaps; wait until that gap is over. */
+			double t = now();
+			while (now() - t < 150000)
+				;
+		}
 		double w0 = now();
 		if (write(a2b[1], &b, 1) != 1) return 1;
 		tw += now() - w0;
@@ -64,6 +93,10 @@ int main(int argc, char **argv) {
 	}
 	double tot = now() - t0;
 	waitpid(c, 0, 0);
+	if (hog > 0) {
+		kill(hog, SIGKILL);
+		waitpid(hog, 0, 0);
+	}
 	/* the same write with no reader blocked on it */
 	double tn = 0;
 	for (long i = 0; i < n; i++) {

@@ -143,12 +143,14 @@ fn check_details(c: &schedlab_sim::SimConfig) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "  costs: switch delay {}, IRQ {}, idle wakeup {}, context switch {}, remote wakeup {}",
+        "  costs: switch delay {}, IRQ {}, idle wakeup {}, context switch {}, remote wakeup {}, \
+         IPI {}",
         us(c.switch_delay_ns),
         us(c.irq_ns),
         us(c.idle_wakeup_ns),
         us(c.switch_cost_ns),
-        us(c.wakeup_cost_ns)
+        us(c.wakeup_cost_ns),
+        us(c.ipi_cost_ns)
     );
     if !c.idle_states.is_empty() {
         let states: Vec<String> = c

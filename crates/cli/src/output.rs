@@ -376,20 +376,30 @@ pub fn presets_text() -> String {
 pub fn machines_text() -> String {
     let mut s = format!(
         "Measured machines (a scenario's \"machine\"; its own idle_wakeup_ns, idle_states,\n\
-         switch_cost_ns and wakeup_cost_ns still win; without one: idle wakeup {} us whatever the\n\
-         idle length, no switch or wakeup cost):\n",
+         switch_cost_ns, wakeup_cost_ns and ipi_cost_ns still win; without one: idle wakeup {} us\n\
+         whatever the idle length, no switch, wakeup or IPI cost):\n",
         schedlab_scenario::DEFAULT_IDLE_WAKEUP_NS as f64 / 1e3
     );
+    let w = schedlab_sim::MACHINES
+        .iter()
+        .map(|m| m.name.len())
+        .max()
+        .unwrap_or(0);
     for m in schedlab_sim::MACHINES {
-        let _ = writeln!(s, "\n  {:<10} {}", m.name, m.description);
+        let _ = writeln!(s, "\n  {:<w$} {}", m.name, m.description);
         let _ = writeln!(
             s,
-            "  {:<10} idle wakeup {} us, context switch {} us, remote wakeup {} us \
+            "  {:<w$} idle wakeup {} us, context switch {} us, remote wakeup {} us{} \
              (recordings: tests/fixtures/{}/)",
             "",
             m.idle_wakeup_ns as f64 / 1e3,
             m.switch_cost_ns as f64 / 1e3,
             m.wakeup_cost_ns as f64 / 1e3,
+            if m.ipi_cost_ns > 0 {
+                format!(" + {} us when it sends an IPI", m.ipi_cost_ns as f64 / 1e3)
+            } else {
+                String::new()
+            },
             m.fixtures
         );
         if !m.idle_states.is_empty() {
@@ -404,7 +414,7 @@ pub fn machines_text() -> String {
                     )
                 })
                 .collect();
-            let _ = writeln!(s, "  {:<10} deeper idle: {}", "", states.join(", "));
+            let _ = writeln!(s, "  {:<w$} deeper idle: {}", "", states.join(", "));
         }
     }
     s

@@ -390,9 +390,9 @@ pub struct Scenario {
     pub switch_delay_ns: Option<u64>,
     /// IRQ time per timer interrupt in ns (default: [`DEFAULT_IRQ_NS`], or δ if smaller).
     pub irq_ns: Option<u64>,
-    /// The measured machine whose costs fill in `idle_wakeup_ns`, `switch_cost_ns` and
-    /// `wakeup_cost_ns` where the scenario does not give them (a name in
-    /// [`schedlab_sim::MACHINES`]; none by default).
+    /// The measured machine whose costs fill in `idle_wakeup_ns`, `idle_states`,
+    /// `switch_cost_ns`, `wakeup_cost_ns` and `ipi_cost_ns` where the scenario does not give
+    /// them (a name in [`schedlab_sim::MACHINES`]; none by default).
     pub machine: Option<String>,
     /// IPI + idle-exit latency of a remote wakeup onto an idle CPU, in ns (default: the
     /// machine's, else [`DEFAULT_IDLE_WAKEUP_NS`]).
@@ -406,6 +406,9 @@ pub struct Scenario {
     /// CPU time a wakeup onto another CPU costs the waker, in ns (default: the machine's, else
     /// 0).
     pub wakeup_cost_ns: Option<u64>,
+    /// CPU time the waker pays more when that wakeup sends an IPI (an idle or preempted
+    /// target), in ns (default: the machine's, else 0).
+    pub ipi_cost_ns: Option<u64>,
     /// The cache-warmth cost (default off).
     pub cache: Option<CacheSetting>,
     /// Kernel variants to compare, parsed (each keeps the string it was written as in its
@@ -543,6 +546,9 @@ impl Scenario {
         }
         if let Some(d) = self.wakeup_cost_ns {
             m.insert("wakeup_cost_ns".into(), d.into());
+        }
+        if let Some(d) = self.ipi_cost_ns {
+            m.insert("ipi_cost_ns".into(), d.into());
         }
         if let Some(c) = self.cache {
             let v = match c {
@@ -872,6 +878,10 @@ impl Scenario {
             wakeup_cost_ns: self
                 .wakeup_cost_ns
                 .or(machine.map(|m| m.wakeup_cost_ns))
+                .unwrap_or(0),
+            ipi_cost_ns: self
+                .ipi_cost_ns
+                .or(machine.map(|m| m.ipi_cost_ns))
                 .unwrap_or(0),
             channels,
             tasks,

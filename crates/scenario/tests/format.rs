@@ -97,7 +97,12 @@ fn switch_and_wakeup_costs_default_to_zero() {
     let s = Scenario::from_json(&text).unwrap();
     let c = s.sim_config();
     assert_eq!((c.switch_cost_ns, c.wakeup_cost_ns), (960, 9_000));
+    assert_eq!(c.ipi_cost_ns, 0);
     assert!(c.check().is_ok());
+    assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
+    let s = Scenario::from_json(&text.replacen("9000", "9000, \"ipi_cost_ns\": 8900", 1)).unwrap();
+    assert_eq!(s.sim_config().ipi_cost_ns, 8_900);
+    assert!(s.to_json().contains("\"ipi_cost_ns\": 8900"));
     assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
 }
 
@@ -128,6 +133,12 @@ fn a_named_machine_supplies_its_measured_costs() {
     assert_eq!(
         (c.idle_wakeup_ns, c.switch_cost_ns, c.wakeup_cost_ns),
         (17_000, 960, 9_000)
+    );
+    // The haltpoll boot's remote wakeup, split into the busy target's cost and the IPI's.
+    let c = with("\"machine\": \"epyc-vm-haltpoll\"").sim_config();
+    assert_eq!(
+        (c.idle_wakeup_ns, c.wakeup_cost_ns, c.ipi_cost_ns),
+        (32_000, 3_700, 8_900)
     );
     let c = with("\"machine\": \"epyc-vm\", \"switch_cost_ns\": 0").sim_config();
     assert_eq!((c.idle_wakeup_ns, c.switch_cost_ns), (3_000, 0));
@@ -236,8 +247,13 @@ fn bad_values_name_the_field_and_the_allowed_range() {
     );
     check_err(
         "\"duration_ms\": 3000",
+        "\"duration_ms\": 3000, \"ipi_cost_ns\": 2000000",
+        "ipi_cost_ns: 2000000 is out of range (allowed 0..=1000000)",
+    );
+    check_err(
+        "\"duration_ms\": 3000",
         "\"duration_ms\": 3000, \"machine\": \"pdp-11\"",
-        "machine: \"pdp-11\" is not a measured machine (known: xeon-vm, epyc-vm)",
+        "machine: \"pdp-11\" is not a measured machine (known: xeon-vm, epyc-vm, epyc-vm-haltpoll)",
     );
     check_err(
         "\"duration_ms\": 3000",

@@ -264,13 +264,21 @@ pub struct SimConfig {
     /// (2 750 − 820) / 2 ≈ 960 ns per switch (docs/measurements.md). The scenario default is 0
     /// (the single-CPU checks and goldens are without it); presets that need it set it.
     pub switch_cost_ns: u64,
-    /// CPU time a wakeup onto another CPU costs the waker (the IPI it sends: TTWU_QUEUE's or
-    /// the reschedule IPI), paid before its program goes on. A wakeup on the waker's own CPU
-    /// sends none; its cost is part of `switch_cost_ns`. Measured on the same VM with
-    /// `switchcost wake`: a write() that wakes a partner blocked on the other CPU takes
-    /// 7–12 µs against 0.22 µs for a write nobody waits on (the VM exits to send an IPI; bare
-    /// metal sends one in well under 1 µs). Default 0.
+    /// CPU time a wakeup onto another CPU costs the waker, paid before its program goes on
+    /// (`ipi_cost_ns` more when the wakeup sends an IPI). A wakeup on the waker's own CPU is
+    /// part of `switch_cost_ns`. Measured on the same VM with `switchcost wake`: a write() that
+    /// wakes a partner blocked on the other, idle CPU takes 7–12 µs against 0.22 µs for a
+    /// write nobody waits on (the VM exits to send the IPI; bare metal sends one in well
+    /// under 1 µs). Default 0.
     pub wakeup_cost_ns: u64,
+    /// CPU time the waker pays beyond `wakeup_cost_ns` when its wakeup onto another CPU sends
+    /// an IPI: the target is idle (`ttwu_queue_cond`: the wake list and
+    /// `send_call_function_single_ipi`) or the wakee preempts its curr (`resched_curr`
+    /// setting TIF_NEED_RESCHED anew). A busy target in the waker's LLC whose curr stays is
+    /// enqueued under its rq lock with no IPI. Measured with `switchcost busy` against
+    /// `switchcost wake`; 0 where a machine's two were not measured apart (its
+    /// `wakeup_cost_ns` then holds the idle target's cost, IPI included). Default 0.
+    pub ipi_cost_ns: u64,
     /// Channels (programs refer to them by index).
     pub channels: Vec<Channel>,
     /// Tasks; pid = index + 1.
@@ -444,7 +452,7 @@ pub mod limits {
     pub const MAX_IDLE_WAKEUP_NS: u64 = 10_000_000;
     /// Most deeper idle states.
     pub const MAX_IDLE_STATES: usize = 8;
-    /// Largest `switch_cost_ns` and `wakeup_cost_ns`.
+    /// Largest `switch_cost_ns`, `wakeup_cost_ns` and `ipi_cost_ns`.
     pub const MAX_SWITCH_COST_NS: u64 = 1_000_000;
     /// Largest `refill_ns` and `migrate_ns` of the cache-warmth cost.
     pub const MAX_CACHE_COST_NS: u64 = 1_000_000;
@@ -493,6 +501,7 @@ impl SimConfig {
         }
         if self.switch_cost_ns > limits::MAX_SWITCH_COST_NS
             || self.wakeup_cost_ns > limits::MAX_SWITCH_COST_NS
+            || self.ipi_cost_ns > limits::MAX_SWITCH_COST_NS
         {
             return Err("switch or wakeup cost out of range".into());
         }

@@ -28,12 +28,17 @@ pub struct Machine {
     /// one CPU, (round trip − 2 × the same write + read alone) / 2.
     pub switch_cost_ns: u64,
     /// The waker's CPU time for a wakeup onto another CPU (`SimConfig::wakeup_cost_ns`): a
-    /// write that wakes a partner blocked on the other CPU less a write nobody waits on.
+    /// write that wakes a partner blocked on the other, busy CPU (`switchcost busy`) less a
+    /// write nobody waits on; where that was not measured, the same onto an idle CPU
+    /// (`switchcost wake`), IPI included, with `ipi_cost_ns` 0.
     pub wakeup_cost_ns: u64,
+    /// What the waker pays more when its wakeup sends an IPI (`SimConfig::ipi_cost_ns`):
+    /// `switchcost wake` less `switchcost busy`.
+    pub ipi_cost_ns: u64,
 }
 
-/// The machines measured so far. Both are 2-vCPU KVM guests running Linux 6.18.44 with
-/// HZ=250 and `Dynamic Preempt: none`; their costs differ by up to 5×, which is why a
+/// The machines measured so far. All are 2-vCPU KVM guests running Linux 6.18.44 with
+/// HZ=250 and `Dynamic Preempt: none`; their costs differ by up to 10×, which is why a
 /// scenario names the one it describes.
 pub const MACHINES: &[Machine] = &[
     Machine {
@@ -46,7 +51,9 @@ pub const MACHINES: &[Machine] = &[
         // for all idle lengths.
         idle_states: &[],
         switch_cost_ns: 960,
+        // Onto an idle CPU; a busy target's cost was not measured apart.
         wakeup_cost_ns: 9_000,
+        ipi_cost_ns: 0,
     },
     Machine {
         name: "epyc-vm",
@@ -71,7 +78,40 @@ pub const MACHINES: &[Machine] = &[
             },
         ],
         switch_cost_ns: 2_400,
+        // Onto an idle CPU; a busy target's cost was not measured apart.
         wakeup_cost_ns: 2_000,
+        ipi_cost_ns: 0,
+    },
+    Machine {
+        name: "epyc-vm-haltpoll",
+        description: "2-vCPU Firecracker VM on an AMD EPYC (one LLC), Linux 6.18.44, HZ=250, \
+                      cpuidle haltpoll without polling (an idle vCPU halts to the host at once)",
+        fixtures: "real-epyc-haltpoll",
+        // The pinned ping-pong's wake-to-run onto the idle CPU, p50 37 µs, less δ.
+        idle_wakeup_ns: 32_000,
+        // idlelat: ~41 µs (δ + 36) after up to 500 µs of idle, ~53 µs after 1 ms, ~64 µs
+        // after 5 ms. There is no step at 200 µs as on `epyc-vm`: the guest halts at once and
+        // the host does not poll for it.
+        idle_states: &[
+            IdleState {
+                after_ns: 1_000_000,
+                wakeup_ns: 47_000,
+            },
+            IdleState {
+                after_ns: 5_000_000,
+                wakeup_ns: 59_000,
+            },
+        ],
+        // switchcost pair: (round trip − 2 × alone) / 2 in six runs, 2 344–3 564 ns, median
+        // 2 569.
+        switch_cost_ns: 2_600,
+        // switchcost busy: a write waking a partner onto the other CPU while a task it cannot
+        // preempt runs there (no IPI), less a write alone: 3.5, 3.7 and 4.1 µs.
+        wakeup_cost_ns: 3_700,
+        // switchcost wake: the same onto the idle (halted) CPU, 10.3–13.4 µs in six runs
+        // (median 12.6; on `epyc-vm` 2 µs): the IPI to a halted vCPU costs the waker ~8.9 µs
+        // more.
+        ipi_cost_ns: 8_900,
     },
 ];
 

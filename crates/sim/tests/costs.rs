@@ -1,6 +1,7 @@
-//! Costs that depend on scheduling: `switch_cost_ns` (paid by the task switched in) and
-//! `wakeup_cost_ns` (paid by a waker whose wakee lands on another CPU), against what was
-//! measured on the machine (docs/measurements.md, `scripts/workloads/switchcost.c`).
+//! Costs that depend on scheduling: `switch_cost_ns` (paid by the task switched in),
+//! `wakeup_cost_ns` (paid by a waker whose wakee lands on another CPU) and `ipi_cost_ns` (paid
+//! on top when that wakeup sends an IPI), against what was measured on the machine
+//! (docs/measurements.md, `scripts/workloads/switchcost.c`).
 
 mod common;
 use common::*;
@@ -107,6 +108,46 @@ fn wakeup_cost_is_paid_by_remote_wakers_only() {
     c.wakeup_cost_ns = cost;
     let out = run(&c, "eevdf-6.19");
     assert_eq!(rate(&out), rate(&base));
+}
+
+/// The IPI's part is paid only when the kernel sends one: onto an idle CPU (the wake list's
+/// IPI), not onto a busy CPU whose curr the wakee does not preempt (enqueued from the waker's
+/// CPU under the target's rq lock). `switchcost busy` and `wake` measure the two.
+#[test]
+fn ipi_cost_is_paid_only_when_the_wakeup_sends_one() {
+    let (wakeup, ipi) = (20 * US, 30 * US);
+    // Every 10 ms ping on CPU 0 writes to pong, blocked on CPU 1, which reads and blocks
+    // again; with `busy`, a hog runs on CPU 1 and pong is SCHED_BATCH, so it never preempts
+    // the hog and waits for the tick. Ping's CPU time per write: its own work and its
+    // wakeup's cost.
+    let per_write = |busy: bool| {
+        let w = Op::Run(Some(Dist::Fixed(ALONE_NS)));
+        let ping = vec![w, Op::Send(0), Op::Sleep(Dist::Fixed(10 * MS))];
+        let mut tasks = vec![
+            on(task("ping", 0, SchedPolicy::Normal, ping), &[0]),
+            on(
+                task("pong", 0, SchedPolicy::Batch, vec![Op::Recv(0), w]),
+                &[1],
+            ),
+        ];
+        if busy {
+            tasks.push(on(hog("hog", 0), &[1]));
+        }
+        let mut c = cfg(2, 250, 1_000 * MS, tasks);
+        c.channels = vec![Channel::unbounded("a2b")];
+        c.wakeup_cost_ns = wakeup;
+        c.ipi_cost_ns = ipi;
+        let out = run(&c, "eevdf-6.19");
+        let wakes = out.tasks[1].wakeups;
+        assert!(wakes >= 90, "busy {busy}: {wakes} wakeups");
+        out.tasks[0].sum_exec_runtime_ns / wakes
+    };
+    assert_eq!(per_write(false), ALONE_NS + wakeup + ipi, "idle target");
+    assert_eq!(
+        per_write(true),
+        ALONE_NS + wakeup,
+        "busy target, not preempted"
+    );
 }
 
 /// A preempted burst pays the switch back in: a hog that is switched out and in again loses

@@ -38,6 +38,7 @@ const TOP_KEYS: &[&str] = &[
     "idle_states",
     "switch_cost_ns",
     "wakeup_cost_ns",
+    "ipi_cost_ns",
     "cache",
     "variants",
     "topology",
@@ -344,6 +345,12 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
     let wakeup_cost_ns = match o.get("wakeup_cost_ns") {
         Some(v) => p
             .uint("wakeup_cost_ns", v, 0, limits::MAX_SWITCH_COST_NS)
+            .map(Some),
+        None => Some(None),
+    };
+    let ipi_cost_ns = match o.get("ipi_cost_ns") {
+        Some(v) => p
+            .uint("ipi_cost_ns", v, 0, limits::MAX_SWITCH_COST_NS)
             .map(Some),
         None => Some(None),
     };
@@ -716,6 +723,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             idle_states: idle_states?,
             switch_cost_ns: switch_cost_ns?,
             wakeup_cost_ns: wakeup_cost_ns?,
+            ipi_cost_ns: ipi_cost_ns?,
             cache: cache?,
             variants: variants?,
             topology: topology?,

@@ -226,6 +226,9 @@ impl Simulator {
         // Whether the wakee lands on an idle CPU (which then pays `idle_wakeup_ns` when the
         // waker is elsewhere).
         let mut idle_target = false;
+        // Whether the target's TIF_NEED_RESCHED was already set (`resched_curr` sends no IPI
+        // then).
+        let mut resched_was_set = self.cpus[cpu as usize].rq.need_resched;
         if self.ents[id].sched_delayed {
             // ttwu_runnable: still queued (delayed dequeue); no CPU selection.
             self.pelt_update(id);
@@ -267,6 +270,7 @@ impl Simulator {
                 self.pelt_attach(id, new_cpu);
             }
             idle_target = self.idle_cpu(new_cpu);
+            resched_was_set = self.cpus[new_cpu as usize].rq.need_resched;
             if self.bw_hold_wakeup(id, new_cpu, migrated) {
                 // Its group is throttled there: it waits for the unthrottle (bandwidth.rs).
                 self.ttwu_avg_idle(new_cpu);
@@ -281,7 +285,14 @@ impl Simulator {
             }
         }
         let cpu = self.tasks[id].cpu;
-        self.charge_wakeup(waker, waker_cpu != cpu);
+        // The waker sends an IPI for a wakeup on another CPU only when the target is idle
+        // (`ttwu_queue_cond`: the wake list, then `send_call_function_single_ipi`) or the
+        // wakee preempts its curr (`resched_curr` setting TIF_NEED_RESCHED anew); a busy
+        // target in the waker's LLC that keeps its curr is enqueued under its rq lock, no IPI.
+        let remote = waker_cpu != cpu;
+        let ipi = remote
+            && (idle_target || (!resched_was_set && self.cpus[cpu as usize].rq.need_resched));
+        self.charge_wakeup(waker, remote, ipi);
         // ttwu_stat(p, task_cpu(p), ...): counted on the waker's runqueue, local when the
         // wakee lands on the waker's CPU (after select_task_rq, not its previous CPU).
         let ws = &mut self.cpus[waker_cpu as usize].rq.stats;

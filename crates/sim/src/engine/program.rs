@@ -246,13 +246,13 @@ impl Simulator {
         }
     }
 
-    /// `wakeup_cost_ns`: a task that wakes another onto a different CPU pays for the IPI
-    /// before its program goes on (it is between ops: its burst is idle).
-    pub(super) fn charge_wakeup(&mut self, waker: Option<Tid>, remote: bool) {
-        if let Some(w) = waker {
-            if remote {
-                self.tasks[w].owed_ns += self.cfg.wakeup_cost_ns;
-            }
+    /// `wakeup_cost_ns` (and `ipi_cost_ns` when it sent an IPI): a task whose wakeup put its
+    /// wakee on another CPU pays for it before its program goes on (it is between ops: its
+    /// burst is idle).
+    pub(super) fn charge_wakeup(&mut self, waker: Option<Tid>, remote: bool, ipi: bool) {
+        if let (Some(w), true) = (waker, remote) {
+            let ipi = if ipi { self.cfg.ipi_cost_ns } else { 0 };
+            self.tasks[w].owed_ns += self.cfg.wakeup_cost_ns + ipi;
         }
     }
 

@@ -45,6 +45,7 @@ pub fn cfg(cpus: u32, hz: u32, duration_ns: u64, tasks: Vec<TaskSpec>) -> SimCon
         idle_states: vec![],
         switch_cost_ns: 0,
         wakeup_cost_ns: 0,
+        ipi_cost_ns: 0,
         channels: vec![],
         tasks,
         record_snapshots: false,

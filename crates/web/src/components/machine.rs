@@ -43,11 +43,16 @@ pub fn machine_form(ctx: &Ctx) -> Html {
     let known = schedlab_sim::MACHINES.iter().any(|k| k.name == m.machine);
     let machine_title = |name: &str| match schedlab_sim::machine(name) {
         Some(k) => format!(
-            "{}: idle wakeup {} µs, context switch {} µs, remote wakeup {} µs",
+            "{}: idle wakeup {} µs, context switch {} µs, remote wakeup {} µs{}",
             k.description,
             k.idle_wakeup_ns as f64 / 1e3,
             k.switch_cost_ns as f64 / 1e3,
-            k.wakeup_cost_ns as f64 / 1e3
+            k.wakeup_cost_ns as f64 / 1e3,
+            if k.ipi_cost_ns > 0 {
+                format!(" (+{} µs when it sends an IPI)", k.ipi_cost_ns as f64 / 1e3)
+            } else {
+                String::new()
+            }
         ),
         None => format!(
             "no measured machine: idle wakeup {} µs, no switch or wakeup cost (unless the \
