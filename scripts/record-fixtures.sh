@@ -53,12 +53,14 @@ stop() { for p in "$@"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null
 	echo "# Real-kernel fixtures for schedlab (scripts/record-fixtures.sh), recorded $(date -u +%FT%TZ)"
 	echo "uname -a: $(uname -a)"
 	echo "perf: $(perf --version)"
-	echo "cpus: $(nproc); cpuidle driver: $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none);" \
+	echo "cpus: $(nproc); cpuidle driver: $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)," \
+		"governor: $(cat /sys/devices/system/cpu/cpuidle/current_governor 2>/dev/null || echo none);" \
 		"idle states: $(cat /sys/devices/system/cpu/cpu0/cpuidle/state*/name 2>/dev/null | tr '\n' ',')" \
 		"exit latencies (us): $(cat /sys/devices/system/cpu/cpu0/cpuidle/state*/latency 2>/dev/null | tr '\n' ',')"
 	echo "cpu: $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo);" \
 		"LLC (cpu0's last cache level) shared by CPUs: $(cat "$(ls -d /sys/devices/system/cpu/cpu0/cache/index* | tail -1)/shared_cpu_list" 2>/dev/null || echo unknown)"
 	echo "cmdline: $(cat /proc/cmdline | tr ' ' '\n' | grep -E 'idle|halt|nohz|isolcpus|skew|preempt' | tr '\n' ' ')"
+	echo "haltpoll: $(grep -H . /sys/module/haltpoll/parameters/* 2>/dev/null | sed 's|.*/||' | tr '\n' ' ')"
 	echo "config: $(zcat /proc/config.gz 2>/dev/null | grep -E '^CONFIG_(HZ|NO_HZ_IDLE|PREEMPT_DYNAMIC|PREEMPT_NONE|PREEMPT_VOLUNTARY|PREEMPT|PREEMPT_LAZY|IRQ_TIME_ACCOUNTING|FAIR_GROUP_SCHED|SCHED_AUTOGROUP)=' | tr '\n' ' ')"
 	echo "preempt mode at boot: $(dmesg 2>/dev/null | grep -o 'Dynamic Preempt: .*' | head -1)"
 	echo "autogroup: $(cat /proc/sys/kernel/sched_autogroup_enabled) (every workload started from this one shell: one group)"
