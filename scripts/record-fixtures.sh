@@ -61,6 +61,8 @@ stop() { for p in "$@"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null
 		"LLC (cpu0's last cache level) shared by CPUs: $(cat "$(ls -d /sys/devices/system/cpu/cpu0/cache/index* | tail -1)/shared_cpu_list" 2>/dev/null || echo unknown)"
 	echo "cmdline: $(cat /proc/cmdline | tr ' ' '\n' | grep -E 'idle|halt|nohz|isolcpus|skew|preempt' | tr '\n' ' ')"
 	echo "haltpoll: $(grep -H . /sys/module/haltpoll/parameters/* 2>/dev/null | sed 's|.*/||' | tr '\n' ' ')"
+	# Scheduler sysctls that mainline does not have (e.g. a VM host's vCPU packing patch).
+	echo "non-mainline sched sysctls: $(for f in /proc/sys/kernel/sched_*; do case ${f##*/} in sched_autogroup_enabled|sched_cfs_bandwidth_slice_us|sched_deadline_period_*|sched_rr_timeslice_ms|sched_rt_*|sched_child_runs_first|sched_energy_aware|sched_schedstats|sched_util_clamp_*) ;; *) echo "${f##*/}=$(cat "$f" 2>/dev/null)";; esac; done | tr '\n' ' ')"
 	echo "config: $(zcat /proc/config.gz 2>/dev/null | grep -E '^CONFIG_(HZ|NO_HZ_IDLE|PREEMPT_DYNAMIC|PREEMPT_NONE|PREEMPT_VOLUNTARY|PREEMPT|PREEMPT_LAZY|IRQ_TIME_ACCOUNTING|FAIR_GROUP_SCHED|SCHED_AUTOGROUP)=' | tr '\n' ' ')"
 	echo "preempt mode at boot: $(dmesg 2>/dev/null | grep -o 'Dynamic Preempt: .*' | head -1)"
 	echo "autogroup: $(cat /proc/sys/kernel/sched_autogroup_enabled) (every workload started from this one shell: one group)"
