@@ -285,14 +285,7 @@ impl Simulator {
             }
         }
         let cpu = self.tasks[id].cpu;
-        // The waker sends an IPI for a wakeup on another CPU only when the target is idle
-        // (`ttwu_queue_cond`: the wake list, then `send_call_function_single_ipi`) or the
-        // wakee preempts its curr (`resched_curr` setting TIF_NEED_RESCHED anew); a busy
-        // target in the waker's LLC that keeps its curr is enqueued under its rq lock, no IPI.
-        let remote = waker_cpu != cpu;
-        let ipi = remote
-            && (idle_target || (!resched_was_set && self.cpus[cpu as usize].rq.need_resched));
-        self.charge_wakeup(waker, remote, ipi);
+        self.charge_wakeup(waker, waker_cpu, cpu, idle_target, resched_was_set);
         // ttwu_stat(p, task_cpu(p), ...): counted on the waker's runqueue, local when the
         // wakee lands on the waker's CPU (after select_task_rq, not its previous CPU).
         let ws = &mut self.cpus[waker_cpu as usize].rq.stats;

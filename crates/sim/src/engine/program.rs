@@ -247,13 +247,27 @@ impl Simulator {
     }
 
     /// `wakeup_cost_ns` (and `ipi_cost_ns` when it sent an IPI): a task whose wakeup put its
-    /// wakee on another CPU pays for it before its program goes on (it is between ops: its
-    /// burst is idle).
-    pub(super) fn charge_wakeup(&mut self, waker: Option<Tid>, remote: bool, ipi: bool) {
-        if let (Some(w), true) = (waker, remote) {
-            let ipi = if ipi { self.cfg.ipi_cost_ns } else { 0 };
-            self.tasks[w].owed_ns += self.cfg.wakeup_cost_ns + ipi;
+    /// wakee on another CPU, `cpu`, pays for it before its program goes on (it is between ops:
+    /// its burst is idle). Called after the enqueue; `idle_target` and `resched_was_set` are
+    /// the target's state before it. The waker sends an IPI only when the target was idle
+    /// (`ttwu_queue_cond`: the wake list, then `send_call_function_single_ipi`) or the wakee
+    /// preempts its curr (`resched_curr` setting TIF_NEED_RESCHED anew); a busy target in the
+    /// waker's LLC that keeps its curr is enqueued under its rq lock with no IPI.
+    pub(super) fn charge_wakeup(
+        &mut self,
+        waker: Option<Tid>,
+        waker_cpu: u32,
+        cpu: u32,
+        idle_target: bool,
+        resched_was_set: bool,
+    ) {
+        let Some(w) = waker else { return };
+        if waker_cpu == cpu {
+            return;
         }
+        let ipi = idle_target || (!resched_was_set && self.cpus[cpu as usize].rq.need_resched);
+        let ipi_cost = if ipi { self.cfg.ipi_cost_ns } else { 0 };
+        self.tasks[w].owed_ns += self.cfg.wakeup_cost_ns + ipi_cost;
     }
 
     /// A sleep of `n` ns: an hrtimer that wakes the task on its CPU, then `block`.

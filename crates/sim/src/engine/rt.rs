@@ -515,11 +515,7 @@ impl Simulator {
         let idle_target = self.idle_cpu(cpu);
         let resched_was_set = self.cpus[cpu as usize].rq.need_resched;
         self.rt_enqueue(id);
-        // As for a fair wakee (core.rs): an IPI when the target is idle or is preempted.
-        let remote = waker_cpu != cpu;
-        let ipi = remote
-            && (idle_target || (!resched_was_set && self.cpus[cpu as usize].rq.need_resched));
-        self.charge_wakeup(waker, remote, ipi);
+        self.charge_wakeup(waker, waker_cpu, cpu, idle_target, resched_was_set);
         let ws = &mut self.cpus[waker_cpu as usize].rq.stats;
         ws.ttwu_count += 1;
         if waker_cpu == cpu {
