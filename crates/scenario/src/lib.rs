@@ -719,6 +719,13 @@ impl Scenario {
     /// gives the same [`Scenario::sim_config`], and its JSON parses back to it.
     pub fn expanded(&self) -> Scenario {
         let mut s = self.clone();
+        let members = self.memberships();
+        s.cgroups.members = if members.iter().all(|m| *m == Membership::default()) {
+            vec![]
+        } else {
+            members
+        };
+        s.cgroups.workloads.clear();
         s.tasks.extend(self.expand_workloads().0);
         for c in workload::channel_specs(self.cpus, &self.workloads) {
             if !s.channels.iter().any(|x| x.name == c.name) {
@@ -727,6 +734,24 @@ impl Scenario {
         }
         s.workloads.clear();
         s
+    }
+
+    /// Each task group's cgroup or session in the expanded scenario: the entries of `"tasks"`,
+    /// then the workloads' groups, each with its workload's.
+    pub fn memberships(&self) -> Vec<Membership> {
+        let mut m = self.cgroups.members.clone();
+        m.resize(self.tasks.len(), Membership::default());
+        let (generated, infos) = self.expand_workloads();
+        let first = m.len();
+        m.resize(first + generated.len(), Membership::default());
+        for (info, wm) in infos.iter().zip(&self.cgroups.workloads) {
+            for (_, groups) in &info.roles {
+                for &g in groups {
+                    m[g as usize] = wm.clone();
+                }
+            }
+        }
+        m
     }
 
     /// What each workload expands to: its kind, a label, and the groups of each role (indices
@@ -903,8 +928,13 @@ impl Scenario {
                 .collect(),
             cache: self.cache.and_then(CacheSetting::cost),
             cgroups: self.cgroups.sim(
-                &self.tasks.iter().map(|t| t.count).collect::<Vec<_>>(),
-                generated.iter().map(|t| t.count as usize).sum(),
+                &self
+                    .tasks
+                    .iter()
+                    .chain(generated.iter())
+                    .map(|t| t.count)
+                    .collect::<Vec<_>>(),
+                &self.memberships(),
             ),
             rt_tasks,
             rt_bandwidth: {

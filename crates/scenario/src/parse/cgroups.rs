@@ -137,13 +137,18 @@ pub struct Cgroups {
     pub groups: Vec<CgroupSpec>,
     /// One per entry of `"tasks"` (empty when no task group names a cgroup or session).
     pub members: Vec<Membership>,
+    /// One per entry of `"workloads"`: the `"cgroup"` or `"session"` of all its tasks (empty
+    /// when no workload names one).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub workloads: Vec<Membership>,
 }
 
 impl Cgroups {
-    /// The engine's hierarchy for tasks expanded from `counts` (tasks per entry of `"tasks"`,
-    /// then `generated` workload tasks, which stay in the root group).
-    pub fn sim(&self, counts: &[u64], generated: usize) -> schedlab_sim::cgroup::Cgroups {
-        if self.members.iter().all(|m| *m == Membership::default()) {
+    /// The engine's hierarchy for the task groups of the expanded scenario: `counts` tasks per
+    /// group (the entries of `"tasks"`, then the workloads' groups), each in `members`' group
+    /// (as [`crate::Scenario::memberships`] lists them).
+    pub fn sim(&self, counts: &[u64], members: &[Membership]) -> schedlab_sim::cgroup::Cgroups {
+        if members.iter().all(|m| *m == Membership::default()) {
             return Default::default();
         }
         let mut groups = vec![Group {
@@ -166,7 +171,7 @@ impl Cgroups {
             });
         }
         let mut task_group = Vec::new();
-        for (m, &n) in self.members.iter().zip(counts) {
+        for (m, &n) in members.iter().zip(counts) {
             let g = if let Some(path) = &m.cgroup {
                 groups.iter().position(|x| &x.path == path).unwrap_or(0)
             } else if let Some(s) = m.session {
@@ -176,8 +181,7 @@ impl Cgroups {
                     None => {
                         // The session's nice: the first task group of the session that sets
                         // it (the parser made sure they agree).
-                        let nice = self
-                            .members
+                        let nice = members
                             .iter()
                             .filter(|x| x.session == Some(s))
                             .find_map(|x| x.autogroup_nice)
@@ -197,7 +201,6 @@ impl Cgroups {
             };
             task_group.extend((0..n).map(|_| g as u32));
         }
-        task_group.extend((0..generated).map(|_| 0));
         schedlab_sim::cgroup::Cgroups { groups, task_group }
     }
 
@@ -247,6 +250,19 @@ impl Cgroups {
                     }
                     if let Some(n) = mb.autogroup_nice {
                         o.insert("autogroup_nice".into(), n.into());
+                    }
+                }
+            }
+        }
+        // A workload is `{"kind": {params}}`: its membership goes among its parameters.
+        if let Some(Value::Array(ws)) = m.get_mut("workloads") {
+            for (w, mb) in ws.iter_mut().zip(&self.workloads) {
+                if let Some(Value::Object(o)) = w.as_object_mut().and_then(|k| k.values_mut().next()) {
+                    if let Some(c) = &mb.cgroup {
+                        o.insert("cgroup".into(), c.clone().into());
+                    }
+                    if let Some(s) = mb.session {
+                        o.insert("session".into(), s.into());
                     }
                 }
             }
@@ -509,10 +525,34 @@ pub(super) fn cgroups(p: &mut P, top: &Map<String, Value>) -> Option<Cgroups> {
     if members.iter().all(|m| *m == Membership::default()) {
         members.clear();
     }
+    // A workload's tasks join a cgroup or a session as a task group's do (its object is
+    // `{"kind": {params}}`; the workload parser reports any other shape).
+    let mut workloads = Vec::new();
+    if let Some(Value::Array(ws)) = top.get("workloads") {
+        for (i, w) in ws.iter().enumerate() {
+            let params = w
+                .as_object()
+                .filter(|o| o.len() == 1)
+                .and_then(|o| o.iter().next())
+                .and_then(|(k, v)| Some((k, v.as_object()?)));
+            let Some((kind, o)) = params else {
+                workloads.push(Membership::default());
+                continue;
+            };
+            match membership(p, &format!("workloads[{i}].{kind}"), o, &groups, autogroup) {
+                Some(m) => workloads.push(m),
+                None => ok = false,
+            }
+        }
+    }
+    if workloads.iter().all(|m| *m == Membership::default()) {
+        workloads.clear();
+    }
     ok.then_some(Cgroups {
         autogroup,
         groups,
         members,
+        workloads,
     })
 }
 

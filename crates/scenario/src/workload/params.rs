@@ -44,6 +44,22 @@ const AFFINITY: ParamSpec = p(
     "[-1]",
 );
 
+const CGROUP: ParamSpec = p(
+    "cgroup",
+    "",
+    "a path listed in \"cgroups\", e.g. \"/db\"",
+    "the cgroup its tasks run in (default: the root)",
+    "\"/not-listed\"",
+);
+
+const SESSION: ParamSpec = p(
+    "session",
+    "",
+    "1..=1000000, with \"autogroup\": true",
+    "the autogroup session its tasks run in, as if started from one shell (default: none)",
+    "0",
+);
+
 const HACKBENCH: &[ParamSpec] = &[
     p(
         "groups",
@@ -102,6 +118,8 @@ const HACKBENCH: &[ParamSpec] = &[
         "-1",
     ),
     AFFINITY,
+    CGROUP,
+    SESSION,
 ];
 
 const SCHBENCH: &[ParamSpec] = &[
@@ -155,6 +173,8 @@ const SCHBENCH: &[ParamSpec] = &[
         "0",
     ),
     AFFINITY,
+    CGROUP,
+    SESSION,
 ];
 
 const PIPE_PAIR: &[ParamSpec] = &[
@@ -187,6 +207,8 @@ const PIPE_PAIR: &[ParamSpec] = &[
         "where each pair may run",
         "\"near\"",
     ),
+    CGROUP,
+    SESSION,
 ];
 
 const MASSIVE_INTR: &[ParamSpec] = &[
@@ -200,6 +222,8 @@ const MASSIVE_INTR: &[ParamSpec] = &[
     p("work_ms", "8", "ms, > 0", "CPU time of one loop", "0"),
     p("sleep_ms", "1", "ms, > 0", "sleep after each loop", "0"),
     AFFINITY,
+    CGROUP,
+    SESSION,
 ];
 
 const PERIODIC: &[ParamSpec] = &[
@@ -241,6 +265,8 @@ const PERIODIC: &[ParamSpec] = &[
         "\"fifo\"",
     ),
     AFFINITY,
+    CGROUP,
+    SESSION,
 ];
 
 const FIO_LIKE: &[ParamSpec] = &[
@@ -288,6 +314,8 @@ const FIO_LIKE: &[ParamSpec] = &[
         "-1",
     ),
     AFFINITY,
+    CGROUP,
+    SESSION,
 ];
 
 impl WorkloadKind {

@@ -65,6 +65,7 @@ impl Simulator {
         }
         for (id, &g) in self.cfg.cgroups.task_group.iter().enumerate() {
             self.ents[id].group_idle = self.cfg.cgroups.idle_path(g);
+            self.ents[id].group = g;
         }
     }
 

@@ -70,6 +70,11 @@ pub(crate) struct Entity {
     pub mru: u64,
     /// In an idle task group (`cpu.idle = 1`): `se_is_idle` of its group entity.
     pub group_idle: bool,
+    /// The weight of its nice or policy: `se->load` in its own cfs_rq, where `load` is the
+    /// hierarchical weight the flat run queue gives a task in a group (`engine/group.rs`).
+    pub own_weight: u64,
+    /// Its task group (0: the root).
+    pub group: u32,
 }
 
 impl Entity {
@@ -92,6 +97,19 @@ impl Entity {
             seq: 0,
             mru: 0,
             group_idle: false,
+            own_weight: load.weight,
+            group: 0,
+        }
+    }
+    /// A time in its own cfs_rq's virtual units (where the kernel compares a constant such as
+    /// the sleeper credit or the ideal slice with vruntimes) in the flat queue's units: the
+    /// same for a task in the root group; × own weight / hierarchical weight in a group, as
+    /// its vruntime advances that much faster on the flat queue.
+    pub(crate) fn own_to_flat(&self, t: u64) -> u64 {
+        if self.load.weight == self.own_weight || self.load.weight == 0 {
+            t
+        } else {
+            (t as u128 * self.own_weight as u128 / self.load.weight as u128) as u64
         }
     }
     /// `se_is_idle` with group scheduling built in: the task's policy, or an idle group on

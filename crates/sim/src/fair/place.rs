@@ -37,6 +37,18 @@ impl Fair {
                 thresh >>= 1;
                 rules |= PlaceRules::GENTLE_FAIR_SLEEPERS;
             }
+            // The credit is taken in the task's own cfs_rq: its group's, in the group's units,
+            // when other tasks of the group are queued here; a group empty here is enqueued
+            // at the root with the credit in the root's units (the flat queue's).
+            let g = c.ents[id].group;
+            let thresh = if g != 0
+                && c.ents[id].own_weight != c.ents[id].load.weight
+                && c.rq.tree.iter().chain(c.rq.curr).any(|t| t != id && c.ents[t].group == g)
+            {
+                c.ents[id].own_to_flat(thresh)
+            } else {
+                thresh
+            };
             v = v.wrapping_sub(thresh as i64);
             credit = thresh as i64;
             rules |= PlaceRules::SLEEPER_CREDIT;

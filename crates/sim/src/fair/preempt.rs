@@ -128,7 +128,13 @@ impl Fair {
         if delta < 0 {
             return;
         }
-        // Virtual against real time: what the kernel does.
+        // Virtual against real time: what the kernel does, in the cfs_rq the two share (their
+        // group's when both are in one: its entity_tick; the root's otherwise).
+        let ideal = if c.ents[left].group == c.ents[cu].group {
+            c.ents[cu].own_to_flat(ideal)
+        } else {
+            ideal
+        };
         if delta as u64 > ideal {
             self.resched(c, Cause::VruntimeAhead);
         }
