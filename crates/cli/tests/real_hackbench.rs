@@ -197,3 +197,86 @@ fn two_groups_on_the_epyc_vm_stay_mixed_as_the_machine_does() {
         );
     }
 }
+
+/// `hackbench -g 2 --threads -l 2000` as each machine ran it: from one shell, so with
+/// autogroup on (every machine's metadata: `sched_autogroup_enabled` = 1) all 81 threads in
+/// one session's group. A task's load in the balancer is then its share of the group's
+/// (`task_h_load`), about 1/40 of a nice-0 task's, so a pull moves many threads at once: the
+/// recordings show 567 (Xeon), 587 (EPYC VM) and 668 (haltpoll) balancer migrations, and
+/// 41–65 % of the wakeups on the waker's CPU. In the root group the same model settles the
+/// groups one per CPU on two of the three machines (over 95 % local).
+fn two_groups_in_a_session(machine: &str, session: bool) -> (u64, u64, u64) {
+    let (costs, send, recv) = match machine {
+        "xeon" => (
+            r#""switch_cost_ns": 960, "wakeup_cost_ns": 9000"#.to_string(),
+            0.8,
+            1.07,
+        ),
+        // The recordings' own CPU per write and per read.
+        "epyc-vm" => (r#""machine": "epyc-vm""#.to_string(), 2.15, 2.45),
+        m => (format!(r#""machine": "{m}""#), 1.89, 2.05),
+    };
+    let membership = if session { r#", "session": 1"# } else { "" };
+    let json = format!(
+        r#"{{"version": 1, "name": "hackbench -g 2 --threads -l 2000", "cpus": 2, "hz": 250,
+           "duration_ms": 5000, "seed": 1, {costs}, "autogroup": true,
+           "variants": ["eevdf-6.19"],
+           "workloads": [{{"hackbench": {{"groups": 2, "fds": 20, "loops": 2000,
+                           "threads": true, "send_us": {send}, "recv_us": {recv}{membership}}}}}]}}"#
+    );
+    wakeups_and_switches(&json)
+}
+
+#[test]
+fn in_the_sessions_group_the_groups_stay_mixed_as_on_every_machine() {
+    for machine in ["xeon", "epyc-vm", "epyc-vm-haltpoll"] {
+        let (local, all, _) = two_groups_in_a_session(machine, true);
+        // Recorded: 65 %, 41 %, 37 % (39.5–49 % in four re-recordings); the model 53 %,
+        // 47 %, 74 %. Held: 30–80 %.
+        assert!(
+            all > 20_000 && local * 100 >= all * 30 && local * 100 <= all * 80,
+            "{machine}: {local} of {all} local in the session"
+        );
+    }
+    for machine in ["xeon", "epyc-vm-haltpoll"] {
+        let (local, all, _) = two_groups_in_a_session(machine, false);
+        assert!(
+            local * 100 >= all * 95,
+            "{machine}: {local} of {all} local in the root group (settled)"
+        );
+    }
+}
+
+/// On one CPU a session's group is the only entity at the root, so its tasks are scheduled
+/// among themselves exactly as they would be without groups: the pinned hackbench gives the
+/// same counters in a session as in the root group, under every variant.
+#[test]
+fn a_session_alone_on_a_cpu_schedules_as_the_root_group() {
+    let run = |session: &str| {
+        let json = format!(
+            r#"{{"version": 1, "name": "pinned", "cpus": 2, "hz": 250, "duration_ms": 2000,
+               "seed": 1, "switch_cost_ns": 960, "autogroup": true,
+               "variants": ["cfs-6.1", "eevdf-6.6:NO_RUN_TO_PARITY", "eevdf-6.12", "eevdf-6.19"],
+               "workloads": [{{"hackbench": {{"groups": 1, "fds": 20, "loops": 1000,
+                               "threads": true, "affinity": [1]{session}}}}}]}}"#
+        );
+        let s = Scenario::from_json(&json).unwrap();
+        s.variants()
+            .iter()
+            .map(|v| {
+                let o = simulate(&s.sim_config(), v).unwrap();
+                let c = &o.cpus[1];
+                (
+                    c.sched_count,
+                    c.ttwu_count,
+                    c.need_preempt_count,
+                    o.trace.end_ns,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let root = run("");
+    let session = run(r#", "session": 1"#);
+    assert!(root.iter().all(|r| r.0 > 1_000), "{root:?}");
+    assert_eq!(root, session);
+}

@@ -804,3 +804,35 @@ fn the_parameter_table_matches_the_format() {
         assert!(errs.to_string().contains("bogus"), "{errs}");
     }
 }
+
+/// A workload's `"session"` or `"cgroup"` puts all its tasks there: kept in the canonical
+/// JSON, carried by every expanded task group, and refused without autogroup.
+#[test]
+fn a_workloads_tasks_join_its_session_or_cgroup() {
+    let doc = r#"{"version": 1, "name": "t", "cpus": 2, "hz": 250, "duration_ms": 10,
+        "variants": ["eevdf-6.19"], "autogroup": true, "cgroups": [{"path": "/db"}],
+        "workloads": [{"hackbench": {"groups": 1, "fds": 2, "session": 3}},
+                      {"periodic": {"count": 2, "cgroup": "/db"}}]}"#;
+    let s = Scenario::from_json(doc).unwrap();
+    let back = Scenario::from_json(&s.to_json()).unwrap();
+    assert_eq!(back, s);
+    let e = s.expanded();
+    let m = e.memberships();
+    assert_eq!(m.len(), e.tasks.len());
+    let hb = m.iter().filter(|x| x.session == Some(3)).count();
+    let db = m
+        .iter()
+        .filter(|x| x.cgroup.as_deref() == Some("/db"))
+        .count();
+    assert_eq!((hb, db), (e.tasks.len() - 1, 1), "{m:?}");
+    let cfg = s.sim_config();
+    assert_eq!(cfg.cgroups.task_group.len(), cfg.tasks.len());
+    assert_eq!(e.sim_config().cgroups, cfg.cgroups);
+    let err = Scenario::from_json(&doc.replace(r#""autogroup": true,"#, "")).unwrap_err();
+    assert!(
+        err.0
+            .iter()
+            .any(|x| x.path == "workloads[0].hackbench.session"),
+        "{err}"
+    );
+}

@@ -257,7 +257,9 @@ impl Cgroups {
         // A workload is `{"kind": {params}}`: its membership goes among its parameters.
         if let Some(Value::Array(ws)) = m.get_mut("workloads") {
             for (w, mb) in ws.iter_mut().zip(&self.workloads) {
-                if let Some(Value::Object(o)) = w.as_object_mut().and_then(|k| k.values_mut().next()) {
+                if let Some(Value::Object(o)) =
+                    w.as_object_mut().and_then(|k| k.values_mut().next())
+                {
                     if let Some(c) = &mb.cgroup {
                         o.insert("cgroup".into(), c.clone().into());
                     }

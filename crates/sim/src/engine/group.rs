@@ -110,10 +110,32 @@ impl Simulator {
             );
             load[cg.groups[g].parent as usize] += share[g];
         }
+        // One group alone on this CPU (every queued task in it): the root holds only its
+        // group entity, so its tasks are picked among themselves with their own weights, as
+        // on a CPU without groups; the hierarchical weights count only in the loads. With
+        // tasks of several groups here, the flat queue picks by the hierarchical weights.
+        let mut only: Option<u32> = None;
+        let mut several = false;
+        for (id, &g) in cg.task_group.iter().enumerate() {
+            let here = Some(id) == incoming || (self.tasks[id].cpu == cpu && self.ents[id].on_rq);
+            if here {
+                match only {
+                    None => only = Some(g),
+                    Some(o) if o != g => several = true,
+                    _ => {}
+                }
+            }
+        }
+        let alone = !several && only.is_some_and(|g| g != 0);
+        let mut root_load = 0u64;
         for id in 0..cg.task_group.len() {
             let g = self.cfg.cgroups.task_group[id];
             let here = Some(id) == incoming || (self.tasks[id].cpu == cpu && self.ents[id].on_rq);
-            if g == 0 || !here {
+            if !here {
+                continue;
+            }
+            if g == 0 {
+                root_load += self.ents[id].load.weight;
                 continue;
             }
             let mut w = self.grp.base[id] as u128;
@@ -123,9 +145,19 @@ impl Simulator {
                 h = self.cfg.cgroups.groups[h].parent as usize;
             }
             let w = (w as u64).max(crate::cgroup::MIN_SHARES);
-            if w != self.ents[id].load.weight {
-                self.with_rq(cpu, |f, c| f.reweight(c, id, LoadWeight::sum(w)));
+            self.ents[id].h_weight = w;
+            root_load += w;
+            let pick = if alone { self.ents[id].own_weight } else { w };
+            if pick != self.ents[id].load.weight {
+                if alone != self.cpus[cpu as usize].group_alone {
+                    self.with_rq(cpu, |f, c| f.rescale(c, id, LoadWeight::sum(pick)));
+                } else {
+                    self.with_rq(cpu, |f, c| f.reweight(c, id, LoadWeight::sum(pick)));
+                }
             }
         }
+        let c = &mut self.cpus[cpu as usize];
+        c.root_load = Some(root_load);
+        c.group_alone = alone;
     }
 }

@@ -37,7 +37,7 @@ impl Simulator {
         }
         let now = self.pelt_clock(cpu);
         let c = &mut self.cpus[cpu as usize];
-        let load = c.rq.load >> crate::weight::SCHED_FIXEDPOINT_SHIFT;
+        let load = c.root_load.unwrap_or(c.rq.load) >> crate::weight::SCHED_FIXEDPOINT_SHIFT;
         let running = c.rq.curr.is_some();
         if c.avg
             .update_load_sum(now, load, c.rq.nr_running as u64, running)
@@ -52,7 +52,7 @@ impl Simulator {
         let now = self.pelt_clock(cpu);
         let running = self.cpus[cpu as usize].rq.curr == Some(id);
         let on_rq = running || self.ents[id].on_rq;
-        let weight = self.ents[id].load_user();
+        let weight = self.ents[id].h_user();
         self.tasks[id].avg.update(now, weight, on_rq, running);
     }
 
@@ -72,7 +72,7 @@ impl Simulator {
             return;
         }
         let se = self.tasks[id].avg;
-        let w = self.ents[id].load_user();
+        let w = self.ents[id].h_user();
         let c = &mut self.cpus[cpu as usize].avg;
         let min = crate::pelt::PELT_MIN_DIVIDER;
         c.load_avg = c.load_avg.saturating_sub(se.load_avg);
@@ -93,7 +93,7 @@ impl Simulator {
             return;
         }
         self.pelt_cfs(cpu);
-        let w = self.ents[id].load_user().max(1);
+        let w = self.ents[id].h_user().max(1);
         let c = self.cpus[cpu as usize].avg;
         let d = c.divider();
         let se = &mut self.tasks[id].avg;
@@ -121,7 +121,7 @@ impl Simulator {
             return;
         }
         self.pelt_cfs(cpu);
-        let w = self.ents[id].load_user();
+        let w = self.ents[id].h_user();
         let c = self.cpus[cpu as usize].avg;
         let cap = CAPACITY.saturating_sub(c.util_avg.min(CAPACITY)) / 2;
         let util = if c.util_avg != 0 {

@@ -132,6 +132,12 @@ struct Cpu {
     next_balance: u64,
     /// The root `cfs_rq->avg` (PELT, see load.rs).
     avg: crate::pelt::SchedAvg,
+    /// With task groups: the root cfs_rq's `load.weight` (scaled), the sum of the queued
+    /// tasks' hierarchical weights (`engine/group.rs`); without, the run queue's load.
+    root_load: Option<u64>,
+    /// The queued fair tasks are all of one group (not the root): the flat queue stands for
+    /// that group's cfs_rq (`engine/group.rs`).
+    group_alone: bool,
     /// `rq->has_blocked_load`: set when the CPU enters NOHZ idle, cleared by
     /// `update_blocked_averages` once its PELT load and util have decayed to 0.
     has_blocked_load: bool,

@@ -75,6 +75,9 @@ pub(crate) struct Entity {
     pub own_weight: u64,
     /// Its task group (0: the root).
     pub group: u32,
+    /// Its hierarchical weight (scaled), as `task_h_load` sees it: what its load averages
+    /// and its CPU's root load count (`engine/group.rs`); `load` outside a group.
+    pub h_weight: u64,
 }
 
 impl Entity {
@@ -99,7 +102,12 @@ impl Entity {
             group_idle: false,
             own_weight: load.weight,
             group: 0,
+            h_weight: load.weight,
         }
+    }
+    /// The hierarchical weight in user units (`scale_load_down`).
+    pub fn h_user(&self) -> u64 {
+        crate::weight::scale_load_down(self.h_weight)
     }
     /// A time in its own cfs_rq's virtual units (where the kernel compares a constant such as
     /// the sleeper credit or the ideal slice with vruntimes) in the flat queue's units: the
@@ -116,10 +124,6 @@ impl Entity {
     /// its path (the flat run queue stands for the group entity, see `engine/group.rs`).
     pub(crate) fn idle(&self) -> bool {
         self.policy == SchedPolicy::Idle || self.group_idle
-    }
-    /// User-visible weight.
-    pub fn load_user(&self) -> u64 {
-        self.load.user()
     }
     /// User-visible weight (`scale_load_down`).
     fn w(&self) -> i64 {

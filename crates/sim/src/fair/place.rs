@@ -43,7 +43,11 @@ impl Fair {
             let g = c.ents[id].group;
             let thresh = if g != 0
                 && c.ents[id].own_weight != c.ents[id].load.weight
-                && c.rq.tree.iter().chain(c.rq.curr).any(|t| t != id && c.ents[t].group == g)
+                && c.rq
+                    .tree
+                    .iter()
+                    .chain(c.rq.curr)
+                    .any(|t| t != id && c.ents[t].group == g)
             {
                 c.ents[id].own_to_flat(thresh)
             } else {

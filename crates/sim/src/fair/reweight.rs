@@ -54,4 +54,27 @@ impl Fair {
             self.tree_insert(c, id);
         }
     }
+
+    /// Changes the units task `id`'s vruntime is kept in, from its weight to `load`'s (the
+    /// flat queue passing from one group's cfs_rq to the root's or back, `engine/group.rs`):
+    /// its distance from the queue's reference (CFS: `min_vruntime`) scales by old/new
+    /// weight, as EEVDF's lag does in [`Fair::reweight`]. Not a kernel event.
+    pub fn rescale(&self, c: &mut Ctx, id: Tid, load: LoadWeight) {
+        if c.ents[id].on_rq && !self.eevdf() {
+            let old = c.ents[id].load.weight as i128;
+            let new = (load.weight as i128).max(1);
+            let is_curr = c.rq.curr == Some(id);
+            self.update_curr(c);
+            if !is_curr {
+                self.tree_remove(c, id);
+            }
+            let m = c.rq.min_vruntime;
+            let d = c.ents[id].vruntime.wrapping_sub(m) as i128;
+            c.ents[id].vruntime = m.wrapping_add((d * old / new) as i64);
+            if !is_curr {
+                self.tree_insert(c, id);
+            }
+        }
+        self.reweight(c, id, load);
+    }
 }
