@@ -140,7 +140,9 @@ fn idle_group_gets_weight_idleprio() {
 }
 
 /// Autogroup: nice 19 in session 1 vs nice 0 in session 2, each session a group of weight
-/// 1024: 50/50. In one session, nice 19 vs nice 0 is 15 / (1024 + 15) = 1.44 %.
+/// 1024: 50/50. In one session, the group's entity is alone at the root and nice 19 vs nice 0
+/// is scheduled exactly as without groups (15 / (1024 + 15) = 1.44 % in the long run; under
+/// CFS less over 3 s, as the nice-19 task's START_DEBIT is a 409 ms vslice).
 #[test]
 fn autogroup_nice_acts_only_inside_a_session() {
     let across = with_groups(
@@ -161,12 +163,12 @@ fn autogroup_nice_acts_only_inside_a_session() {
         let s = shares(&across, v);
         assert_near(s[0], 50.0, 0.5, &format!("{v} across sessions"));
         let s = shares(&inside, v);
-        assert_near(
-            s[0],
-            1500.0 / 1039.0,
-            0.12,
-            &format!("{v} inside a session"),
+        let flat = shares(
+            &cfg(1, 1000, 3000 * MS, vec![hog("n19", 19), hog("n0", 0)]),
+            v,
         );
+        assert_eq!(s, flat, "{v} inside a session");
+        assert!(s[0] > 1.0 && s[0] < 1.6, "{v} inside a session: {s:?}");
     }
 }
 

@@ -9,9 +9,16 @@
 //! through `update_tg_load_avg`'s 1/64 filter. A group with `cpu.idle = 1` has the weight
 //! `WEIGHT_IDLEPRIO` and its tasks count as idle entities (`se_is_idle`).
 //!
-//! DEVIATION(kernel): no group entities, so no per-group vruntime, slice, placement or pick:
-//! the share of CPU time between groups follows from the weights, but the order within a
-//! period is that of a flat queue of the same effective weights. A group's load on a CPU is
+//! Where every queued task on a CPU is of one group, the root holds only that group's entity
+//! and the flat queue stands for the group's cfs_rq: its tasks are picked with their own
+//! weights, as without groups, and the hierarchical weights count only in the loads (PELT and
+//! the root's `load.weight`, `Cpu::root_load`). A CPU passing between that state and a mixed
+//! one rescales its tasks' vruntimes into the new units (`Fair::rescale`).
+//!
+//! DEVIATION(kernel): no group entities, so where tasks of several groups share a CPU there
+//! is no per-group vruntime, slice, placement or pick: the share of CPU time between groups
+//! follows from the weights, but the order within a period is that of a flat queue of the
+//! same effective weights. A group's load on a CPU is
 //! its queued weight (`cfs_rq->load.weight`), not the PELT average the kernel takes the
 //! larger of; `tg->load_avg` is updated at every group update (the kernel's 6.7+ rate limit
 //! of once per ms is not modelled).
