@@ -84,14 +84,28 @@ impl Simulator {
         if self.grp.base.is_empty() {
             return;
         }
+        // The tasks queued here (the run queue's tree and its curr) and the incoming one, in
+        // pid order.
+        let rq = &self.cpus[cpu as usize].rq;
+        let mut here: Vec<super::Tid> = rq
+            .tree
+            .iter()
+            .chain(rq.curr)
+            .chain(incoming)
+            .filter(|&id| {
+                Some(id) == incoming || (self.tasks[id].cpu == cpu && self.ents[id].on_rq)
+            })
+            .collect();
+        here.sort_unstable();
+        here.dedup();
         let cg = &self.cfg.cgroups;
         let ng = cg.groups.len();
         let ncpu = self.cfg.cpus as usize;
         // cfs_rq->load.weight of each group on this CPU, user units.
         let mut load = vec![0u64; ng];
-        for (id, &g) in cg.task_group.iter().enumerate() {
-            let here = Some(id) == incoming || (self.tasks[id].cpu == cpu && self.ents[id].on_rq);
-            if g != 0 && here {
+        for &id in &here {
+            let g = cg.task_group[id];
+            if g != 0 {
                 load[g as usize] += crate::weight::scale_load_down(self.grp.base[id]);
             }
         }
@@ -123,24 +137,18 @@ impl Simulator {
         // tasks of several groups here, the flat queue picks by the hierarchical weights.
         let mut only: Option<u32> = None;
         let mut several = false;
-        for (id, &g) in cg.task_group.iter().enumerate() {
-            let here = Some(id) == incoming || (self.tasks[id].cpu == cpu && self.ents[id].on_rq);
-            if here {
-                match only {
-                    None => only = Some(g),
-                    Some(o) if o != g => several = true,
-                    _ => {}
-                }
+        for &id in &here {
+            let g = cg.task_group[id];
+            match only {
+                None => only = Some(g),
+                Some(o) if o != g => several = true,
+                _ => {}
             }
         }
         let alone = !several && only.is_some_and(|g| g != 0);
         let mut root_load = 0u64;
-        for id in 0..cg.task_group.len() {
+        for id in here {
             let g = self.cfg.cgroups.task_group[id];
-            let here = Some(id) == incoming || (self.tasks[id].cpu == cpu && self.ents[id].on_rq);
-            if !here {
-                continue;
-            }
             if g == 0 {
                 root_load += self.ents[id].load.weight;
                 continue;
