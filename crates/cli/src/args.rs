@@ -353,6 +353,12 @@ pub(crate) struct ImportArgs {
     /// percentiles with the recording's
     #[arg(long)]
     pub(crate) compare: bool,
+    /// Put the task group of this name (a comm) in one autogroup session with the other
+    /// groups named so (repeatable): a workload started from one shell on a machine with
+    /// autogroup on (/proc/sys/kernel/sched_autogroup_enabled = 1), which a perf recording
+    /// does not show
+    #[arg(long = "session", value_name = "NAME")]
+    pub(crate) session: Vec<String>,
 }
 
 /// Where a run's options ended up.

@@ -112,6 +112,37 @@ fn read_trace(path: &str, opts: Options) -> Result<Import, Fail> {
 }
 
 /// `schedlab import TRACE --to-scenario OUT.json`.
+/// `--session NAME`: autogroup on, and the derived task groups of those names in session 1.
+fn in_one_session(scenario: &mut serde_json::Value, names: &[String]) -> Result<(), Fail> {
+    let Some(tasks) = scenario.get_mut("tasks").and_then(|t| t.as_array_mut()) else {
+        return Ok(());
+    };
+    let name_of = |t: &serde_json::Value| {
+        t.get("name")
+            .and_then(|n| n.as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let known: Vec<String> = tasks.iter().map(name_of).collect();
+    if let Some(n) = names.iter().find(|n| !known.contains(n)) {
+        return Err(crate::usage_err(format!(
+            "--session {n}: no derived task group has that name (they are: {})",
+            known.join(", ")
+        )));
+    }
+    for t in tasks.iter_mut() {
+        if names.contains(&name_of(t)) {
+            if let Some(o) = t.as_object_mut() {
+                o.insert("session".into(), 1.into());
+            }
+        }
+    }
+    if let Some(o) = scenario.as_object_mut() {
+        o.insert("autogroup".into(), true.into());
+    }
+    Ok(())
+}
+
 pub(crate) fn import(a: &ImportArgs, out: &mut dyn Write) -> Result<(), Fail> {
     use schedlab_scenario::Scenario;
     if !(a.min_cpu_ms.is_finite() && a.min_cpu_ms >= 0.0) {
@@ -150,9 +181,13 @@ pub(crate) fn import(a: &ImportArgs, out: &mut dyn Write) -> Result<(), Fail> {
             ),
         ));
     }
+    let mut value = d.scenario.clone();
+    if !a.session.is_empty() {
+        in_one_session(&mut value, &a.session)?;
+    }
     // The variants are the user's input: their errors are input errors; anything else
     // would be a bug in the derivation, reported as such.
-    let scenario = Scenario::from_value(d.scenario.clone()).map_err(|es| {
+    let scenario = Scenario::from_value(value).map_err(|es| {
         let variant_errs: Vec<String> =
             es.0.iter()
                 .filter(|e| e.path.starts_with("variants"))

@@ -443,6 +443,37 @@ fn import_derives_a_scenario_that_runs_and_compares_it() {
         err.contains("--variant: unknown kernel variant `eevdf-9.9`"),
         "{err}"
     );
+    // --session: the named groups in one autogroup session; an unknown name is refused
+    // with the names there are.
+    let (code, text, err) = schedlab(&[
+        "import",
+        &format!("{dir}/hogs.perf-script.txt.gz"),
+        "--to-scenario",
+        "-",
+        "--session",
+        "hog",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["autogroup"], true, "{text}");
+    let tasks = v["tasks"].as_array().unwrap();
+    assert!(tasks
+        .iter()
+        .all(|t| (t["name"] == "hog") == (t["session"] == 1)));
+    let (code, _, err) = schedlab(&[
+        "import",
+        &format!("{dir}/hogs.perf-script.txt.gz"),
+        "--to-scenario",
+        "-",
+        "--session",
+        "nope",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--session nope: no derived task group has that name (they are: ")
+            && err.contains("hog"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&tmp).ok();
 }
 
