@@ -1113,6 +1113,14 @@ fn cgroups_are_added_nested_renamed_and_deleted() {
         field: TaskField::Cgroup,
         value: "/group1/group1".into(),
     });
+    // So does a workload that names one.
+    let s = s.reduce(Action::AddWorkload);
+    let w = s.workloads.len() - 1;
+    let s = s.reduce(Action::SetWorkloadParam {
+        row: w,
+        name: "cgroup".into(),
+        value: "/group1".into(),
+    });
     let s = s.reduce(Action::SetCgroup {
         row: 0,
         field: CgroupField::Path,
@@ -1120,6 +1128,7 @@ fn cgroups_are_added_nested_renamed_and_deleted() {
     });
     assert_eq!(paths(&s), ["/db", "/db/group1", "/group2"]);
     assert_eq!(s.tasks[0].cgroup, "/db/group1");
+    assert_eq!(s.workloads[w].param_text("cgroup"), "/db");
     assert!(s.errors.is_empty(), "{:?}", s.errors);
     let doc = s.document();
     assert_eq!(doc["tasks"][0]["cgroup"], "/db/group1");

@@ -165,7 +165,7 @@ pub enum Action {
     AddWorkload,
     DeleteWorkload(usize),
     /// A text field of cgroup `row`; renaming a cgroup's path renames it in the task groups
-    /// that name it and in its children's paths.
+    /// and workloads that name it and in its children's paths.
     SetCgroup {
         row: usize,
         field: CgroupField,
@@ -942,8 +942,8 @@ impl State {
 }
 
 impl State {
-    /// After cgroup `row`'s path changed from `old` to `new`: the task groups in `old` or below
-    /// it follow it, and so do the cgroups below it (`old/x` becomes `new/x`).
+    /// After cgroup `row`'s path changed from `old` to `new`: the task groups and workloads in
+    /// `old` or below it follow it, and so do the cgroups below it (`old/x` becomes `new/x`).
     fn rename_cgroup(&mut self, row: usize, old: &str, new: &str) {
         if old.is_empty()
             || new.is_empty()
@@ -960,6 +960,14 @@ impl State {
                 t.cgroup = new.to_string();
             } else if let Some(rest) = t.cgroup.strip_prefix(&prefix) {
                 t.cgroup = format!("{new}/{rest}");
+            }
+        }
+        for w in &mut self.workloads {
+            let c = w.param_text("cgroup");
+            if c == old {
+                w.set_param("cgroup", new);
+            } else if let Some(rest) = c.strip_prefix(&prefix) {
+                w.set_param("cgroup", &format!("{new}/{rest}"));
             }
         }
         for (i, g) in self.cgroups.iter_mut().enumerate() {
