@@ -111,7 +111,6 @@ fn read_trace(path: &str, opts: Options) -> Result<Import, Fail> {
     })
 }
 
-/// `schedlab import TRACE --to-scenario OUT.json`.
 /// `--session NAME`: autogroup on, and the derived task groups of those names in session 1.
 fn in_one_session(scenario: &mut serde_json::Value, names: &[String]) -> Result<(), Fail> {
     let Some(tasks) = scenario.get_mut("tasks").and_then(|t| t.as_array_mut()) else {
@@ -143,6 +142,7 @@ fn in_one_session(scenario: &mut serde_json::Value, names: &[String]) -> Result<
     Ok(())
 }
 
+/// `schedlab import TRACE --to-scenario OUT.json`.
 pub(crate) fn import(a: &ImportArgs, out: &mut dyn Write) -> Result<(), Fail> {
     use schedlab_scenario::Scenario;
     if !(a.min_cpu_ms.is_finite() && a.min_cpu_ms >= 0.0) {

@@ -231,8 +231,8 @@ fn two_groups_in_a_session(machine: &str, session: bool) -> (u64, u64, u64) {
 fn in_the_sessions_group_the_groups_stay_mixed_as_on_every_machine() {
     for machine in ["xeon", "epyc-vm", "epyc-vm-haltpoll"] {
         let (local, all, _) = two_groups_in_a_session(machine, true);
-        // Recorded: 65 %, 41 %, 37 % (39.5–49 % in four re-recordings); the model 53 %,
-        // 47 %, 74 %. Held: 30–80 %.
+        // Recorded: 65 %, 41 %, 37 % (39.5–49 % in four re-recordings); the model's
+        // ttwu_local shares 54 %, 47 %, 76 %. Held: 30–80 %.
         assert!(
             all > 20_000 && local * 100 >= all * 30 && local * 100 <= all * 80,
             "{machine}: {local} of {all} local in the session"

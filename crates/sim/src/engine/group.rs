@@ -29,7 +29,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::Simulator;
-use crate::config::{SchedPolicy, SimConfig};
+use crate::config::SimConfig;
 use crate::weight::LoadWeight;
 
 /// The per-group state the kernel keeps in `struct task_group` and the group `cfs_rq`s.
@@ -39,8 +39,6 @@ pub(super) struct GroupState {
     contrib: Vec<u64>,
     /// `tg->load_avg`, by group.
     load_avg: Vec<u64>,
-    /// Each task's own weight (nice or SCHED_IDLE), scaled.
-    base: Vec<u64>,
 }
 
 impl GroupState {
@@ -52,14 +50,6 @@ impl GroupState {
         GroupState {
             contrib: vec![0; ng * cfg.cpus as usize],
             load_avg: vec![0; ng],
-            base: cfg
-                .tasks
-                .iter()
-                .map(|t| match t.policy {
-                    SchedPolicy::Idle => LoadWeight::idle().weight,
-                    _ => LoadWeight::from_nice(t.nice).weight,
-                })
-                .collect(),
         }
     }
 }
@@ -81,7 +71,7 @@ impl Simulator {
     /// task about to be enqueued here: it counts as queued and gets its weight before its
     /// placement, which scales by it (START_DEBIT, the lag).
     pub(super) fn group_update(&mut self, cpu: u32, incoming: Option<super::Tid>) {
-        if self.grp.base.is_empty() {
+        if self.grp.load_avg.is_empty() {
             return;
         }
         // The tasks queued here (the run queue's tree and its curr) and the incoming one, in
@@ -106,7 +96,7 @@ impl Simulator {
         for &id in &here {
             let g = cg.task_group[id];
             if g != 0 {
-                load[g as usize] += crate::weight::scale_load_down(self.grp.base[id]);
+                load[g as usize] += crate::weight::scale_load_down(self.ents[id].own_weight);
             }
         }
         // Children come after their parents: walking backwards, a group's load is complete
@@ -153,7 +143,7 @@ impl Simulator {
                 root_load += self.ents[id].load.weight;
                 continue;
             }
-            let mut w = self.grp.base[id] as u128;
+            let mut w = self.ents[id].own_weight as u128;
             let mut h = g as usize;
             while h != 0 {
                 w = w * share[h] as u128 / load[h] as u128;
