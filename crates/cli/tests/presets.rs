@@ -123,10 +123,9 @@ fn sched_idle_runs_and_waits() {
 /// RUN_TO_PARITY, which switches less than half as often, finishes first. Without that cost
 /// both variants do the same CPU work on always-busy CPUs and finish within 2% of each other,
 /// so the test asks for more than 2% at the preset's 300 loops, and for the direction at
-/// 200: for the first 70 ms after main() wakes all 320 threads at once most threads are
-/// runnable, wakeups are few and both variants switch alike, so at 100 loops that start is
-/// 40% of the run, and with every blocked sender of a socket woken at once (unix_write_space)
-/// NO_RUN_TO_PARITY finishes first there (ARCHITECTURE.md, "Compared with the machine").
+/// 200, where the start (about 70 ms after main() wakes all 320 threads, in which most
+/// threads are runnable, wakeups are few and both variants switch alike) is a larger part of
+/// the run (ARCHITECTURE.md, "Compared with the machine").
 /// hackbench's run has no random input, so the seed does not move it; the run length does.
 #[test]
 fn hackbench_wakeup_preemption_ratio() {

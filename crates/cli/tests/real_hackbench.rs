@@ -102,24 +102,32 @@ fn receivers_block_before_a_slice_ends_under_them() {
     }
 }
 
-/// `hackbench -g 2 --threads -l 2000` over the machine's 2 CPUs
-/// (`tests/fixtures/real/hackbench.perf-script.gz`, read by `crates/sim/tests/real_fixtures.rs`):
-/// 45 458 of its 69 445 wakeups (65 %) on the waker's CPU and 95 251 switches for the run's
-/// 1.6 M messages; its runs give 0.80 µs of CPU per write and 1.07 µs per read. The model as
-/// `eevdf-6.12` with those costs lands in the same regime (receivers woken one message batch
-/// at a time, senders preempted by the receiver they wake). `eevdf-6.19` does not: its
-/// NI_RANDOM settles the groups one per CPU (ARCHITECTURE.md, "Compared with the machine").
-/// `hackbench -g 2 --threads -l 2000` on the machine's 2 CPUs with the recording's per-message
-/// costs under `variant`: (wakeups on the waker's CPU, all wakeups, switches).
-fn two_cpu_hackbench(variant: &str) -> (u64, u64, u64) {
-    let json = r#"{
-      "version": 1, "name": "hackbench -g 2 --threads -l 2000", "cpus": 2, "hz": 250,
-      "duration_ms": 4000, "seed": 1, "switch_cost_ns": 960, "wakeup_cost_ns": 9000,
-      "variants": ["VARIANT"],
-      "workloads": [{"hackbench": {"groups": 2, "fds": 20, "loops": 2000, "threads": true,
-                     "send_us": 0.8, "recv_us": 1.07}}]
-    }"#
-    .replace("VARIANT", variant);
+/// `hackbench -g 2 --threads -l 2000` as each machine ran it: from one shell, so with
+/// autogroup on (every machine's metadata: `sched_autogroup_enabled` = 1) all 81 threads in
+/// one session's group. A task's load in the balancer is then its share of the group's
+/// (`task_h_load`), about 1/40 of a nice-0 task's, so a pull moves many threads at once: the
+/// recordings show 567 (Xeon VM), 587 (EPYC VM) and 668 (haltpoll) balancer migrations, and
+/// 37–65 % of the wakeups on the waker's CPU. Each machine's costs and its recording's own CPU
+/// per write and per read; `session` false puts the threads in the root group instead (not
+/// how any machine ran them). Returns (wakeups on the waker's CPU, all wakeups, switches).
+fn two_groups(machine: &str, variant: &str, session: bool) -> (u64, u64, u64) {
+    let (costs, send, recv) = match machine {
+        "xeon" => (
+            r#""switch_cost_ns": 960, "wakeup_cost_ns": 9000"#.to_string(),
+            0.8,
+            1.07,
+        ),
+        "epyc-vm" => (r#""machine": "epyc-vm""#.to_string(), 2.15, 2.45),
+        m => (format!(r#""machine": "{m}""#), 1.89, 2.05),
+    };
+    let membership = if session { r#", "session": 1"# } else { "" };
+    let json = format!(
+        r#"{{"version": 1, "name": "hackbench -g 2 --threads -l 2000", "cpus": 2, "hz": 250,
+           "duration_ms": 5000, "seed": 1, {costs}, "autogroup": true,
+           "variants": ["{variant}"],
+           "workloads": [{{"hackbench": {{"groups": 2, "fds": 20, "loops": 2000,
+                           "threads": true, "send_us": {send}, "recv_us": {recv}{membership}}}}}]}}"#
+    );
     wakeups_and_switches(&json)
 }
 
@@ -141,10 +149,15 @@ fn wakeups_and_switches(json: &str) -> (u64, u64, u64) {
     (local, all, switches)
 }
 
+/// The Xeon VM (`tests/fixtures/real/hackbench.perf-script.gz`, read by
+/// `crates/sim/tests/real_fixtures.rs`): 45 458 of its 69 445 wakeups (65 %) on the waker's
+/// CPU and 95 251 switches for the run's 1.6 M messages; its runs give 0.80 µs of CPU per
+/// write and 1.07 µs per read. `eevdf-6.12` in the session lands in the same regime
+/// (receivers woken one message batch at a time, senders preempted by the receiver they
+/// wake): 66 % local, 113.5 k switches. Held: 55–75 % and switches within 25 %.
 #[test]
 fn two_groups_on_two_cpus_wake_locally_as_the_machine_does() {
-    let (local, all, switches) = two_cpu_hackbench("eevdf-6.12");
-    // The machine: 65 % and 95 251. Held: 55–75 % and within 25 %.
+    let (local, all, switches) = two_groups("xeon", "eevdf-6.12", true);
     assert!(
         all > 40_000 && local * 100 >= all * 55 && local * 100 <= all * 75,
         "{local} of {all} local"
@@ -155,38 +168,30 @@ fn two_groups_on_two_cpus_wake_locally_as_the_machine_does() {
     );
 }
 
-/// The same recording against `eevdf-6.19` without NI_RANDOM: the groups stay mixed as on the
-/// machine (55–75 % of wakeups local; the machine 65 %). With NI_RANDOM the model settles them
-/// one per CPU, which the machine, very likely running it too, does not (ARCHITECTURE.md,
-/// "Compared with the machine": a deviation, not pinned here).
+/// The same recording against `eevdf-6.19`, with and without NI_RANDOM: in the session both
+/// keep the groups mixed (53 % and 61 % local; the machine 65 %). Held: within 15 points.
+/// Their switch counts are not held: 172 k and 147 k against the machine's 95 k
+/// (ARCHITECTURE.md, "Compared with the machine").
 #[test]
-fn without_ni_random_6_19_wakes_locally_as_the_machine_does() {
-    let (local, all, _) = two_cpu_hackbench("eevdf-6.19:NO_NI_RANDOM");
-    assert!(
-        all > 40_000 && local * 100 >= all * 55 && local * 100 <= all * 75,
-        "{local} of {all} local"
-    );
+fn in_its_session_6_19_keeps_the_xeon_vms_groups_mixed() {
+    for variant in ["eevdf-6.19", "eevdf-6.19:NO_NI_RANDOM"] {
+        let (local, all, _) = two_groups("xeon", variant, true);
+        assert!(
+            all > 40_000 && local * 100 >= all * 50 && local * 100 <= all * 80,
+            "{variant}: {local} of {all} local"
+        );
+    }
 }
 
-/// `hackbench -g 2 --threads -l 2000` on the EPYC VM's 2 CPUs
-/// (`tests/fixtures/real-epyc/hackbench.perf-script.gz`): 23 024 of 54 465 wakeups (42 %) on
-/// the waker's CPU (48 % in a recording 20 minutes before), 63 472 switches in 3.78 s; its runs
-/// give 2.15 µs of CPU per write and 2.45 µs per read. The model with that machine's costs and
-/// those per-message times: `eevdf-6.12` wakes 54 % locally with 45 630 switches, `eevdf-6.19`
-/// 50 % with 61 364 (the groups mixed, as on the machine; NI_RANDOM does not settle them here).
-/// Held: 35–75 % local and switches within 35 % of the machine's.
+/// The EPYC VM (`tests/fixtures/real-epyc/hackbench.perf-script.gz`): 23 024 of 54 465
+/// wakeups (42 %) on the waker's CPU (48 % in a recording 20 minutes before), 63 472 switches
+/// in 3.78 s; its runs give 2.15 µs of CPU per write and 2.45 µs per read. The model in the
+/// session with that machine's costs: `eevdf-6.12` wakes 60 % locally with 58.6 k switches,
+/// `eevdf-6.19` 50 % with 74.1 k. Held: 35–75 % local and switches within 35 %.
 #[test]
 fn two_groups_on_the_epyc_vm_stay_mixed_as_the_machine_does() {
     for variant in ["eevdf-6.12", "eevdf-6.19"] {
-        let json = r#"{
-          "version": 1, "name": "hackbench -g 2 --threads -l 2000 (EPYC VM)", "cpus": 2,
-          "hz": 250, "duration_ms": 5000, "seed": 1, "machine": "epyc-vm",
-          "variants": ["VARIANT"],
-          "workloads": [{"hackbench": {"groups": 2, "fds": 20, "loops": 2000, "threads": true,
-                         "send_us": 2.15, "recv_us": 2.45}}]
-        }"#
-        .replace("VARIANT", variant);
-        let (local, all, switches) = wakeups_and_switches(&json);
+        let (local, all, switches) = two_groups("epyc-vm", variant, true);
         assert!(
             all > 20_000 && local * 100 >= all * 35 && local * 100 <= all * 75,
             "{variant}: {local} of {all} local"
@@ -198,53 +203,96 @@ fn two_groups_on_the_epyc_vm_stay_mixed_as_the_machine_does() {
     }
 }
 
-/// `hackbench -g 2 --threads -l 2000` as each machine ran it: from one shell, so with
-/// autogroup on (every machine's metadata: `sched_autogroup_enabled` = 1) all 81 threads in
-/// one session's group. A task's load in the balancer is then its share of the group's
-/// (`task_h_load`), about 1/40 of a nice-0 task's, so a pull moves many threads at once: the
-/// recordings show 567 (Xeon), 587 (EPYC VM) and 668 (haltpoll) balancer migrations, and
-/// 41–65 % of the wakeups on the waker's CPU. In the root group the same model settles the
-/// groups one per CPU on two of the three machines (over 95 % local).
-fn two_groups_in_a_session(machine: &str, session: bool) -> (u64, u64, u64) {
-    let (costs, send, recv) = match machine {
-        "xeon" => (
-            r#""switch_cost_ns": 960, "wakeup_cost_ns": 9000"#.to_string(),
-            0.8,
-            1.07,
-        ),
-        // The recordings' own CPU per write and per read.
-        "epyc-vm" => (r#""machine": "epyc-vm""#.to_string(), 2.15, 2.45),
-        m => (format!(r#""machine": "{m}""#), 1.89, 2.05),
-    };
-    let membership = if session { r#", "session": 1"# } else { "" };
-    let json = format!(
-        r#"{{"version": 1, "name": "hackbench -g 2 --threads -l 2000", "cpus": 2, "hz": 250,
-           "duration_ms": 5000, "seed": 1, {costs}, "autogroup": true,
-           "variants": ["eevdf-6.19"],
-           "workloads": [{{"hackbench": {{"groups": 2, "fds": 20, "loops": 2000,
-                           "threads": true, "send_us": {send}, "recv_us": {recv}{membership}}}}}]}}"#
-    );
-    wakeups_and_switches(&json)
-}
-
+/// Every machine against `eevdf-6.19` in the session: the shares of wakeups on the waker's
+/// CPU within 15 points of the recordings' (65 %, 42 %, 37 %; the haltpoll VM's four
+/// re-recordings 39.5–49 %), the model's 53 %, 50 % and 49 %. In the root group the same
+/// model settles the two groups one per CPU on every machine (over 95 % local), which no
+/// recording shows.
 #[test]
 fn in_the_sessions_group_the_groups_stay_mixed_as_on_every_machine() {
-    for machine in ["xeon", "epyc-vm", "epyc-vm-haltpoll"] {
-        let (local, all, _) = two_groups_in_a_session(machine, true);
-        // Recorded: 65 %, 41 %, 37 % (39.5–49 % in four re-recordings); the model's
-        // ttwu_local shares 54 %, 47 %, 76 %. Held: 30–80 %.
+    for (machine, recorded) in [("xeon", 65), ("epyc-vm", 42), ("epyc-vm-haltpoll", 37)] {
+        let (local, all, _) = two_groups(machine, "eevdf-6.19", true);
         assert!(
-            all > 20_000 && local * 100 >= all * 30 && local * 100 <= all * 80,
-            "{machine}: {local} of {all} local in the session"
+            all > 20_000
+                && local * 100 >= all * (recorded - 15)
+                && local * 100 <= all * (recorded + 15),
+            "{machine}: {local} of {all} local in the session (recorded {recorded} %)"
         );
-    }
-    for machine in ["xeon", "epyc-vm-haltpoll"] {
-        let (local, all, _) = two_groups_in_a_session(machine, false);
+        let (local, all, _) = two_groups(machine, "eevdf-6.19", false);
         assert!(
             local * 100 >= all * 95,
             "{machine}: {local} of {all} local in the root group (settled)"
         );
     }
+    // The haltpoll VM's switches: 75 886 recorded (64–75 k re-recorded), the model 78.2 k.
+    // Held: within 25 %.
+    let (_, _, switches) = two_groups("epyc-vm-haltpoll", "eevdf-6.19", true);
+    assert!(
+        (56_900..=94_900).contains(&switches),
+        "{switches} switches on the haltpoll VM"
+    );
+}
+
+/// The threads' first wakeups in order of pid rank (creation order): how many successive
+/// pairs descend, of how many.
+fn descending_start(trace: &Trace, threads: &[Pid]) -> (usize, usize) {
+    let mut order: Vec<usize> = vec![];
+    for e in &trace.events {
+        if let EventKind::Waking { pid, .. } = e.kind {
+            if let Some(rank) = threads.iter().position(|&t| t == pid) {
+                if !order.contains(&rank) {
+                    order.push(rank);
+                }
+            }
+        }
+    }
+    let down = order.windows(2).filter(|w| w[1] < w[0]).count();
+    (down, order.len().saturating_sub(1))
+}
+
+/// hackbench's start: main writes one byte to the start pipe, which every thread polls
+/// (`poll_wait` adds each at the head of the pipe's wait queue, and `pipe_write` wakes the
+/// queue from its head). On all three machines main wakes the 80 threads latest poller first,
+/// which is nearly reverse creation order: 77, 78 and 76 of the 79 successive pairs descend.
+/// The model: the same (it woke them in creation order, which put each group whole on one
+/// CPU within 2 ms in the root group and on two of the machines in the session).
+#[test]
+fn main_starts_the_threads_latest_poller_first_as_recorded() {
+    for dir in ["real", "real-epyc", "real-epyc-haltpoll"] {
+        let path = format!(
+            "{}/../../tests/fixtures/{dir}/hackbench.perf-script.gz",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let imp = schedlab_trace::import_bytes(&bytes, Default::default()).expect("import");
+        let mut threads: Vec<(u32, Pid)> = imp
+            .pids
+            .iter()
+            .filter(|t| t.comm == "hackbench")
+            .map(|t| (t.real_pid, t.pid))
+            .collect();
+        threads.sort();
+        assert_eq!(threads.len(), 81, "{dir}: main + 80 threads");
+        let threads: Vec<Pid> = threads[1..].iter().map(|&(_, p)| p).collect();
+        let (down, pairs) = descending_start(&imp.trace, &threads);
+        assert_eq!(pairs, 79, "{dir}");
+        assert!(down >= 75, "{dir}: {down} of {pairs} pairs descend");
+    }
+    let s = Scenario::from_json(
+        r#"{"version": 1, "name": "start", "cpus": 2, "hz": 250, "duration_ms": 20,
+            "seed": 1, "machine": "epyc-vm-haltpoll", "autogroup": true, "variants": ["eevdf-6.19"],
+            "workloads": [{"hackbench": {"groups": 2, "fds": 20, "loops": 2000, "threads": true,
+                           "send_us": 1.89, "recv_us": 2.05, "session": 1}}]}"#,
+    )
+    .unwrap();
+    let o = simulate(&s.sim_config(), &s.variants()[0]).unwrap();
+    let threads: Vec<Pid> = role_pids(&s.workloads(), &o, &[Role::Receiver, Role::Sender]);
+    let mut threads = threads;
+    threads.sort();
+    assert_eq!(threads.len(), 80);
+    let (down, pairs) = descending_start(&o.trace, &threads);
+    assert_eq!(pairs, 79);
+    assert!(down >= 75, "model: {down} of {pairs} pairs descend");
 }
 
 /// On one CPU a session's group is the only entity at the root, so its tasks are scheduled

@@ -289,6 +289,10 @@ pub struct ChannelSpec {
     /// `"futex": true`: a futex word rather than a pipe; a send wakes a waiting reader without
     /// WF_SYNC, as `FUTEX_WAKE` does (default false, a pipe's WF_SYNC wakeup).
     pub futex: bool,
+    /// `"poll": true`: its readers wait in `poll()`, not `read()`: a send wakes every waiting
+    /// reader, the latest to wait first, and a read takes no message (default false).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub poll: bool,
     /// `"device": {...}`: the channel is an asynchronous I/O context on a block device
     /// (libaio): a send submits an I/O, a read waits for a completion.
     pub device: Option<DeviceSpec>,
@@ -648,6 +652,9 @@ impl Scenario {
                     if c.futex {
                         o.insert("futex".into(), true.into());
                     }
+                    if c.poll {
+                        o.insert("poll".into(), true.into());
+                    }
                     if let Some(d) = &c.device {
                         o.insert("device".into(), d.to_value());
                     }
@@ -785,9 +792,10 @@ impl Scenario {
                 return i;
             }
             let spec = specs.iter().find(|s| s.matches(&name));
-            let (capacity, wake_writer_at, futex) = spec.map_or((0, None, false), |s| {
-                (s.capacity, s.wake_writer_at, s.futex)
-            });
+            let (capacity, wake_writer_at, futex, poll) = spec
+                .map_or((0, None, false, false), |s| {
+                    (s.capacity, s.wake_writer_at, s.futex, s.poll)
+                });
             let device = spec.and_then(|s| s.device.clone());
             let i = channels.len() as u32;
             index.insert(name.clone(), i);
@@ -796,6 +804,7 @@ impl Scenario {
                 capacity,
                 wake_writer_at,
                 futex,
+                poll,
                 device: None,
             });
             if let Some(d) = device {

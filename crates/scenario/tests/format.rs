@@ -593,3 +593,44 @@ fn kthread_is_a_fair_task_groups_flag() {
         assert!(errs.iter().any(|e| e.contains(want)), "{want}: {errs:#?}");
     }
 }
+
+#[test]
+fn a_polled_channel_is_a_pipe_and_says_so() {
+    let doc = |chan: &str| {
+        format!(
+            r#"{{"version": 1, "name": "p", "cpus": 1, "hz": 250, "duration_ms": 10,
+            "channels": [{chan}],
+            "tasks": [
+              {{"name": "main", "program": [{{"run_ms": 1}}, {{"send": "start"}}, {{"sleep_ms": 5}}]}},
+              {{"name": "t", "program": [{{"recv": "start"}}, {{"run_ms": 1}}]}}]}}"#
+        )
+    };
+    let s = Scenario::from_json(&doc(r#"{"name": "start", "capacity": 1, "poll": true}"#)).unwrap();
+    let c = s.sim_config();
+    assert!(c.channels.iter().any(|ch| ch.name == "start" && ch.poll));
+    // It survives the canonical JSON and is left out when false.
+    let text = s.to_json();
+    assert_eq!(text.matches("\"poll\": true").count(), 1, "{text}");
+    assert_eq!(Scenario::from_json(&text).unwrap().sim_config(), c);
+    let plain = Scenario::from_json(&doc(r#"{"name": "start", "capacity": 1}"#)).unwrap();
+    assert!(!plain.to_json().contains("poll"));
+    let err = |chan: &str, want: &str| {
+        let errs = errors(&doc(chan));
+        assert!(
+            errs.iter().any(|e| e.contains(want)),
+            "wanted `{want}` in {errs:#?}"
+        );
+    };
+    err(
+        r#"{"name": "start", "capacity": 1, "poll": 1}"#,
+        "channels[0].poll: expected true or false, got 1",
+    );
+    err(
+        r#"{"name": "start", "capacity": 1, "poll": true, "futex": true}"#,
+        "channels[0].poll: a polled channel is a pipe; this one is also a futex word",
+    );
+    err(
+        r#"{"name": "start", "capacity": 1, "poll": true, "device": {"latency_us": 100}}"#,
+        "channels[0].poll: a polled channel is a pipe; this one is also a device",
+    );
+}

@@ -121,6 +121,13 @@ pub struct Channel {
     /// own); one sent while no reader waits is kept, as a futex word set before its waiter
     /// gets to `FUTEX_WAIT` makes the wait return at once.
     pub futex: bool,
+    /// A pipe its readers wait on in `poll()` rather than `read()`: a waiting reader is on
+    /// the pipe's wait queue non-exclusively, added at its head (`poll_wait` →
+    /// `add_wait_queue`), so a send wakes every waiting reader, the latest to wait first
+    /// (`pipe_write` → `wake_up_interruptible_sync_poll` walks the queue from its head, WF_SYNC).
+    /// A read returns as soon as the channel holds a message and takes none (`poll` reports
+    /// the pipe readable; hackbench's threads never read the byte that starts them).
+    pub poll: bool,
     /// `Some`: the channel is an asynchronous I/O context on a block device (libaio's
     /// `io_submit` / `io_getevents`): a send submits one I/O and never blocks, and the I/O's
     /// completion, after the device's latency, its interrupt and (for a write) the workqueue,
@@ -136,6 +143,7 @@ impl Channel {
             capacity: 0,
             wake_writer_at: None,
             futex: false,
+            poll: false,
             device: None,
         }
     }
@@ -538,6 +546,7 @@ impl SimConfig {
                 let plain = (w as usize) < self.channels.len()
                     && self.channels[w as usize].device.is_none()
                     && !self.channels[w as usize].futex
+                    && !self.channels[w as usize].poll
                     && !self
                         .channels
                         .iter()
@@ -551,6 +560,11 @@ impl SimConfig {
             }
         }
         for (i, c) in self.channels.iter().enumerate() {
+            if c.poll && (c.futex || c.device.is_some()) {
+                return Err(format!(
+                    "channel {i}: a polled channel is a pipe, not a futex word or a device"
+                ));
+            }
             let Some(d) = &c.device else { continue };
             if d.irq_cpu.is_some_and(|q| q >= self.cpus) || d.rq_affinity > 2 {
                 return Err(format!(

@@ -14,6 +14,7 @@ fn channels(names: &[&str]) -> Vec<Channel> {
             capacity: 0,
             wake_writer_at: None,
             futex: false,
+            poll: false,
             device: None,
         })
         .collect()
@@ -158,6 +159,7 @@ fn a_socket_wakes_its_blocked_writer_only_at_the_low_watermark() {
             capacity: 8,
             wake_writer_at,
             futex: false,
+            poll: false,
             device: None,
         }];
         let out = run(&c, "eevdf-6.6");

@@ -97,3 +97,82 @@ fn a_socket_read_at_a_quarter_wakes_every_writer_latest_first() {
         "first writer woken at {t} ns"
     );
 }
+
+/// A pipe polled rather than read (`Channel::poll`, hackbench's start pipe): `poll_wait`
+/// adds each poller at the head of the pipe's wait queue, non-exclusively, and `pipe_write`
+/// wakes the queue from its head, so one write wakes every poller, the latest to wait first;
+/// the byte stays, so a poll after it returns at once.
+#[test]
+fn a_write_wakes_every_poller_latest_first_and_the_pipe_stays_readable() {
+    let mut start = Channel::unbounded("start");
+    start.capacity = 4;
+    start.poll = true;
+    // Three pollers that wait after 10, 20 and 30 µs of work, poll again after 100 µs more
+    // and exit; main writes once after 1 ms.
+    let poller = |k: u64| {
+        let program = vec![
+            Op::Run(Some(Dist::Fixed(10 * k * US))),
+            Op::Recv(0),
+            Op::Run(Some(Dist::Fixed(100 * US))),
+            Op::Recv(0),
+            Op::Exit,
+        ];
+        task("poller", 0, SchedPolicy::Normal, program)
+    };
+    let main = task(
+        "main",
+        0,
+        SchedPolicy::Normal,
+        vec![Op::Run(Some(Dist::Fixed(MS))), Op::Send(0), Op::Exit],
+    );
+    let mut c = cfg(
+        1,
+        1000,
+        10 * MS,
+        vec![poller(1), poller(2), poller(3), main],
+    );
+    c.channels = vec![start];
+    let o = run(&c, "eevdf-6.6");
+    // The pollers in the order they waited (switched out sleeping).
+    let mut order: Vec<u32> = vec![];
+    for e in &o.trace.events {
+        if let EventKind::Switch {
+            prev_pid,
+            prev_state: PrevState::Sleeping,
+            ..
+        } = e.kind
+        {
+            if !order.contains(&prev_pid) {
+                order.push(prev_pid);
+            }
+        }
+    }
+    assert_eq!(order.len(), 3, "{order:?}");
+    order.reverse();
+    let woken: Vec<u32> = o
+        .trace
+        .events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::Waking { pid, .. } => Some(pid),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        woken, order,
+        "one write wakes all three, the latest poller first"
+    );
+    // Each blocked once: the second poll found the byte still there.
+    let sleeps = |pid: u32| {
+        o.trace
+            .events
+            .iter()
+            .filter(|e| {
+                matches!(e.kind, EventKind::Switch { prev_pid, prev_state: PrevState::Sleeping, .. } if prev_pid == pid)
+            })
+            .count()
+    };
+    for p in order {
+        assert_eq!(sleeps(p), 1, "poller {p} waited once");
+    }
+}

@@ -18,6 +18,7 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
             capacity: r.below(3),
             wake_writer_at: None,
             futex: false,
+            poll: false,
             // A third of the channels are block devices completing in the interrupt (a
             // send submits, a read reaps), on a random CPU and rq_affinity.
             device: (r.below(3) == 0).then(|| IoDevice {

@@ -516,7 +516,14 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                 p.unknown_keys(
                     &path,
                     co,
-                    &["name", "capacity", "wake_writer_at", "futex", "device"],
+                    &[
+                        "name",
+                        "capacity",
+                        "wake_writer_at",
+                        "futex",
+                        "poll",
+                        "device",
+                    ],
                 );
                 let name = match co.get("name") {
                     Some(v) => p.string(&join(&path, "name"), v, 64),
@@ -550,23 +557,49 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                         None
                     }
                 };
+                let poll = match co.get("poll") {
+                    None => Some(false),
+                    Some(Value::Bool(b)) => Some(*b),
+                    Some(v) => {
+                        p.err(
+                            &join(&path, "poll"),
+                            format!("expected true or false, got {}", show(v)),
+                        );
+                        None
+                    }
+                };
                 let device = match co.get("device") {
                     None => Some(None),
                     Some(v) => device(&mut p, &join(&path, "device"), v, cpus).map(Some),
                 };
+                if poll == Some(true) && (futex == Some(true) || co.contains_key("device")) {
+                    p.err(
+                        &join(&path, "poll"),
+                        format!(
+                            "a polled channel is a pipe; this one is also {}",
+                            if futex == Some(true) {
+                                "a futex word (\"futex\": true)"
+                            } else {
+                                "a device (\"device\")"
+                            }
+                        ),
+                    );
+                }
                 if let (
                     Some(name),
                     Some(capacity),
                     Some(wake_writer_at),
                     Some(futex),
+                    Some(poll),
                     Some(device),
-                ) = (name, capacity, wake_writer_at, futex, device)
+                ) = (name, capacity, wake_writer_at, futex, poll, device)
                 {
                     let spec = crate::ChannelSpec {
                         name: name.clone(),
                         capacity,
                         wake_writer_at,
                         futex,
+                        poll,
                         device: device.clone(),
                     };
                     let unused = used_channels
@@ -590,6 +623,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                             capacity,
                             wake_writer_at,
                             futex,
+                            poll,
                             device,
                         });
                     }
@@ -641,13 +675,19 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             let Some(w) = &q.queue_work else { continue };
             if let Some(c) = chans
                 .iter()
-                .find(|c| c.matches(w) && (c.device.is_some() || c.futex))
+                .find(|c| c.matches(w) && (c.device.is_some() || c.futex || c.poll))
             {
                 p.err(
                     &format!("irq[{i}].queue_work"),
                     format!(
                         "channel \"{w}\" is listed in channels as {}; a workqueue channel is a plain one",
-                        if c.futex { "a futex" } else { "a device" }
+                        if c.futex {
+                            "a futex"
+                        } else if c.poll {
+                            "a polled pipe"
+                        } else {
+                            "a device"
+                        }
                     ),
                 );
             }

@@ -78,6 +78,7 @@ pub(crate) fn channel_specs(cpus: u64, workloads: &[Workload]) -> Vec<crate::Cha
                 capacity: f.iodepth,
                 wake_writer_at: None,
                 futex: false,
+                poll: false,
                 device: Some(crate::DeviceSpec {
                     latency_us: f.io_us.clone(),
                     hardirq_ns: f.hardirq_ns,
@@ -99,6 +100,7 @@ pub(crate) fn channel_specs(cpus: u64, workloads: &[Workload]) -> Vec<crate::Cha
                         capacity: workers,
                         wake_writer_at: None,
                         futex: true,
+                        poll: false,
                         device: None,
                     });
                 }
@@ -121,17 +123,19 @@ pub(crate) fn channel_specs(cpus: u64, workloads: &[Workload]) -> Vec<crate::Cha
                     capacity,
                     wake_writer_at,
                     futex: false,
+                    poll: false,
                     device: None,
                 });
             }
             // The ready and start pipes of main(): every thread writes one byte to the first
             // and polls the second.
-            for name in ["ready", "start"] {
+            for (name, poll) in [("ready", false), ("start", true)] {
                 out.push(crate::ChannelSpec {
                     name: format!("{prefix}.{name}"),
                     capacity: (2 * h.fds * h.groups).clamp(1, MAX_LOOP),
                     wake_writer_at: None,
                     futex: false,
+                    poll,
                     device: None,
                 });
             }
@@ -166,8 +170,7 @@ pub(crate) fn expand(
             Workload::Hackbench(h) => {
                 // main(): creates every thread (group() by group()), reads one ready byte from
                 // each, then writes the one byte that wakes them all polling on the start pipe
-                // (the model wakes them one by one, as __wake_up walks the poll wait queue),
-                // and joins them.
+                // (the latest poller first: see `Channel::poll`), and joins them.
                 let threads = 2 * h.fds * h.groups;
                 let ready = format!("{prefix}.ready");
                 let start = format!("{prefix}.start");
@@ -184,7 +187,7 @@ pub(crate) fn expand(
                                 Unit::Us,
                             ),
                             Step::Loop(threads, vec![Step::Recv(ready.clone())]),
-                            Step::Loop(threads, vec![Step::Send(start.clone())]),
+                            Step::Send(start.clone()),
                             Step::Exit,
                         ],
                     ),

@@ -122,6 +122,17 @@ impl Simulator {
                         self.block(id, TState::Sleeping);
                         return;
                     }
+                    if self.cfg.channels[ch as usize].poll {
+                        // pipe_write → wake_up_interruptible_sync_poll: every poller, from the
+                        // head of the wait queue (the latest to wait first), WF_SYNC; the
+                        // message stays for later polls.
+                        chan.count += 1;
+                        self.advance_pc(id);
+                        while let Some(r) = self.chans[ch as usize].readers.pop_back() {
+                            self.try_to_wake_up(r, cpu, Some(id), true);
+                        }
+                        continue;
+                    }
                     let futex = self.cfg.channels[ch as usize].futex;
                     let reader = chan.readers.pop_front();
                     match reader {
@@ -134,6 +145,17 @@ impl Simulator {
                     if let Some(r) = reader {
                         // pipe_write wakes with WF_SYNC; FUTEX_WAKE without it.
                         self.try_to_wake_up(r, cpu, Some(id), !futex);
+                    }
+                }
+                Op::Recv(ch) if self.cfg.channels[ch as usize].poll => {
+                    // poll() on the pipe: readable returns at once and reads nothing; else
+                    // wait on its queue (poll_wait) until a send wakes every waiter.
+                    if self.chans[ch as usize].count > 0 {
+                        self.advance_pc(id);
+                    } else {
+                        self.chans[ch as usize].readers.push_back(id);
+                        self.block(id, TState::Sleeping);
+                        return;
                     }
                 }
                 Op::Recv(ch) => {
