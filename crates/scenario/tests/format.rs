@@ -633,4 +633,23 @@ fn a_polled_channel_is_a_pipe_and_says_so() {
         r#"{"name": "start", "capacity": 1, "poll": true, "device": {"latency_us": 100}}"#,
         "channels[0].poll: a polled channel is a pipe; this one is also a device",
     );
+    err(
+        r#"{"name": "start", "capacity": 4, "poll": true, "wake_writer_at": 1}"#,
+        "channels[0].poll: a polled channel's reads take nothing",
+    );
+    // Nor a device's workqueue: its kworker's read would take no work item.
+    let errs = errors(
+        r#"{"version": 1, "name": "p", "cpus": 1, "hz": 250, "duration_ms": 10,
+        "channels": [{"name": "io", "capacity": 4, "device": {"latency_us": 100, "workqueue": "wq{cpu}"}},
+                     {"name": "wq{i}", "capacity": 4, "poll": true}],
+        "tasks": [
+          {"name": "job", "program": [{"run_us": 20}, {"send": "io"}, {"recv": "io"}]},
+          {"name": "kworker", "affinity": [0], "program": [{"recv": "wq0"}, {"run_us": 10}, {"complete": "wq0"}]}]}"#,
+    );
+    assert!(
+        errs.iter().any(|e| e.contains(
+            "channels[0].device.workqueue: channel \"wq0\" is listed in channels as a polled pipe"
+        )),
+        "{errs:#?}"
+    );
 }

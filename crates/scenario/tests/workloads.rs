@@ -190,7 +190,7 @@ fn two_workloads_of_a_kind_do_not_share_channels() {
     );
     // hackbench's socketpairs hold 278 messages of 100 bytes (212992-byte sk_sndbuf / 768-byte
     // truesize, rounded up: measured on Linux 6.18); the pipe pair's are unbounded; main()'s
-    // ready and start pipes hold a byte from each of the 2 threads.
+    // ready pipe holds a byte from each of the 2 threads (the start pipe, polled, as many).
     let caps: Vec<u64> = c.channels.iter().map(|c| c.capacity).collect();
     assert_eq!(caps, [2, 2, 278, 0, 0, 2, 2, 278]);
 }

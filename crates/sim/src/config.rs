@@ -560,9 +560,9 @@ impl SimConfig {
             }
         }
         for (i, c) in self.channels.iter().enumerate() {
-            if c.poll && (c.futex || c.device.is_some()) {
+            if c.poll && (c.futex || c.device.is_some() || c.wake_writer_at.is_some()) {
                 return Err(format!(
-                    "channel {i}: a polled channel is a pipe, not a futex word or a device"
+                    "channel {i}: a polled channel is a pipe, not a futex word, a socket or a device"
                 ));
             }
             let Some(d) = &c.device else { continue };
@@ -576,6 +576,7 @@ impl SimConfig {
                     || d.workqueue.iter().any(|&w| {
                         w as usize >= self.channels.len()
                             || self.channels[w as usize].device.is_some()
+                            || self.channels[w as usize].poll
                     }))
             {
                 return Err(format!(

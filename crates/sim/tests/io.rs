@@ -134,3 +134,40 @@ fn a_write_is_finished_by_the_kworker_which_wakes_the_job() {
     assert!(o.tasks[0].wakeups.abs_diff(n) <= 1);
     assert!(o.tasks[1].wakeups.abs_diff(n) <= 1);
 }
+
+/// A device's workqueue channel is a plain one: a polled pipe's read would take no work item,
+/// so its kworker would spin and the submitter would wait forever. `SimConfig::check` refuses
+/// it, as it refuses a polled channel that is also a futex word, a socket or a device.
+#[test]
+fn a_polled_channel_is_no_workqueue_nor_futex_socket_or_device() {
+    let ok = machine(2, 0, device(None, 1, vec![1, 2]), true);
+    assert!(ok.check().is_ok(), "{:?}", ok.check());
+    let mut c = ok.clone();
+    c.channels[1].poll = true;
+    let err = c.check().unwrap_err();
+    assert!(err.contains("workqueue"), "{err}");
+    for set in [
+        |ch: &mut Channel| ch.futex = true,
+        |ch: &mut Channel| ch.wake_writer_at = Some(0),
+    ] {
+        let mut c = machine(2, 0, device(None, 1, vec![]), false);
+        c.channels.push(Channel::unbounded("p"));
+        c.tasks[0].program.push(Op::Send(1));
+        let p = c.channels.last_mut().unwrap();
+        p.poll = true;
+        set(p);
+        assert!(
+            c.check()
+                .unwrap_err()
+                .contains("a polled channel is a pipe"),
+            "{:?}",
+            c.check()
+        );
+    }
+    let mut c = machine(2, 0, device(None, 1, vec![]), false);
+    c.channels[0].poll = true;
+    assert!(c
+        .check()
+        .unwrap_err()
+        .contains("a polled channel is a pipe"));
+}

@@ -13,21 +13,26 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
     let hz = [100, 250, 300, 1000][r.below(4) as usize];
     let nchan = r.below(3) as usize;
     let channels: Vec<Channel> = (0..nchan)
-        .map(|i| Channel {
-            name: format!("c{i}"),
-            capacity: r.below(3),
-            wake_writer_at: None,
-            futex: false,
-            poll: false,
-            // A third of the channels are block devices completing in the interrupt (a
-            // send submits, a read reaps), on a random CPU and rq_affinity.
-            device: (r.below(3) == 0).then(|| IoDevice {
-                latency: Dist::Exp(1 + r.below(200_000)),
-                hardirq_ns: r.below(5_000),
-                irq_cpu: (r.below(2) == 0).then(|| r.below(cpus as u64) as u32),
-                rq_affinity: r.below(3) as u8,
-                workqueue: vec![],
-            }),
+        .map(|i| {
+            let mut c = Channel {
+                name: format!("c{i}"),
+                capacity: r.below(3),
+                wake_writer_at: None,
+                futex: false,
+                poll: false,
+                // A third of the channels are block devices completing in the interrupt (a
+                // send submits, a read reaps), on a random CPU and rq_affinity.
+                device: (r.below(3) == 0).then(|| IoDevice {
+                    latency: Dist::Exp(1 + r.below(200_000)),
+                    hardirq_ns: r.below(5_000),
+                    irq_cpu: (r.below(2) == 0).then(|| r.below(cpus as u64) as u32),
+                    rq_affinity: r.below(3) as u8,
+                    workqueue: vec![],
+                }),
+            };
+            // A quarter of the pipes are polled (every send wakes all waiting readers).
+            c.poll = c.device.is_none() && r.below(4) == 0;
+            c
         })
         .collect();
     let ntasks = 1 + r.below(7) as usize;

@@ -572,6 +572,12 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                     None => Some(None),
                     Some(v) => device(&mut p, &join(&path, "device"), v, cpus).map(Some),
                 };
+                if poll == Some(true) && co.contains_key("wake_writer_at") {
+                    p.err(
+                        &join(&path, "poll"),
+                        "a polled channel's reads take nothing, so no read wakes a writer: leave out \"wake_writer_at\"",
+                    );
+                }
                 if poll == Some(true) && (futex == Some(true) || co.contains_key("device")) {
                     p.err(
                         &join(&path, "poll"),
@@ -669,6 +675,26 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             None
         }
     };
+    // A device's workqueue channels are plain ones too: a polled pipe's read takes no work item.
+    if let Some(chans) = &channels {
+        for (i, c) in chans.iter().enumerate() {
+            let Some(w) = c.device.as_ref().and_then(|d| d.workqueue.as_ref()) else {
+                continue;
+            };
+            for k in 0..cpus.unwrap_or(0) {
+                let name = w.replace("{cpu}", &k.to_string());
+                if chans.iter().any(|q| q.poll && q.matches(&name)) {
+                    p.err(
+                        &format!("channels[{i}].device.workqueue"),
+                        format!(
+                            "channel \"{name}\" is listed in channels as a polled pipe; a workqueue channel is a plain one"
+                        ),
+                    );
+                    break;
+                }
+            }
+        }
+    }
     // An interrupt's workqueue channel is a plain one: not a device's, not a futex word.
     if let (Some(irq), Some(chans)) = (&irq, &channels) {
         for (i, q) in irq.iter().enumerate() {

@@ -21,7 +21,9 @@ pub(super) struct Chan {
     pub(super) capacity: u64,
     /// A read wakes a blocked writer once at most this many messages are left.
     pub(super) wake_writer_at: u64,
-    /// Readers blocked on an empty channel, then writers blocked on a full one, FIFO.
+    /// Readers blocked on an empty channel, then writers blocked on a full one, in the order
+    /// they blocked (a pipe wakes from the front; a socket's writers and a polled pipe's
+    /// readers from the back).
     pub(super) readers: VecDeque<Tid>,
     pub(super) writers: VecDeque<Tid>,
     /// A workqueue channel's work items, one per message: the device channel each I/O
