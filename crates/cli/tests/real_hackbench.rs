@@ -38,15 +38,14 @@ fn run_ends(trace: &Trace, pids: &BTreeSet<Pid>) -> (u64, u64) {
     (preempted, blocked)
 }
 
-/// The recording's receivers: hackbench's threads in creation order are the main thread, then
-/// the group's 20 receivers (`group()` creates them before its senders), so by tid the 2nd to
-/// the 21st.
-fn recorded_receivers() -> (Trace, BTreeSet<Pid>) {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/fixtures/real/hackbench-pinned.perf-script.gz"
+/// A recording under `tests/fixtures/` and its hackbench tasks in creation order (by tid: the
+/// main thread first).
+fn recorded_hackbench(fixture: &str) -> (Trace, Vec<Pid>) {
+    let path = format!(
+        "{}/../../tests/fixtures/{fixture}",
+        env!("CARGO_MANIFEST_DIR")
     );
-    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let imp = schedlab_trace::import_bytes(&bytes, Default::default()).expect("import");
     let mut threads: Vec<(u32, Pid)> = imp
         .pids
@@ -55,9 +54,16 @@ fn recorded_receivers() -> (Trace, BTreeSet<Pid>) {
         .map(|t| (t.real_pid, t.pid))
         .collect();
     threads.sort();
+    (imp.trace, threads.into_iter().map(|(_, p)| p).collect())
+}
+
+/// The recording's receivers: hackbench's threads in creation order are the main thread, then
+/// the group's 20 receivers (`group()` creates them before its senders), so by tid the 2nd to
+/// the 21st.
+fn recorded_receivers() -> (Trace, BTreeSet<Pid>) {
+    let (trace, threads) = recorded_hackbench("real/hackbench-pinned.perf-script.gz");
     assert_eq!(threads.len(), 41, "main + 20 receivers + 20 senders");
-    let receivers = threads[1..21].iter().map(|&(_, p)| p).collect();
-    (imp.trace, receivers)
+    (trace, threads[1..21].iter().copied().collect())
 }
 
 /// The same workload in the model: one CPU of the machine's two, HZ=250, the recording's own
@@ -254,27 +260,14 @@ fn descending_start(trace: &Trace, threads: &[Pid]) -> (usize, usize) {
 /// (`poll_wait` adds each at the head of the pipe's wait queue, and `pipe_write` wakes the
 /// queue from its head). On all three machines main wakes the 80 threads latest poller first,
 /// which is nearly reverse creation order: 77, 78 and 76 of the 79 successive pairs descend.
-/// The model: the same (it woke them in creation order, which put each group whole on one
-/// CPU within 2 ms in the root group and on two of the machines in the session).
+/// The model does the same (woken in creation order instead, each group ended up whole on one
+/// CPU within 2 ms in the root group, and on two of the machines in the session).
 #[test]
 fn main_starts_the_threads_latest_poller_first_as_recorded() {
     for dir in ["real", "real-epyc", "real-epyc-haltpoll"] {
-        let path = format!(
-            "{}/../../tests/fixtures/{dir}/hackbench.perf-script.gz",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        let imp = schedlab_trace::import_bytes(&bytes, Default::default()).expect("import");
-        let mut threads: Vec<(u32, Pid)> = imp
-            .pids
-            .iter()
-            .filter(|t| t.comm == "hackbench")
-            .map(|t| (t.real_pid, t.pid))
-            .collect();
-        threads.sort();
+        let (trace, threads) = recorded_hackbench(&format!("{dir}/hackbench.perf-script.gz"));
         assert_eq!(threads.len(), 81, "{dir}: main + 80 threads");
-        let threads: Vec<Pid> = threads[1..].iter().map(|&(_, p)| p).collect();
-        let (down, pairs) = descending_start(&imp.trace, &threads);
+        let (down, pairs) = descending_start(&trace, &threads[1..]);
         assert_eq!(pairs, 79, "{dir}");
         assert!(down >= 75, "{dir}: {down} of {pairs} pairs descend");
     }
@@ -286,8 +279,7 @@ fn main_starts_the_threads_latest_poller_first_as_recorded() {
     )
     .unwrap();
     let o = simulate(&s.sim_config(), &s.variants()[0]).unwrap();
-    let threads: Vec<Pid> = role_pids(&s.workloads(), &o, &[Role::Receiver, Role::Sender]);
-    let mut threads = threads;
+    let mut threads = role_pids(&s.workloads(), &o, &[Role::Receiver, Role::Sender]);
     threads.sort();
     assert_eq!(threads.len(), 80);
     let (down, pairs) = descending_start(&o.trace, &threads);

@@ -131,6 +131,18 @@ impl P {
         }
     }
 
+    /// An optional `true`/`false` key: `default` when absent.
+    fn flag(&mut self, path: &str, v: Option<&Value>, default: bool) -> Option<bool> {
+        match v {
+            None => Some(default),
+            Some(Value::Bool(b)) => Some(*b),
+            Some(v) => {
+                self.err(path, format!("expected true or false, got {}", show(v)));
+                None
+            }
+        }
+    }
+
     /// A finite number in [lo, hi] (`lo_open`: strictly above lo).
     fn num(&mut self, path: &str, v: &Value, lo: f64, lo_open: bool, hi: f64) -> Option<Number> {
         let Value::Number(n) = v else {
@@ -546,28 +558,8 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                         .map(Some),
                     (Some(_), None) => None,
                 };
-                let futex = match co.get("futex") {
-                    None => Some(false),
-                    Some(Value::Bool(b)) => Some(*b),
-                    Some(v) => {
-                        p.err(
-                            &join(&path, "futex"),
-                            format!("expected true or false, got {}", show(v)),
-                        );
-                        None
-                    }
-                };
-                let poll = match co.get("poll") {
-                    None => Some(false),
-                    Some(Value::Bool(b)) => Some(*b),
-                    Some(v) => {
-                        p.err(
-                            &join(&path, "poll"),
-                            format!("expected true or false, got {}", show(v)),
-                        );
-                        None
-                    }
-                };
+                let futex = p.flag(&join(&path, "futex"), co.get("futex"), false);
+                let poll = p.flag(&join(&path, "poll"), co.get("poll"), false);
                 let device = match co.get("device") {
                     None => Some(None),
                     Some(v) => device(&mut p, &join(&path, "device"), v, cpus).map(Some),

@@ -109,17 +109,7 @@ pub(super) fn hackbench(p: &mut P, w: &W, cpus: Option<u64>) -> Option<Hackbench
     let fds = w.uint(p, "fds", d.fds, 1, 500);
     let loops = w.uint(p, "loops", d.loops, 1, max_loop);
     let datasize = w.uint(p, "datasize", d.datasize, 1, 65536);
-    let mut flag = |key: &str, default: bool| match w.o.get(key) {
-        None => Some(default),
-        Some(Value::Bool(b)) => Some(*b),
-        Some(v) => {
-            p.err(
-                &w.path(key),
-                format!("expected true or false, got {}", show(v)),
-            );
-            None
-        }
-    };
+    let mut flag = |key: &str, default: bool| p.flag(&w.path(key), w.o.get(key), default);
     let threads = flag("threads", d.threads);
     let pipe = flag("pipe", d.pipe);
     let send_us = w.time(p, "send_us", d.send_us, Unit::Us, MAX_COST_NS);
