@@ -43,21 +43,25 @@ impl Simulator {
     /// first (`idle_wakeup_ns`, or the deepest of `idle_states` the CPU has been idle long
     /// enough to reach).
     pub(super) fn kick_idle(&mut self, cpu: u32) {
-        let idle_for = self.now.saturating_sub(self.cpus[cpu as usize].idle_stamp);
-        let exit = self
-            .cfg
-            .idle_states
-            .iter()
-            .rev()
-            .find(|s| idle_for >= s.after_ns)
-            .map_or(self.cfg.idle_wakeup_ns, |s| s.wakeup_ns);
-        let delay = self.cfg.switch_delay_ns + exit;
+        let delay = self.cfg.switch_delay_ns + self.idle_exit_ns(cpu);
         let c = &mut self.cpus[cpu as usize];
         if c.rq.need_resched && !c.schedule_pending {
             c.schedule_pending = true;
             let gen = c.sched_gen;
             self.push(self.now + delay, Ev::Schedule(cpu, gen));
         }
+    }
+
+    /// How long an IPI takes to bring an idle CPU back (`idle_wakeup_ns`, or the deepest of
+    /// `idle_states` the CPU has been idle long enough to reach).
+    pub(super) fn idle_exit_ns(&self, cpu: u32) -> u64 {
+        let idle_for = self.now.saturating_sub(self.cpus[cpu as usize].idle_stamp);
+        self.cfg
+            .idle_states
+            .iter()
+            .rev()
+            .find(|s| idle_for >= s.after_ns)
+            .map_or(self.cfg.idle_wakeup_ns, |s| s.wakeup_ns)
     }
 
     /// The next periodic tick, at the next multiple of TICK_NSEC, unless one is armed.

@@ -143,6 +143,10 @@ struct Cpu {
     has_blocked_load: bool,
     /// `rq->last_blocked_load_update_tick`, in jiffies.
     last_blocked_tick: u64,
+    /// `nohz_flags(cpu)`: the NOHZ kick's work pending on this CPU (NOHZ_STATS_KICK,
+    /// NOHZ_BALANCE_KICK), set by `kick_ilb` and taken by `nohz_csd_func` when its IPI
+    /// arrives.
+    nohz_flags: u8,
     /// Since when this CPU has been idle while another CPU had a waiting task that may run
     /// here (for the balancing invariant).
     starved_since: Option<u64>,
@@ -571,6 +575,7 @@ impl Simulator {
             Ev::Irq(k) => self.irq_load_exit(k),
             Ev::IoIrq(c, cpu) => self.io_irq_exit(c, cpu),
             Ev::Stopper(cpu) => self.active_load_balance_cpu_stop(cpu),
+            Ev::NohzKick(cpu) => self.nohz_csd_func(cpu),
             Ev::Rt(cpu, gen) => {
                 if gen == self.rt.cpus[cpu as usize].gen {
                     self.rt_timer(cpu);
@@ -644,7 +649,8 @@ impl Simulator {
             | Ev::Stopper(_)
             | Ev::IoIrq(..)
             | Ev::BwPeriod(_)
-            | Ev::BwSlack(..) => true,
+            | Ev::BwSlack(..)
+            | Ev::NohzKick(_) => true,
             Ev::Schedule(cpu, gen) => self.cpus[cpu as usize].sched_gen == gen,
             Ev::HrTick(cpu, gen) => self.cpus[cpu as usize].hrtick_gen == gen,
             Ev::BurstEnd(id, gen) | Ev::Resume(id, gen) => self.tasks[id as usize].gen == gen,

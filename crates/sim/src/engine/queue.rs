@@ -65,6 +65,9 @@ pub(super) enum Ev {
     BwPeriod(u32),
     /// A task group's bandwidth slack timer, on a CPU (`bandwidth.rs`): never void.
     BwSlack(u32, u32),
+    /// The NOHZ kick's IPI reaches the idle load balancer (`nohz_csd_func` on that CPU,
+    /// `balance/mod.rs`): never void (the handler checks whether the CPU is still idle).
+    NohzKick(u32),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -122,7 +125,8 @@ impl Queue {
             | Ev::Stopper(_)
             | Ev::IoIrq(..)
             | Ev::BwPeriod(_)
-            | Ev::BwSlack(..) => None,
+            | Ev::BwSlack(..)
+            | Ev::NohzKick(_) => None,
         }
     }
 

@@ -73,6 +73,11 @@ use arith::{MAX_PINNED_INTERVAL_MS, NR_MIGRATE};
 /// `msecs_to_jiffies(32)` after each stats update.
 const LOAD_AVG_PERIOD_MS: u64 = 32;
 
+/// `nohz_flags` bits: NOHZ_STATS_KICK (decay idle CPUs' blocked averages) and
+/// NOHZ_BALANCE_KICK (balance on their behalf).
+const NOHZ_STATS_KICK: u8 = 1;
+const NOHZ_BALANCE_KICK: u8 = 2;
+
 /// The cost one newidle balance of one domain is recorded as (`domain_cost`, from
 /// `sched_clock_cpu` around `sched_balance_rq` in the kernel), in ns. Bounded on the 2-vCPU
 /// VM (Linux 6.18, docs/measurements.md): from a blocking task's last `sched_stat_runtime`
@@ -148,14 +153,42 @@ impl Simulator {
         if !stats && !balance {
             return;
         }
-        // kick_ilb → find_new_ilb: the first idle CPU.
-        // DEVIATION(kernel): the kick's IPI and the idle balancer's wakeup take no time (it
-        // runs in the kicking CPU's softirq).
+        let flags = NOHZ_STATS_KICK | if balance { NOHZ_BALANCE_KICK } else { 0 };
+        self.kick_ilb(flags);
+    }
+
+    /// `kick_ilb`: the first idle CPU (`find_new_ilb`) is sent the NOHZ kick's IPI, unless it
+    /// already has this work pending (`nohz_flags` ⊇ `flags`) or an IPI on its way (whoever
+    /// sets the first kick flag owns `rq->nohz_csd`). The IPI arrives when the idle CPU is
+    /// back from its idle state (`idle_exit_ns`, as for a wakeup's IPI), and its handler
+    /// decides ([`Simulator::nohz_csd_func`]).
+    fn kick_ilb(&mut self, flags: u8) {
         let n = self.cfg.cpus;
         let Some(ilb) = (0..n).find(|&i| self.idle_cpu(i)) else {
             return;
         };
-        self.nohz_idle_balance(ilb, balance, false);
+        let pending = self.cpus[ilb as usize].nohz_flags;
+        if pending & flags == flags {
+            return;
+        }
+        self.cpus[ilb as usize].nohz_flags = pending | flags;
+        if pending & (NOHZ_STATS_KICK | NOHZ_BALANCE_KICK) != 0 {
+            return;
+        }
+        let t = self.now + self.idle_exit_ns(ilb) + self.cfg.switch_delay_ns;
+        self.push(t, Ev::NohzKick(ilb));
+    }
+
+    /// `nohz_csd_func`, the kick's IPI handler on the idle load balancer: it takes the pending
+    /// flags and raises SCHED_SOFTIRQ only if the CPU is still idle (`idle_cpu`: no task
+    /// queued, none on its way; a wakeup that reached it since the kick ends the kick there);
+    /// the softirq then runs `nohz_idle_balance` → `_nohz_idle_balance` with those flags.
+    pub(super) fn nohz_csd_func(&mut self, ilb: u32) {
+        let flags = core::mem::take(&mut self.cpus[ilb as usize].nohz_flags);
+        if flags == 0 || !self.idle_cpu(ilb) {
+            return;
+        }
+        self.nohz_idle_balance(ilb, flags & NOHZ_BALANCE_KICK != 0, false);
     }
 
     /// `_nohz_idle_balance(ilb, flags)` with NOHZ_STATS_KICK, and NOHZ_BALANCE_KICK when
