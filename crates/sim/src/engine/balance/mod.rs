@@ -1,7 +1,8 @@
 //! Load balancing (`kernel/sched/fair.c`), to the depth that decides who moves:
 //! - `trigger_load_balance` (`sched_balance_trigger` since 6.10) from a busy CPU's tick: the
 //!   SCHED_SOFTIRQ when `jiffies ≥ rq->next_balance`, and the NOHZ kick
-//!   (`nohz_balancer_kick`'s conditions) that balances on behalf of idle CPUs as
+//!   (`nohz_balancer_kick`'s conditions; `kick_ilb`'s IPI, handled by `nohz_csd_func` once the
+//!   idle CPU is back from idle) that balances on behalf of idle CPUs as
 //!   `_nohz_idle_balance` does, and its NOHZ_STATS_KICK, which only decays idle CPUs' blocked
 //!   averages (`update_nohz_stats`; also from a newly idle CPU, `nohz_newidle_balance`);
 //! - `rebalance_domains` (`sched_balance_domains`) with `get_sd_balance_interval`, each domain's
