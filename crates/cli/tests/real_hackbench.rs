@@ -39,14 +39,26 @@ fn run_ends(trace: &Trace, pids: &BTreeSet<Pid>) -> (u64, u64) {
     (preempted, blocked)
 }
 
+/// The bytes of a file under `tests/fixtures/`.
+fn fixture(name: &str) -> Vec<u8> {
+    let path = format!("{}/../../tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The number that follows `key` in a line of text (`next_pid=`, `migrations `).
+fn number_after(line: &str, key: &str) -> Option<u64> {
+    let at = line.find(key)? + key.len();
+    line[at..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
+
 /// A recording under `tests/fixtures/` and its hackbench tasks in creation order (by tid: the
 /// main thread first).
-fn recorded_hackbench(fixture: &str) -> (Trace, Vec<Pid>) {
-    let path = format!(
-        "{}/../../tests/fixtures/{fixture}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+fn recorded_hackbench(name: &str) -> (Trace, Vec<Pid>) {
+    let bytes = fixture(name);
     let imp = schedlab_trace::import_bytes(&bytes, Default::default()).expect("import");
     let mut threads: Vec<(u32, Pid)> = imp
         .pids
@@ -142,12 +154,16 @@ fn two_groups_json(machine: &str, variant: &str, session: bool) -> String {
     )
 }
 
+/// Runs a one-variant scenario.
+fn run_one(json: &str) -> schedlab_sim::Output {
+    let s = Scenario::from_json(json).unwrap();
+    simulate(&s.sim_config(), &s.variants()[0]).unwrap()
+}
+
 /// Runs a one-variant scenario: (wakeups on the waker's CPU, all wakeups, switches), summed
 /// over the CPUs.
 fn wakeups_and_switches(json: &str) -> (u64, u64, u64) {
-    let s = Scenario::from_json(json).unwrap();
-    let v = &s.variants()[0];
-    let o = simulate(&s.sim_config(), v).unwrap();
+    let o = run_one(json);
     let (local, all) = o
         .cpus
         .iter()
@@ -155,7 +171,7 @@ fn wakeups_and_switches(json: &str) -> (u64, u64, u64) {
     let switches: u64 = o.cpus.iter().map(|c| c.sched_count).sum();
     eprintln!(
         "{}: {local}/{all} wakeups local, {switches} switches",
-        v.name
+        o.variant
     );
     (local, all, switches)
 }
@@ -364,11 +380,12 @@ fn pulls_to_idle_cpus(trace: &Trace) -> Vec<u64> {
 
 /// The NOHZ kick as the haltpoll VM does it (`tests/fixtures/real-epyc-haltpoll/
 /// hackbench-kicks.perf-script.gz`, recorded by `scripts/record-kicks.sh` with the `csd` and
-/// `irq_vectors` tracepoints; `kicks-metadata.txt`). An idle CPU's tick is stopped (8 of the
+/// `irq_vectors` tracepoints; `kicks-metadata.txt`). An idle CPU's tick is stopped (9 of the
 /// run's 1 306 ticks came on an idle CPU), so a busy CPU's tick balances it: `kick_ilb` queues
 /// `nohz_csd_func` for the idle CPU, and the IPI reaches it 19–35 µs later (20 kicks; the two
-/// runs after it 20 and 25 kicks, 22–63 µs) — the haltpoll VM's idle exit, as a wakeup's IPI
-/// takes (`schedlab machines`: 32 µs, 47 µs after 1 ms idle). Only then, and only if no wakeup
+/// runs after it 20 and 25 kicks, 22–63 µs): the halted vCPU's return. The model's kick takes
+/// the idle exit measured for a wakeup (`schedlab machines`: 32 µs, 47 µs after 1 ms idle),
+/// which also holds the wakee's switch, so it comes a little later. Only then, and only if no wakeup
 /// reached it in the meantime (`nohz_csd_func` checks `idle_cpu`), does it pull: 296 tasks
 /// onto idle CPUs in the run (360 and 405 in two other recordings of the same command).
 /// They come in 20 batches (6–22 threads each). The model (`eevdf-6.19`, the session, seed 1)
@@ -379,31 +396,18 @@ fn pulls_to_idle_cpus(trace: &Trace) -> Vec<u64> {
 /// after a tick.
 #[test]
 fn an_idle_cpu_is_balanced_when_the_kicks_ipi_reaches_it_as_recorded() {
-    let fixture = "real-epyc-haltpoll/hackbench-kicks.perf-script.gz";
-    let path = format!(
-        "{}/../../tests/fixtures/{fixture}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let bytes = fixture("real-epyc-haltpoll/hackbench-kicks.perf-script.gz");
     let mut text = String::new();
     flate2::read::GzDecoder::new(&bytes[..])
         .read_to_string(&mut text)
         .expect("gzip text");
     // `comm tid [cpu] secs: event: fields`
-    let field = |line: &str, key: &str| -> Option<u32> {
-        let at = line.find(key)? + key.len();
-        line[at..]
-            .split(|c: char| !c.is_ascii_digit())
-            .next()?
-            .parse()
-            .ok()
-    };
     let (mut queued, mut latencies) = (HashMap::new(), vec![]);
     let (mut kicks, mut idle_ticks, mut ticks) = (0, 0, 0);
-    let mut curr: HashMap<u32, u32> = HashMap::new();
+    let mut curr: HashMap<u64, u64> = HashMap::new();
     for line in text.lines() {
         let Some(open) = line.find('[') else { continue };
-        let cpu: u32 = line[open + 1..open + 4].parse().expect("cpu");
+        let cpu: u64 = line[open + 1..open + 4].parse().expect("cpu");
         let secs: f64 = line[open + 5..]
             .split(':')
             .next()
@@ -411,10 +415,10 @@ fn an_idle_cpu_is_balanced_when_the_kicks_ipi_reaches_it_as_recorded() {
             .expect("time");
         let us = (secs * 1e6).round() as u64;
         if line.contains("sched:sched_switch:") {
-            curr.insert(cpu, field(line, "next_pid=").expect("next_pid"));
+            curr.insert(cpu, number_after(line, "next_pid=").expect("next_pid"));
         } else if line.contains("csd:csd_queue_cpu:") && line.contains("func=nohz_csd_func") {
             kicks += 1;
-            queued.insert(field(line, " cpu=").expect("cpu="), us);
+            queued.insert(number_after(line, " cpu=").expect("cpu="), us);
         } else if line.contains("csd:csd_function_entry:") && line.contains("nohz_csd_func") {
             if let Some(q) = queued.remove(&cpu) {
                 latencies.push(us - q);
@@ -441,8 +445,7 @@ fn an_idle_cpu_is_balanced_when_the_kicks_ipi_reaches_it_as_recorded() {
     let recorded_pulls = pulls_to_idle_cpus(&imp.trace);
     let recorded = recorded_pulls.len();
 
-    let s = Scenario::from_json(&two_groups_json("epyc-vm-haltpoll", "eevdf-6.19", true)).unwrap();
-    let o = simulate(&s.sim_config(), &s.variants()[0]).unwrap();
+    let o = run_one(&two_groups_json("epyc-vm-haltpoll", "eevdf-6.19", true));
     let pulls = pulls_to_idle_cpus(&o.trace);
     let tick = 4_000_000;
     let soonest = pulls.iter().map(|t| t % tick).min().unwrap_or(0);
@@ -475,18 +478,9 @@ fn an_idle_cpu_is_balanced_when_the_kicks_ipi_reaches_it_as_recorded() {
 /// `perf stat` counts the filtered tracepoints per CPU, so no perf thread shares the CPUs):
 /// each run's (wakeups, wakeups on the waker's CPU, migrations, switches).
 fn counted_runs() -> Vec<(u64, u64, u64, u64)> {
-    let path = format!(
-        "{}/../../tests/fixtures/real-epyc-haltpoll/hackbench-counts.txt",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let num = |line: &str, key: &str| -> u64 {
-        let at = line.find(key).unwrap_or_else(|| panic!("{key} in {line}")) + key.len();
-        line[at..]
-            .split(|c: char| !c.is_ascii_digit())
-            .next()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or_else(|| panic!("{key} in {line}"))
+    let text = String::from_utf8(fixture("real-epyc-haltpoll/hackbench-counts.txt")).unwrap();
+    let num = |line: &str, key: &str| {
+        number_after(line, key).unwrap_or_else(|| panic!("{key} in {line}"))
     };
     text.lines()
         .filter(|l| l.starts_with("run "))
@@ -522,8 +516,7 @@ fn counted_without_a_trace_buffer_the_haltpoll_vm_migrates_and_switches_as_the_m
     let (mig_lo, mig_hi) = range(|r| r.2);
     let (sw_lo, sw_hi) = range(|r| r.3);
     let (local_lo, local_hi) = range(|r| r.1 * 1000 / r.0);
-    let s = Scenario::from_json(&two_groups_json("epyc-vm-haltpoll", "eevdf-6.19", true)).unwrap();
-    let o = simulate(&s.sim_config(), &s.variants()[0]).unwrap();
+    let o = run_one(&two_groups_json("epyc-vm-haltpoll", "eevdf-6.19", true));
     let migrations = o
         .trace
         .events

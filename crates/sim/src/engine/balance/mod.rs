@@ -186,7 +186,8 @@ impl Simulator {
     /// the softirq then runs `nohz_idle_balance` → `_nohz_idle_balance` with those flags.
     pub(super) fn nohz_csd_func(&mut self, ilb: u32) {
         let flags = core::mem::take(&mut self.cpus[ilb as usize].nohz_flags);
-        if flags == 0 || !self.idle_cpu(ilb) {
+        debug_assert!(flags != 0, "a kick's IPI with no work pending on cpu{ilb}");
+        if !self.idle_cpu(ilb) {
             return;
         }
         self.nohz_idle_balance(ilb, flags & NOHZ_BALANCE_KICK != 0, false);
