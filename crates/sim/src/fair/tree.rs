@@ -81,6 +81,8 @@ pub(crate) struct Tree {
     /// asks for it.
     track_best: bool,
     rng: u32,
+    /// Scratch for `unlink`'s path from the root (kept to reuse its allocation).
+    path: Vec<u32>,
 }
 
 impl Default for Tree {
@@ -95,6 +97,7 @@ impl Default for Tree {
             by_deadline: false,
             track_best: false,
             rng: 0x9e37_79b9,
+            path: Vec::new(),
         }
     }
 }
@@ -233,7 +236,7 @@ impl Tree {
             self.slot.resize(id + 1, NIL);
         }
         self.slot[id] = n;
-        self.root = self.insert_at(self.root, n);
+        self.link(n);
         if self.leftmost == NIL || self.less(n, self.leftmost) {
             self.leftmost = n;
         }
@@ -245,14 +248,7 @@ impl Tree {
     pub fn remove(&mut self, id: Tid) -> Option<i64> {
         let &n = self.slot.get(id).filter(|&&s| s != NIL)?;
         self.slot[id] = NIL;
-        self.root = self.remove_at(self.root, n);
-        if self.leftmost == n {
-            let mut l = self.root;
-            while l != NIL && self.nodes[l as usize].left != NIL {
-                l = self.nodes[l as usize].left;
-            }
-            self.leftmost = l;
-        }
+        self.unlink(n);
         self.nodes[n as usize].tid = NIL;
         self.free.push(n);
         self.len -= 1;
@@ -353,46 +349,94 @@ impl Tree {
         }
     }
 
-    fn insert_at(&mut self, t: u32, n: u32) -> u32 {
-        if t == NIL {
-            return n;
+    /// Puts node `n` (its keys set, no children) into the tree. On the way down, each node `n`
+    /// will sit below takes `n`'s keys into its augmented values, an O(1) update since a
+    /// subtree's minimums only fall when a node joins it; where `n`'s priority puts it above
+    /// the remaining subtree, that subtree is split around `n` and becomes its children.
+    fn link(&mut self, n: u32) {
+        let (prio, v, slice) = {
+            let x = &self.nodes[n as usize];
+            (x.prio, x.vruntime, x.slice)
+        };
+        let mut parent = NIL;
+        let mut left = false;
+        let mut t = self.root;
+        while t != NIL && prio <= self.nodes[t as usize].prio {
+            let best = if self.track_best {
+                self.earlier(self.nodes[t as usize].best, n)
+            } else {
+                t
+            };
+            left = self.less(n, t);
+            let node = &mut self.nodes[t as usize];
+            if before(v, node.min_vruntime) {
+                node.min_vruntime = v;
+            }
+            node.min_slice = node.min_slice.min(slice);
+            node.best = best;
+            parent = t;
+            t = if left { node.left } else { node.right };
         }
-        if self.nodes[n as usize].prio > self.nodes[t as usize].prio {
-            let (l, r) = self.split(t, n);
-            let node = &mut self.nodes[n as usize];
-            node.left = l;
-            node.right = r;
-            self.pull(n);
-            return n;
-        }
-        if self.less(n, t) {
-            let l = self.insert_at(self.nodes[t as usize].left, n);
-            self.nodes[t as usize].left = l;
-        } else {
-            let r = self.insert_at(self.nodes[t as usize].right, n);
-            self.nodes[t as usize].right = r;
-        }
-        self.pull(t);
-        t
+        let (l, r) = self.split(t, n);
+        let node = &mut self.nodes[n as usize];
+        node.left = l;
+        node.right = r;
+        self.pull(n);
+        self.attach(parent, left, n);
     }
 
-    fn remove_at(&mut self, t: u32, n: u32) -> u32 {
-        if t == NIL {
-            return NIL;
+    /// Takes node `n` out of the tree: its children, merged, take its place, and its ancestors'
+    /// augmented values are recomputed upwards until one comes out unchanged (then none above
+    /// it can change). The cached leftmost, if it was `n`, becomes its successor: the leftmost
+    /// node of what took its place, or its parent.
+    fn unlink(&mut self, n: u32) {
+        let mut path = core::mem::take(&mut self.path);
+        path.clear();
+        let mut t = self.root;
+        while t != n && t != NIL {
+            path.push(t);
+            t = if self.less(n, t) {
+                self.nodes[t as usize].left
+            } else {
+                self.nodes[t as usize].right
+            };
         }
+        debug_assert!(t == n, "node {n} is not in the tree");
         if t == n {
             let node = self.nodes[n as usize];
-            return self.merge(node.left, node.right);
+            let m = self.merge(node.left, node.right);
+            let parent = path.last().copied().unwrap_or(NIL);
+            let left = parent != NIL && self.nodes[parent as usize].left == n;
+            self.attach(parent, left, m);
+            if self.leftmost == n {
+                let mut l = m;
+                while l != NIL && self.nodes[l as usize].left != NIL {
+                    l = self.nodes[l as usize].left;
+                }
+                self.leftmost = if l == NIL { parent } else { l };
+            }
+            for &p in path.iter().rev() {
+                let new = self.augmented(p);
+                let node = &mut self.nodes[p as usize];
+                if new == (node.min_vruntime, node.min_slice, node.best) {
+                    break;
+                }
+                (node.min_vruntime, node.min_slice, node.best) = new;
+            }
         }
-        if self.less(n, t) {
-            let l = self.remove_at(self.nodes[t as usize].left, n);
-            self.nodes[t as usize].left = l;
+        self.path = path;
+    }
+
+    /// Makes `n` the left (`left`) or right child of `parent`, or the root when `parent` is
+    /// `NIL`.
+    fn attach(&mut self, parent: u32, left: bool, n: u32) {
+        if parent == NIL {
+            self.root = n;
+        } else if left {
+            self.nodes[parent as usize].left = n;
         } else {
-            let r = self.remove_at(self.nodes[t as usize].right, n);
-            self.nodes[t as usize].right = r;
+            self.nodes[parent as usize].right = n;
         }
-        self.pull(t);
-        t
     }
 
     /// The tree's own invariants: order, heap priorities, augmented values, the cached
