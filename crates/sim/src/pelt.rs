@@ -44,8 +44,7 @@ pub fn decay_load(val: u64, n: u64) -> u64 {
         val >>= n / LOAD_AVG_PERIOD;
         n %= LOAD_AVG_PERIOD;
     }
-    // mul_u64_u32_shr(val, inv, 32)
-    ((val as u128 * RUNNABLE_AVG_YN_INV[n as usize] as u128) >> 32) as u64
+    crate::weight::mul_u64_u32_shr(val, RUNNABLE_AVG_YN_INV[n as usize], 32)
 }
 
 /// `__accumulate_pelt_segments`: the contribution of a delta that crossed `periods` period
