@@ -273,6 +273,12 @@ pub fn sentence(t: &Trace, d: &Decision) -> String {
                 why.balance.text(),
                 l(pid)
             );
+            if let Balance::Kick { from, delay_ns } = why.balance {
+                s.push_str(&format!(
+                    " for cpu{from}'s kick (kick_ilb at its tick; the IPI reached nohz_csd_func {:.1} µs later)",
+                    delay_ns as f64 / 1_000.0
+                ));
+            }
             if why.balance != Balance::Affinity {
                 s.push_str(&format!(", domain level {}", why.level));
             }

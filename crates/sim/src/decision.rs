@@ -340,8 +340,17 @@ pub enum SelectPath {
 pub enum Balance {
     /// `sched_balance_rq` from a busy CPU's periodic softirq (CPU_NOT_IDLE).
     Periodic,
-    /// `sched_balance_rq` for an idle CPU (CPU_IDLE: its own softirq or the NOHZ kick).
+    /// `sched_balance_rq` for an idle CPU (CPU_IDLE) from its own softirq.
     Idle,
+    /// `sched_balance_rq` for an idle CPU (CPU_IDLE) from the NOHZ kick: a busy CPU's tick
+    /// sent `kick_ilb`'s IPI, whose handler (`nohz_csd_func`) raised the softirq that runs
+    /// `_nohz_idle_balance`.
+    Kick {
+        /// The CPU whose tick kicked.
+        from: u32,
+        /// From the kick to its IPI's handler, in ns (the idle CPU's exit from idle).
+        delay_ns: u32,
+    },
     /// `sched_balance_newidle` (CPU_NEWLY_IDLE), a CPU about to go idle.
     Newidle,
     /// The active balance: the stopper pushes a task off the busiest CPU
@@ -634,6 +643,7 @@ impl Balance {
         match self {
             Balance::Periodic => "periodic balance (sched_balance_rq, CPU_NOT_IDLE)",
             Balance::Idle => "idle balance (sched_balance_rq, CPU_IDLE)",
+            Balance::Kick { .. } => "NOHZ idle balance (sched_balance_rq, CPU_IDLE)",
             Balance::Newidle => "newidle balance (sched_balance_newidle)",
             Balance::Active => "active balance (active_load_balance_cpu_stop)",
             Balance::Affinity => "affinity change (migration_cpu_stop)",

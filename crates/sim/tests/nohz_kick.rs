@@ -12,9 +12,8 @@ use schedlab_sim::*;
 
 /// Three hogs on CPU 0 of two, each widening its affinity to both CPUs once it first runs
 /// (so each can move only after it ran); CPU 1 runs nothing, so it never balances as newly
-/// idle and only the kick brings it work. `extra` adds tasks. Returns the times of the
-/// migrations onto CPU 1 that the balancer made.
-fn pulls_onto_cpu1(idle_wakeup_ns: u64, extra: Vec<TaskSpec>) -> Vec<u64> {
+/// idle and only the kick brings it work. `extra` adds tasks.
+fn hogs_on_cpu0(idle_wakeup_ns: u64, extra: Vec<TaskSpec>) -> SimConfig {
     let mut tasks: Vec<TaskSpec> = ["h1", "h2", "h3"]
         .iter()
         .map(|n| {
@@ -31,7 +30,12 @@ fn pulls_onto_cpu1(idle_wakeup_ns: u64, extra: Vec<TaskSpec>) -> Vec<u64> {
     tasks.extend(extra);
     let mut c = cfg(2, 250, 40 * MS, tasks);
     c.idle_wakeup_ns = idle_wakeup_ns;
-    let out = run(&c, "eevdf-6.12");
+    c
+}
+
+/// The times of the migrations onto CPU 1 that the balancer made in [`hogs_on_cpu0`].
+fn pulls_onto_cpu1(idle_wakeup_ns: u64, extra: Vec<TaskSpec>) -> Vec<u64> {
+    let out = run(&hogs_on_cpu0(idle_wakeup_ns, extra), "eevdf-6.12");
     out.trace
         .events
         .iter()
@@ -87,4 +91,40 @@ fn a_cpu_that_got_work_before_the_ipi_does_not_balance() {
         "a pull at the kicked tick: {pulls:?}"
     );
     assert!(!pulls.is_empty(), "the hogs still spread later");
+}
+
+/// A move made for the kick says so in its decision record: the CPU whose tick kicked (CPU 0,
+/// the only busy one) and the IPI's delay, the idle exit and the switch's δ; the kick left
+/// at that tick's softirq (δ after the edge). Moves from CPU 1's own softirq would say
+/// `Balance::Idle`: with its tick stopped there are none.
+#[test]
+fn a_kicks_moves_name_the_kicking_cpu_and_the_ipis_delay() {
+    use schedlab_sim::decision::{Balance, DecisionKind};
+    let exit = 50 * US;
+    let mut c = hogs_on_cpu0(exit, vec![]);
+    c.record_decisions = true;
+    let out = run(&c, "eevdf-6.12");
+    let moves: Vec<_> = out
+        .trace
+        .decisions
+        .iter()
+        .filter_map(|d| match d.kind {
+            DecisionKind::Move { dst: 1, why, .. } => Some((d.t_ns, why.balance)),
+            _ => None,
+        })
+        .collect();
+    assert!(!moves.is_empty(), "no move onto the idle CPU");
+    for &(t, balance) in &moves {
+        let Balance::Kick { from, delay_ns } = balance else {
+            panic!("a move onto CPU 1 at {t} ns by {balance:?}, not the kick");
+        };
+        assert_eq!(from, 0, "the kick at {t} ns came from cpu{from}");
+        assert_eq!(delay_ns as u64, exit + DELTA, "the IPI's delay at {t} ns");
+        let sent = t - delay_ns as u64;
+        assert!(
+            sent % TICK <= DELTA,
+            "a kick sent {} ns after a tick edge",
+            sent % TICK
+        );
+    }
 }

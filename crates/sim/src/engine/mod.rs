@@ -147,6 +147,8 @@ struct Cpu {
     /// NOHZ_BALANCE_KICK), set by `kick_ilb` and taken by `nohz_csd_func` when its IPI
     /// arrives.
     nohz_flags: u8,
+    /// The CPU that sent the pending kick's IPI and when (for its decision records).
+    nohz_kick_from: (u32, u64),
     /// Since when this CPU has been idle while another CPU had a waiting task that may run
     /// here (for the balancing invariant).
     starved_since: Option<u64>,
@@ -244,6 +246,9 @@ pub struct Simulator {
     nohz_has_blocked: bool,
     /// `nohz.next_blocked`, in jiffies: when the NOHZ stats kick may next run.
     nohz_next_blocked: u64,
+    /// While a kick's IPI handler balances: the CPU that kicked and the IPI's delay in ns
+    /// (what a move's decision record names).
+    nohz_kick: Option<(u32, u32)>,
     /// Tasks not yet exited; the run ends early when it reaches 0.
     alive: usize,
     /// CPUs per LLC.
@@ -376,6 +381,7 @@ impl Simulator {
             done: false,
             nohz_has_blocked: false,
             nohz_next_blocked: 0,
+            nohz_kick: None,
             alive: cfg.tasks.len(),
             llc: if cfg.llc_size == 0 {
                 cfg.cpus

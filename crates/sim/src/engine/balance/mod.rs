@@ -155,7 +155,7 @@ impl Simulator {
             return;
         }
         let flags = NOHZ_STATS_KICK | if balance { NOHZ_BALANCE_KICK } else { 0 };
-        self.kick_ilb(flags);
+        self.kick_ilb(cpu, flags);
     }
 
     /// `kick_ilb`: the first idle CPU (`find_new_ilb`) is sent the NOHZ kick's IPI, unless it
@@ -163,7 +163,7 @@ impl Simulator {
     /// sets the first kick flag owns `rq->nohz_csd`). The IPI arrives when the idle CPU is
     /// back from its idle state (`idle_exit_ns`, as for a wakeup's IPI), and its handler
     /// decides ([`Simulator::nohz_csd_func`]).
-    fn kick_ilb(&mut self, flags: u8) {
+    fn kick_ilb(&mut self, cpu: u32, flags: u8) {
         let n = self.cfg.cpus;
         let Some(ilb) = (0..n).find(|&i| self.idle_cpu(i)) else {
             return;
@@ -177,6 +177,7 @@ impl Simulator {
             return;
         }
         let t = self.now + self.idle_exit_ns(ilb) + self.cfg.switch_delay_ns;
+        self.cpus[ilb as usize].nohz_kick_from = (cpu, self.now);
         self.push(t, Ev::NohzKick(ilb));
     }
 
@@ -190,7 +191,11 @@ impl Simulator {
         if !self.idle_cpu(ilb) {
             return;
         }
+        let (from, sent) = self.cpus[ilb as usize].nohz_kick_from;
+        let delay = u32::try_from(self.now - sent).unwrap_or(u32::MAX);
+        self.nohz_kick = Some((from, delay));
         self.nohz_idle_balance(ilb, flags & NOHZ_BALANCE_KICK != 0, false);
+        self.nohz_kick = None;
     }
 
     /// `_nohz_idle_balance(ilb, flags)` with NOHZ_STATS_KICK, and NOHZ_BALANCE_KICK when
@@ -812,7 +817,10 @@ impl Simulator {
             let why = Move {
                 balance: match idle {
                     IdleType::NotIdle => Balance::Periodic,
-                    IdleType::Idle => Balance::Idle,
+                    IdleType::Idle => match self.nohz_kick {
+                        Some((from, delay_ns)) => Balance::Kick { from, delay_ns },
+                        None => Balance::Idle,
+                    },
                     IdleType::NewlyIdle => Balance::Newidle,
                 },
                 level: level as u8,
