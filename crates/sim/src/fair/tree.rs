@@ -18,8 +18,9 @@
 //!
 //! The structure is a treap (a binary search tree that is a heap on random priorities), not
 //! the kernel's red-black tree: the same O(log n) bounds in expectation, with insertion and
-//! removal written as a split and a merge that recompute the augmented values on the path
-//! they touch, which is a fraction of the code of rb-tree rebalancing with augmented
+//! removal written as a split and a merge (an insertion lowers the augmented values of the
+//! nodes above its place on the way down; a removal recomputes its ancestors until one is
+//! unchanged), which is a fraction of the code of rb-tree rebalancing with augmented
 //! rotations (and with `#![forbid(unsafe_code)]`, nodes are indices into an arena rather than
 //! intrusive pointers). The priorities come from a small PRNG owned by the tree, so the shape
 //! is a pure function of the sequence of operations: runs stay deterministic. The shape never
