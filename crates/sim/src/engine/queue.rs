@@ -17,12 +17,37 @@
 //! The generation numbers the events still carry are checked when they run (a void event that
 //! ran would be a bug: debug builds assert). An entry is 32 bytes: the time, the sequence with
 //! the softirq flag in its top bit, the event (12 bytes) and its slot.
+//!
+//! A third of the events are due at the instant being run (a task switched in resumes its
+//! program at once): those (but softirqs, which sort after their instant's other events) go to
+//! a FIFO instead of the heap. Their keys rise in push order (same time, later sequence), so the
+//! FIFO is sorted, and a pop takes the earlier of its front and the heap's top: the same order
+//! as one heap. A FIFO event cancelled or replaced stays behind as a tombstone until the front
+//! reaches it; the front is never one.
 
+use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
 const NIL: u32 = u32::MAX;
+/// The slot of a FIFO tombstone.
+const DEAD: u32 = u32::MAX - 1;
+/// A slot's position in the FIFO (with its absolute index below) rather than the heap.
+const IN_FIFO: u32 = 1 << 31;
+/// FIFO indices are absolute modulo this, so that no position is `NIL`.
+const FIFO_MOD: u32 = IN_FIFO - 1;
 /// Children per node.
 const ARITY: usize = 4;
+
+/// The absolute FIFO index `n` after `i` (both below `FIFO_MOD`; `n` is at most the FIFO's
+/// length, far below it).
+fn fifo_next(i: u32, n: u32) -> u32 {
+    let j = i + n;
+    if j >= FIFO_MOD {
+        j - FIFO_MOD
+    } else {
+        j
+    }
+}
 
 /// The parent of heap position `i` (> 0).
 fn parent(i: usize) -> usize {
@@ -92,7 +117,16 @@ impl Entry {
 /// The queue (see the module doc).
 pub(super) struct Queue {
     heap: Vec<Entry>,
-    /// Heap position of each slot's pending event (`NIL`: none).
+    /// The events pushed for the instant of the last pop, in push order (see the module doc).
+    fifo: VecDeque<Entry>,
+    /// The absolute index of the FIFO's front (modulo `FIFO_MOD`).
+    fifo_head: u32,
+    /// Live (not tombstoned) FIFO entries.
+    fifo_live: usize,
+    /// The time of the last pop: the instant being run.
+    last_t: u64,
+    /// Position of each slot's pending event (`NIL`: none): its heap index, or `IN_FIFO` with
+    /// its absolute FIFO index.
     pos: Vec<u32>,
     cpus: u32,
     seq: u64,
@@ -102,6 +136,10 @@ impl Queue {
     pub fn new(cpus: u32, tasks: usize) -> Queue {
         Queue {
             heap: Vec::new(),
+            fifo: VecDeque::new(),
+            fifo_head: 0,
+            fifo_live: 0,
+            last_t: 0,
             pos: alloc::vec![NIL; 3 * cpus as usize + 2 * tasks],
             cpus,
             seq: 0,
@@ -132,18 +170,56 @@ impl Queue {
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.fifo_live
     }
 
     /// The time of the next event.
     pub fn peek_t(&self) -> Option<u64> {
-        self.heap.first().map(|e| e.t())
+        match (self.heap.first(), self.fifo.front()) {
+            (Some(h), Some(f)) => Some(if f.before(h) { f.t() } else { h.t() }),
+            (h, f) => h.or(f).map(Entry::t),
+        }
     }
 
     /// The event pending in the slot `ev` would take.
     pub fn pending(&self, ev: Ev) -> Option<Ev> {
         let p = self.pos[self.slot(ev)?];
-        (p != NIL).then(|| self.heap[p as usize].ev)
+        (p != NIL).then(|| self.entry(p).ev)
+    }
+
+    /// The entry at position `p` (heap or FIFO).
+    fn entry(&self, p: u32) -> &Entry {
+        if p & IN_FIFO != 0 {
+            &self.fifo[self.fifo_index(p)]
+        } else {
+            &self.heap[p as usize]
+        }
+    }
+
+    /// The index in `fifo` of the FIFO position `p`.
+    fn fifo_index(&self, p: u32) -> usize {
+        let i = (p & !IN_FIFO) + FIFO_MOD - self.fifo_head;
+        (if i >= FIFO_MOD { i - FIFO_MOD } else { i }) as usize
+    }
+
+    /// Makes the FIFO entry at position `p` a tombstone, and drops the tombstones at the front.
+    fn fifo_cancel(&mut self, p: u32) {
+        let i = self.fifo_index(p);
+        let e = &mut self.fifo[i];
+        if e.slot != NIL {
+            self.pos[e.slot as usize] = NIL;
+        }
+        e.slot = DEAD;
+        self.fifo_live -= 1;
+        self.fifo_trim();
+    }
+
+    /// Drops the tombstones at the FIFO's front.
+    fn fifo_trim(&mut self) {
+        while self.fifo.front().is_some_and(|e| e.slot == DEAD) {
+            self.fifo.pop_front();
+            self.fifo_head = fifo_next(self.fifo_head, 1);
+        }
     }
 
     /// Schedules `ev` at `t`, replacing what its slot held (which must be void: the caller
@@ -161,21 +237,40 @@ impl Queue {
             ev,
             slot,
         };
+        let now = t == self.last_t && ord & SOFTIRQ == 0;
+        let mut replaced = false;
         if slot != NIL {
             let p = self.pos[slot as usize];
-            if p != NIL {
-                let old = self.heap[p as usize];
-                if e.before(&old) {
-                    self.up(p as usize, e);
+            if p & IN_FIFO != 0 && p != NIL {
+                self.fifo_cancel(p);
+                replaced = true;
+            } else if p != NIL {
+                if now {
+                    self.remove_at(p as usize);
+                    replaced = true;
                 } else {
-                    self.down(p as usize, e);
+                    let old = self.heap[p as usize];
+                    if e.before(&old) {
+                        self.up(p as usize, e);
+                    } else {
+                        self.down(p as usize, e);
+                    }
+                    return true;
                 }
-                return true;
             }
         }
-        self.heap.push(e);
-        self.up(self.heap.len() - 1, e);
-        false
+        if now {
+            if slot != NIL {
+                let abs = fifo_next(self.fifo_head, self.fifo.len() as u32);
+                self.pos[slot as usize] = IN_FIFO | abs;
+            }
+            self.fifo.push_back(e);
+            self.fifo_live += 1;
+        } else {
+            self.heap.push(e);
+            self.up(self.heap.len() - 1, e);
+        }
+        replaced
     }
 
     /// Removes the event pending in the slot of `ev` (whatever its generation), if any.
@@ -185,16 +280,36 @@ impl Queue {
         if p == NIL {
             return;
         }
-        self.remove_at(p as usize);
+        if p & IN_FIFO != 0 {
+            self.fifo_cancel(p);
+        } else {
+            self.remove_at(p as usize);
+        }
     }
 
-    /// Takes the next event.
+    /// Takes the next event: the earlier of the FIFO's front and the heap's top.
     pub fn pop(&mut self) -> Option<(u64, Ev)> {
-        if self.heap.is_empty() {
-            return None;
-        }
-        let e = self.heap[0];
-        self.remove_at(0);
+        let from_fifo = match (self.fifo.front(), self.heap.first()) {
+            (Some(f), Some(h)) => f.before(h),
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => return None,
+        };
+        let e = if from_fifo {
+            let e = self.fifo.pop_front()?;
+            self.fifo_head = fifo_next(self.fifo_head, 1);
+            self.fifo_live -= 1;
+            if e.slot != NIL {
+                self.pos[e.slot as usize] = NIL;
+            }
+            self.fifo_trim();
+            e
+        } else {
+            let e = self.heap[0];
+            self.remove_at(0);
+            e
+        };
+        self.last_t = e.t();
         Some((e.t(), e.ev))
     }
 
@@ -263,7 +378,10 @@ impl Queue {
 
     /// The pending events, in no particular order.
     pub fn events(&self) -> impl Iterator<Item = (u64, Ev)> + '_ {
-        self.heap.iter().map(|e| (e.t(), e.ev))
+        self.heap
+            .iter()
+            .chain(self.fifo.iter().filter(|e| e.slot != DEAD))
+            .map(|e| (e.t(), e.ev))
     }
 
     /// The heap's invariants: order and the slot positions.
@@ -273,8 +391,26 @@ impl Queue {
                 return Err(alloc::format!("event queue: heap order broken at {i}"));
             }
         }
+        let live: Vec<&Entry> = self.fifo.iter().filter(|e| e.slot != DEAD).collect();
+        if live.len() != self.fifo_live
+            || self.fifo.front().is_some_and(|e| e.slot == DEAD)
+            || live.windows(2).any(|w| !w[0].before(w[1]))
+            || live
+                .iter()
+                .any(|e| e.t() != self.last_t || e.key as u64 & SOFTIRQ != 0)
+        {
+            return Err(
+                "event queue: the FIFO is unsorted, starts with a tombstone, miscounts or holds \
+                 an event not due now"
+                    .into(),
+            );
+        }
         for (s, &p) in self.pos.iter().enumerate() {
-            let e = self.heap.get(p as usize);
+            let e = if p & IN_FIFO != 0 {
+                self.fifo.get(self.fifo_index(p))
+            } else {
+                self.heap.get(p as usize)
+            };
             if p != NIL && e.is_none_or(|e| e.slot as usize != s || self.slot(e.ev) != Some(s)) {
                 return Err(alloc::format!(
                     "event queue: slot {s} points at another event"
@@ -284,11 +420,92 @@ impl Queue {
         let slotted = self
             .heap
             .iter()
+            .chain(live.iter().copied())
             .filter(|e| self.slot(e.ev).is_some())
             .count();
         if slotted != self.pos.iter().filter(|&&p| p != NIL).count() {
             return Err("event queue: an event outside its slot".into());
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+    use alloc::collections::BTreeMap;
+
+    /// Against the definition (every pending event ordered by time, softirqs after their
+    /// instant's other events, then push order; one event per slot, a push replacing its
+    /// slot's): random pushes, many for the instant being run, cancels and pops, with the
+    /// FIFO's absolute index starting just below its wrap.
+    #[test]
+    fn pops_in_key_order_with_the_fifo_and_tombstones() {
+        for seed in 0..20 {
+            let mut r = Rng::new(seed, 0);
+            let mut q = Queue::new(2, 4);
+            q.fifo_head = FIFO_MOD - 3;
+            // key -> event; slot -> key.
+            let mut want: BTreeMap<u128, Ev> = BTreeMap::new();
+            let mut by_slot: BTreeMap<usize, u128> = BTreeMap::new();
+            let mut seq = 0u64;
+            let mut now = 0u64;
+            for _ in 0..2_000 {
+                match r.below(6) {
+                    0..=2 => {
+                        let t = now + [0, 0, 1, 5][r.below(4) as usize];
+                        let ev = match r.below(5) {
+                            0 => Ev::Tick(r.below(2) as u32),
+                            1 => Ev::Softirq(r.below(2) as u32),
+                            2 => Ev::Schedule(r.below(2) as u32, 0),
+                            3 => Ev::Resume(r.below(4) as u32, 0),
+                            _ => Ev::Timer(r.below(4) as u32, 0),
+                        };
+                        seq += 1;
+                        let ord = if matches!(ev, Ev::Softirq(_)) {
+                            seq | SOFTIRQ
+                        } else {
+                            seq
+                        };
+                        let key = (t as u128) << 64 | ord as u128;
+                        if let Some(s) = q.slot(ev) {
+                            if let Some(old) = by_slot.insert(s, key) {
+                                want.remove(&old);
+                            }
+                        }
+                        want.insert(key, ev);
+                        q.push(t, ev);
+                    }
+                    3 => {
+                        let ev = Ev::Resume(r.below(4) as u32, 0);
+                        if let Some(old) = by_slot.remove(&q.slot(ev).unwrap()) {
+                            want.remove(&old);
+                        }
+                        q.cancel(ev);
+                    }
+                    _ => {
+                        let got = q.pop();
+                        let exp = want.pop_first().map(|(k, ev)| {
+                            if let Some(s) = q.slot(ev) {
+                                by_slot.remove(&s);
+                            }
+                            ((k >> 64) as u64, ev)
+                        });
+                        assert_eq!(got, exp, "seed {seed}");
+                        if let Some((t, _)) = got {
+                            now = t;
+                        }
+                    }
+                }
+                q.check().unwrap();
+                assert_eq!(q.len(), want.len());
+                assert_eq!(q.peek_t(), want.keys().next().map(|k| (k >> 64) as u64));
+            }
+            assert!(
+                q.fifo_head < FIFO_MOD - 3,
+                "seed {seed}: the FIFO's index did not wrap"
+            );
+        }
     }
 }
