@@ -85,6 +85,14 @@ if [ "$mode" = all ] && { ! command -v chromium >/dev/null 2>&1 || ! command -v 
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium chromium-driver
 fi
 
+# valgrind: scripts/bench-instructions.sh counts instructions with callgrind (no PMU needed).
+if [ "$mode" = all ] && ! command -v valgrind >/dev/null 2>&1; then
+  say "installing valgrind"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends valgrind
+fi
+
 # binaryen's wasm-opt (the page's release build) and playwright-core (drives Chromium in the
 # browser tests), pinned in tests/e2e/package-lock.json. Neither downloads anything else.
 if [ ! -d tests/e2e/node_modules/playwright-core ] || [ ! -x tests/e2e/node_modules/.bin/wasm-opt ]; then

@@ -27,6 +27,8 @@ step "native = wasm in Node: every preset's trace hashes (scripts/check-node.sh)
 scripts/check-node.sh
 step "native against wasm, once (scripts/bench-wasm.sh smoke: it runs, nothing is judged)"
 scripts/bench-wasm.sh --iterations 1
+step "instructions per event, once (scripts/bench-instructions.sh smoke: it runs, nothing is judged)"
+scripts/bench-instructions.sh --ms 20
 step "fuzz smoke: each target for 5 s from its seeds (scripts/fuzz.sh, nightly)"
 scripts/fuzz.sh 5
 step "the page as a static site (scripts/build-site.sh: trunk build --release, relative URLs)"
