@@ -1,5 +1,6 @@
-//! The event queue: a 4-ary min-heap on (time, softirq last, insertion sequence), indexed so
-//! that an event can be cancelled or re-armed in place. (Four children per node: half the
+//! The event queue: a 4-ary min-heap on (time, softirq last, insertion sequence), beside a FIFO
+//! for the events due at the instant being run (below), indexed so that an event can be
+//! cancelled or re-armed in place. (Four children per node: half the
 //! levels of a binary heap, and a node's children share a cache line pair; pops, which sift
 //! down, are most of the work.)
 //!
@@ -18,8 +19,8 @@
 //! ran would be a bug: debug builds assert). An entry is 32 bytes: the time, the sequence with
 //! the softirq flag in its top bit, the event (12 bytes) and its slot.
 //!
-//! A third of the events are due at the instant being run (a task switched in resumes its
-//! program at once): those (but softirqs, which sort after their instant's other events) go to
+//! Many events are due at the instant being run (a task switched in resumes its program at
+//! once: a third of all on the mixed benchmark): those (but softirqs, which sort after their instant's other events) go to
 //! a FIFO instead of the heap. Their keys rise in push order (same time, later sequence), so the
 //! FIFO is sorted, and a pop takes the earlier of its front and the heap's top: the same order
 //! as one heap. A FIFO event cancelled or replaced stays behind as a tombstone until the front
@@ -386,7 +387,8 @@ impl Queue {
             .map(|e| (e.t(), e.ev))
     }
 
-    /// The heap's invariants: order and the slot positions.
+    /// The queue's invariants: the heap's order, the FIFO's (sorted, due now, no tombstone at
+    /// the front, counted) and the slot positions.
     pub fn check(&self) -> Result<(), alloc::string::String> {
         for i in 1..self.heap.len() {
             if self.heap[i].before(&self.heap[parent(i)]) {
