@@ -130,7 +130,7 @@ fn dispatch(cmd: Command, out: &mut dyn Write) -> Result<(), Fail> {
     }
 }
 /// What `check` lists besides the summary line: the machine's costs, and the RT tasks,
-/// interrupt sources and cache-warmth cost when the scenario has them.
+/// interrupt sources, cache-warmth cost and reads' wait costs when the scenario has them.
 fn check_details(c: &schedlab_sim::SimConfig) -> String {
     use std::fmt::Write as _;
     let us = |ns: u64| {
@@ -169,6 +169,15 @@ fn check_details(c: &schedlab_sim::SimConfig) -> String {
             us(k.cold_ns),
             us(k.migrate_ns)
         );
+    }
+    let waits: Vec<String> = c
+        .channels
+        .iter()
+        .filter(|ch| ch.wait_ns > 0)
+        .map(|ch| format!("{} {}", ch.name, us(ch.wait_ns)))
+        .collect();
+    if !waits.is_empty() {
+        let _ = writeln!(s, "  read waits: {}", waits.join(", "));
     }
     if !c.rt_tasks.is_empty() {
         let fifo = c

@@ -538,7 +538,7 @@ fn import_refuses_a_recording_where_nothing_ran() {
 }
 
 /// `check` lists what shapes a run besides its tasks: the machine's costs, RT tasks,
-/// interrupt sources and the cache-warmth cost, from the scenario as written.
+/// interrupt sources, the cache-warmth cost and reads' wait costs, from the scenario as written.
 #[test]
 fn check_lists_costs_rt_tasks_interrupts_and_cache_warmth() {
     let (code, out, err) = schedlab(&["check", "--preset", "irq-load"]);
@@ -548,6 +548,23 @@ fn check_lists_costs_rt_tasks_interrupts_and_cache_warmth() {
     assert!(!out.contains("RT tasks"), "{out}");
 
     let (code, out, err) = schedlab(&["check", "--preset", "tbench-stacked"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("  read waits: pp.req0 3.500 us, pp.rsp0 1.900 us\n"),
+        "{out}"
+    );
+
+    let dir = std::env::temp_dir().join(format!("schedlab-check-cache-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("cache.json");
+    std::fs::write(
+        &f,
+        r#"{"version": 1, "name": "warm", "cpus": 1, "hz": 250, "duration_ms": 10, "cache": "measured",
+            "tasks": [{"name": "hog", "count": 2, "program": [{"run": "forever"}]}]}"#,
+    )
+    .unwrap();
+    let (code, out, err) = schedlab(&["check", f.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).ok();
     assert_eq!(code, 0, "{err}");
     let k = schedlab_sim::MEASURED_CACHE_COST;
     assert!(

@@ -281,7 +281,7 @@ pub struct RtSpec {
 pub struct ChannelSpec {
     /// The channel's name as the steps write it; `{i}` matches any task index.
     pub name: String,
-    /// Messages it holds (1..=1000000).
+    /// Messages it holds (1..=1000000; 0, no `"capacity"`: unbounded).
     pub capacity: u64,
     /// A read wakes a writer blocked on the full channel once at most this many messages are
     /// left (`None`: as soon as there is room, as a pipe; a unix socket wakes it at a quarter).
@@ -296,6 +296,10 @@ pub struct ChannelSpec {
     /// `"device": {...}`: the channel is an asynchronous I/O context on a block device
     /// (libaio): a send submits an I/O, a read waits for a completion.
     pub device: Option<DeviceSpec>,
+    /// `"wait_ns"`: CPU time a read that had to wait costs its reader beyond a read that finds
+    /// a message (the fd's wait path), paid when the woken reader runs again (default 0).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub wait_ns: u64,
 }
 
 /// A block device behind a channel (`"device"` of a channel): how its completions reach the
@@ -645,7 +649,9 @@ impl Scenario {
                 .map(|c| {
                     let mut o = Map::new();
                     o.insert("name".into(), c.name.clone().into());
-                    o.insert("capacity".into(), c.capacity.into());
+                    if c.capacity > 0 {
+                        o.insert("capacity".into(), c.capacity.into());
+                    }
                     if let Some(n) = c.wake_writer_at {
                         o.insert("wake_writer_at".into(), n.into());
                     }
@@ -657,6 +663,9 @@ impl Scenario {
                     }
                     if let Some(d) = &c.device {
                         o.insert("device".into(), d.to_value());
+                    }
+                    if c.wait_ns > 0 {
+                        o.insert("wait_ns".into(), c.wait_ns.into());
                     }
                     Value::Object(o)
                 })
@@ -792,9 +801,9 @@ impl Scenario {
                 return i;
             }
             let spec = specs.iter().find(|s| s.matches(&name));
-            let (capacity, wake_writer_at, futex, poll) = spec
-                .map_or((0, None, false, false), |s| {
-                    (s.capacity, s.wake_writer_at, s.futex, s.poll)
+            let (capacity, wake_writer_at, futex, poll, wait_ns) = spec
+                .map_or((0, None, false, false, 0), |s| {
+                    (s.capacity, s.wake_writer_at, s.futex, s.poll, s.wait_ns)
                 });
             let device = spec.and_then(|s| s.device.clone());
             let i = channels.len() as u32;
@@ -806,6 +815,7 @@ impl Scenario {
                 futex,
                 poll,
                 device: None,
+                wait_ns,
             });
             if let Some(d) = device {
                 // The workqueue channels, one per CPU, after the device's own.

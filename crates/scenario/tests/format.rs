@@ -653,3 +653,63 @@ fn a_polled_channel_is_a_pipe_and_says_so() {
         "{errs:#?}"
     );
 }
+
+/// A channel's `wait_ns` reaches the engine, survives the canonical JSON and `expand`, and a
+/// channel listed only for it stays unbounded; a bad value or a writer wake on a channel
+/// that never fills is an error naming the field.
+#[test]
+fn a_channels_wait_cost_round_trips_and_bad_values_are_named() {
+    let doc = |chan: &str| {
+        format!(
+            r#"{{"version": 1, "name": "w", "cpus": 1, "hz": 250, "duration_ms": 10,
+            "channels": [{chan}],
+            "tasks": [
+              {{"name": "ping", "program": [{{"run_us": 10}}, {{"send": "req"}}, {{"recv": "rsp"}}]}},
+              {{"name": "pong", "program": [{{"recv": "req"}}, {{"run_us": 10}}, {{"send": "rsp"}}]}}]}}"#
+        )
+    };
+    let s = Scenario::from_json(&doc(r#"{"name": "req", "wait_ns": 3500}"#)).unwrap();
+    let c = s.sim_config();
+    let req = c.channels.iter().find(|ch| ch.name == "req").unwrap();
+    assert_eq!((req.wait_ns, req.capacity), (3500, 0));
+    let text = s.to_json();
+    assert!(
+        text.contains("\"wait_ns\": 3500") && !text.contains("capacity"),
+        "{text}"
+    );
+    assert_eq!(Scenario::from_json(&text).unwrap().sim_config(), c);
+    let err = |chan: &str, want: &str| {
+        let errs = errors(&doc(chan));
+        assert!(
+            errs.iter().any(|e| e.contains(want)),
+            "wanted `{want}` in {errs:#?}"
+        );
+    };
+    err(r#"{"name": "req", "wait_ns": -1}"#, "channels[0].wait_ns");
+    err(
+        r#"{"name": "req", "wait_ns": "3 us"}"#,
+        "channels[0].wait_ns",
+    );
+    err(
+        r#"{"name": "req", "wake_writer_at": 1}"#,
+        "channels[0].wake_writer_at: an unbounded channel",
+    );
+    // pipe_pair's wait costs become its channels', and `expand` keeps them.
+    let pp = Scenario::from_json(
+        r#"{"version": 1, "name": "pp", "cpus": 1, "hz": 250, "duration_ms": 10,
+        "workloads": [{"pipe_pair": {"client_us": 5, "server_us": 5, "server_post_us": 2,
+                       "client_wait_us": 1.5, "server_wait_us": 3}}]}"#,
+    )
+    .unwrap();
+    let c = pp.sim_config();
+    let wait = |name: &str| {
+        c.channels
+            .iter()
+            .find(|ch| ch.name == name)
+            .unwrap()
+            .wait_ns
+    };
+    assert_eq!((wait("pp.req0"), wait("pp.rsp0")), (3000, 1500));
+    let expanded = Scenario::from_json(&pp.expanded().to_json()).unwrap();
+    assert_eq!(expanded.sim_config().channels, c.channels);
+}

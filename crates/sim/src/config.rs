@@ -133,6 +133,11 @@ pub struct Channel {
     /// completion, after the device's latency, its interrupt and (for a write) the workqueue,
     /// becomes a message a read takes. See [`IoDevice`].
     pub device: Option<IoDevice>,
+    /// CPU time a reader spends on a read that had to wait, beyond what a read that finds a
+    /// message spends: the fd's wait path (for a TCP socket `sk_wait_data`, the retry of
+    /// `tcp_recvmsg` after the wakeup, the socket lock taken again). Charged when the woken
+    /// reader next runs, before it takes the message (0: none).
+    pub wait_ns: u64,
 }
 
 impl Channel {
@@ -145,6 +150,7 @@ impl Channel {
             futex: false,
             poll: false,
             device: None,
+            wait_ns: 0,
         }
     }
 }

@@ -32,6 +32,20 @@ pub struct TaskStats {
         serde(default, skip_serializing_if = "crate::stats::is_zero")
     )]
     pub io_completions: u64,
+    /// Messages it read from pipes, sockets and futex words (a poll takes none); absent from
+    /// serialized output when 0.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "crate::stats::is_zero")
+    )]
+    pub reads: u64,
+    /// CPU time charged for reads that had to wait (`Channel::wait_ns`); absent from
+    /// serialized output when 0.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "crate::stats::is_zero")
+    )]
+    pub wait_cost_ns: u64,
     /// Most recent `sched_info.last_queued` (0 = not queued); internal.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) last_queued_ns: u64,

@@ -16,6 +16,7 @@ fn channels(names: &[&str]) -> Vec<Channel> {
             futex: false,
             poll: false,
             device: None,
+            wait_ns: 0,
         })
         .collect()
 }
@@ -161,6 +162,7 @@ fn a_socket_wakes_its_blocked_writer_only_at_the_low_watermark() {
             futex: false,
             poll: false,
             device: None,
+            wait_ns: 0,
         }];
         let out = run(&c, "eevdf-6.6");
         let wakeups: Vec<u64> = out

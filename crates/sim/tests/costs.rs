@@ -178,3 +178,33 @@ fn preempted_burst_ends_later_by_the_cost() {
     assert!(switch_ins >= 3, "{switch_ins} switch-ins");
     assert_eq!(t.sum_exec_runtime_ns, 20 * MS + switch_ins * cost);
 }
+
+/// `Channel::wait_ns`: a read that had to wait costs its reader that much CPU, charged once
+/// per wait, and a read that finds its message costs nothing more. Pinned to one CPU, pong
+/// waits for every request (it reads again at once after each answer, before ping can send),
+/// so it pays once per round trip; each side's only waits are its reads, so each pays once
+/// per block.
+#[test]
+fn a_read_that_waits_pays_its_wait_path_and_one_that_finds_its_message_does_not() {
+    const WAIT_NS: u64 = 3_000;
+    let mut c = pair(1, 1);
+    c.channels[0].wait_ns = WAIT_NS;
+    c.channels[1].wait_ns = WAIT_NS;
+    let out = run(&c, "eevdf-6.19");
+    let (ping, pong) = (&out.tasks[0], &out.tasks[1]);
+    let waits = pong.voluntary_switches;
+    assert!(waits > 1_000, "{waits} waits");
+    assert_eq!(pong.wait_cost_ns, waits * WAIT_NS);
+    assert_eq!(ping.wait_cost_ns, ping.voluntary_switches * WAIT_NS);
+    // Every request read is a reply sent: the two sides read within one of each other.
+    assert!(pong.reads.abs_diff(ping.reads) <= 1);
+    // The cost is CPU time: pong's runtime per round trip is its work plus the wait path.
+    let per = pong.sum_exec_runtime_ns / pong.reads;
+    assert!(
+        per.abs_diff(ALONE_NS + WAIT_NS) <= 50,
+        "pong {per} ns per request"
+    );
+    // Without the cost nothing is charged.
+    let free = run(&pair(1, 1), "eevdf-6.19");
+    assert_eq!(free.tasks[1].wait_cost_ns, 0);
+}

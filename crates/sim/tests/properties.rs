@@ -29,6 +29,8 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
                     rq_affinity: r.below(3) as u8,
                     workqueue: vec![],
                 }),
+                // A read that waits costs its wait path on a third of the channels.
+                wait_ns: if r.below(3) == 0 { r.below(10_000) } else { 0 },
             };
             // A quarter of the pipes are polled (every send wakes all waiting readers).
             c.poll = c.device.is_none() && r.below(4) == 0;

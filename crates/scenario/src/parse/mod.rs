@@ -535,6 +535,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                         "futex",
                         "poll",
                         "device",
+                        "wait_ns",
                     ],
                 );
                 let name = match co.get("name") {
@@ -544,21 +545,31 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                         None
                     }
                 };
+                // Without a capacity the channel is unbounded (a listing that only sets
+                // "wait_ns").
                 let capacity = match co.get("capacity") {
                     Some(v) => p.uint(&join(&path, "capacity"), v, 1, 1_000_000),
-                    None => {
-                        p.err(&join(&path, "capacity"), "missing (required)");
-                        None
-                    }
+                    None => Some(0),
                 };
                 let wake_writer_at = match (co.get("wake_writer_at"), capacity) {
                     (None, _) => Some(None),
+                    (Some(_), Some(0)) => {
+                        p.err(
+                            &join(&path, "wake_writer_at"),
+                            "an unbounded channel (no \"capacity\") never fills, so no writer waits: give it a capacity",
+                        );
+                        None
+                    }
                     (Some(v), Some(cap)) => p
                         .uint(&join(&path, "wake_writer_at"), v, 0, cap - 1)
                         .map(Some),
                     (Some(_), None) => None,
                 };
                 let futex = p.flag(&join(&path, "futex"), co.get("futex"), false);
+                let wait_ns = match co.get("wait_ns") {
+                    None => Some(0),
+                    Some(v) => p.uint(&join(&path, "wait_ns"), v, 0, 1_000_000_000),
+                };
                 let poll = p.flag(&join(&path, "poll"), co.get("poll"), false);
                 let device = match co.get("device") {
                     None => Some(None),
@@ -590,7 +601,8 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                     Some(futex),
                     Some(poll),
                     Some(device),
-                ) = (name, capacity, wake_writer_at, futex, poll, device)
+                    Some(wait_ns),
+                ) = (name, capacity, wake_writer_at, futex, poll, device, wait_ns)
                 {
                     let spec = crate::ChannelSpec {
                         name: name.clone(),
@@ -599,6 +611,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                         futex,
                         poll,
                         device: device.clone(),
+                        wait_ns,
                     };
                     let unused = used_channels
                         .as_ref()
@@ -623,6 +636,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                             futex,
                             poll,
                             device,
+                            wait_ns,
                         });
                     }
                 }

@@ -189,6 +189,13 @@ pub(super) fn pipe_pair(p: &mut P, w: &W) -> Option<PipePair> {
         Some(v) => p.num(&w.path("client_post_us"), v, 0.0, false, MAX_COST_NS / 1e3),
     };
     let server_us = w.time(p, "server_us", d.server_us, Unit::Us, MAX_COST_NS);
+    let mut opt_us = |key: &str, default: &Number| match w.o.get(key) {
+        None => Some(default.clone()),
+        Some(v) => p.num(&w.path(key), v, 0.0, false, MAX_COST_NS / 1e3),
+    };
+    let server_post_us = opt_us("server_post_us", &d.server_post_us);
+    let client_wait_us = opt_us("client_wait_us", &d.client_wait_us);
+    let server_wait_us = opt_us("server_wait_us", &d.server_wait_us);
     let placement = match w.o.get("placement") {
         None => Some(d.placement),
         Some(v) => match v.as_str() {
@@ -212,6 +219,9 @@ pub(super) fn pipe_pair(p: &mut P, w: &W) -> Option<PipePair> {
         client_us: client_us?,
         client_post_us: client_post_us?,
         server_us: server_us?,
+        server_post_us: server_post_us?,
+        client_wait_us: client_wait_us?,
+        server_wait_us: server_wait_us?,
         placement: placement?,
     })
 }

@@ -86,7 +86,27 @@ pub(crate) fn channel_specs(cpus: u64, workloads: &[Workload]) -> Vec<crate::Cha
                     rq_affinity: 1,
                     workqueue: f.write.then(|| format!("{prefix}.dio{{cpu}}")),
                 }),
+                wait_ns: 0,
             });
+        }
+        if let Workload::PipePair(p) = w {
+            // The request and reply channels stay unbounded; they are listed only to carry
+            // the reads' wait paths.
+            let prefix = prefix_of(workloads, k);
+            for (name, us) in [("req", &p.server_wait_us), ("rsp", &p.client_wait_us)] {
+                let wait_ns = (us.as_f64().unwrap_or(0.0) * 1e3).round() as u64;
+                if wait_ns > 0 {
+                    out.push(crate::ChannelSpec {
+                        name: format!("{prefix}.{name}{{i}}"),
+                        capacity: 0,
+                        wake_writer_at: None,
+                        futex: false,
+                        poll: false,
+                        device: None,
+                        wait_ns,
+                    });
+                }
+            }
         }
         if let Workload::Schbench(s) = w {
             // Each thread's futex word (fpost / fwait): a wake without WF_SYNC. At most one
@@ -102,6 +122,7 @@ pub(crate) fn channel_specs(cpus: u64, workloads: &[Workload]) -> Vec<crate::Cha
                         futex: true,
                         poll: false,
                         device: None,
+                        wait_ns: 0,
                     });
                 }
             }
@@ -125,6 +146,7 @@ pub(crate) fn channel_specs(cpus: u64, workloads: &[Workload]) -> Vec<crate::Cha
                     futex: false,
                     poll: false,
                     device: None,
+                    wait_ns: 0,
                 });
             }
             // The ready and start pipes of main(): every thread writes one byte to the first
@@ -137,6 +159,7 @@ pub(crate) fn channel_specs(cpus: u64, workloads: &[Workload]) -> Vec<crate::Cha
                     futex: false,
                     poll,
                     device: None,
+                    wait_ns: 0,
                 });
             }
         }
@@ -292,11 +315,15 @@ pub(crate) fn expand(
                     steps
                 };
                 let server = |i: &str| {
-                    vec![
+                    let mut steps = vec![
                         Step::Recv(format!("{prefix}.req{i}")),
                         run_us(&p.server_us),
                         Step::Send(format!("{prefix}.rsp{i}")),
-                    ]
+                    ];
+                    if p.server_post_us.as_f64().unwrap_or(0.0) > 0.0 {
+                        steps.push(run_us(&p.server_post_us));
+                    }
+                    steps
                 };
                 let cpus = cpus.max(1);
                 match p.placement {

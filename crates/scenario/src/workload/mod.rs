@@ -332,6 +332,14 @@ pub struct PipePair {
     pub client_post_us: Number,
     /// Server work per message, µs (default 40).
     pub server_us: Number,
+    /// Server work after replying, before it waits for the next request, µs (default 0): the
+    /// reply's send returning to user space.
+    pub server_post_us: Number,
+    /// Client CPU time for a reply it had to wait for, beyond one it finds waiting: the read's
+    /// wait path (µs, default 0; tbench's TCP socket: `sk_wait_data` and the read's retry).
+    pub client_wait_us: Number,
+    /// Server CPU time for a request it had to wait for (µs, default 0), as `client_wait_us`.
+    pub server_wait_us: Number,
     /// Where the pairs run (default free).
     pub placement: Placement,
 }
@@ -343,6 +351,9 @@ impl Default for PipePair {
             client_us: 60.into(),
             client_post_us: 0.into(),
             server_us: 40.into(),
+            server_post_us: 0.into(),
+            client_wait_us: 0.into(),
+            server_wait_us: 0.into(),
             placement: Placement::Free,
         }
     }
@@ -623,6 +634,24 @@ impl Workload {
                     &d.client_post_us,
                 );
                 put(&mut o, "server_us", &p.server_us, &d.server_us);
+                put(
+                    &mut o,
+                    "server_post_us",
+                    &p.server_post_us,
+                    &d.server_post_us,
+                );
+                put(
+                    &mut o,
+                    "client_wait_us",
+                    &p.client_wait_us,
+                    &d.client_wait_us,
+                );
+                put(
+                    &mut o,
+                    "server_wait_us",
+                    &p.server_wait_us,
+                    &d.server_wait_us,
+                );
                 if p.placement != d.placement {
                     o.insert("placement".into(), p.placement.name().into());
                 }

@@ -201,6 +201,27 @@ const PIPE_PAIR: &[ParamSpec] = &[
         "0",
     ),
     p(
+        "server_post_us",
+        "0",
+        "µs, 0..=1 s",
+        "server CPU time after replying, before it waits for the next request",
+        "-1",
+    ),
+    p(
+        "client_wait_us",
+        "0",
+        "µs, 0..=1 s",
+        "client CPU time for a reply it had to wait for (the read's wait path)",
+        "-1",
+    ),
+    p(
+        "server_wait_us",
+        "0",
+        "µs, 0..=1 s",
+        "server CPU time for a request it had to wait for (the read's wait path)",
+        "-1",
+    ),
+    p(
         "placement",
         "\"free\"",
         "\"free\", \"stacked\" (one CPU) or \"cross\" (two CPUs)",

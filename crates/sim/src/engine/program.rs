@@ -140,7 +140,10 @@ impl Simulator {
                     match reader {
                         // fpost: the waiter's own futex word is set, so the message is its
                         // alone; its FUTEX_WAIT returns (the read is done).
-                        Some(r) if futex => self.advance_pc(r),
+                        Some(r) if futex => {
+                            self.advance_pc(r);
+                            self.tasks[r].stats.reads += 1;
+                        }
                         _ => self.chans[ch as usize].count += 1,
                     }
                     self.advance_pc(id);
@@ -176,6 +179,8 @@ impl Simulator {
                         }
                         if self.cfg.channels[ch as usize].device.is_some() {
                             self.tasks[id].stats.io_completions += 1;
+                        } else {
+                            self.tasks[id].stats.reads += 1;
                         }
                         let socket = self.cfg.channels[ch as usize].wake_writer_at.is_some();
                         let chan = &self.chans[ch as usize];
@@ -200,6 +205,10 @@ impl Simulator {
                         }
                     } else {
                         chan.readers.push_back(id);
+                        // The read's wait path, paid when the reader runs again.
+                        let wait = self.cfg.channels[ch as usize].wait_ns;
+                        self.tasks[id].owed_ns += wait;
+                        self.tasks[id].stats.wait_cost_ns += wait;
                         self.block(id, TState::Sleeping);
                         return;
                     }
