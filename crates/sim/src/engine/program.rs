@@ -159,7 +159,7 @@ impl Simulator {
                         self.advance_pc(id);
                     } else {
                         self.chans[ch as usize].readers.push_back(id);
-                        self.block(id, TState::Sleeping);
+                        self.wait_to_read(id, ch);
                         return;
                     }
                 }
@@ -205,11 +205,7 @@ impl Simulator {
                         }
                     } else {
                         chan.readers.push_back(id);
-                        // The read's wait path, paid when the reader runs again.
-                        let wait = self.cfg.channels[ch as usize].wait_ns;
-                        self.tasks[id].owed_ns += wait;
-                        self.tasks[id].stats.wait_cost_ns += wait;
-                        self.block(id, TState::Sleeping);
+                        self.wait_to_read(id, ch);
                         return;
                     }
                 }
@@ -301,6 +297,15 @@ impl Simulator {
         let ipi = idle_target || (!resched_was_set && self.cpus[cpu as usize].rq.need_resched);
         let ipi_cost = if ipi { self.cfg.ipi_cost_ns } else { 0 };
         self.tasks[w].owed_ns += self.cfg.wakeup_cost_ns + ipi_cost;
+    }
+
+    /// A read of channel `ch` that found nothing: the reader blocks, and owes the read's wait
+    /// path (`Channel::wait_ns`) when it runs again.
+    fn wait_to_read(&mut self, id: Tid, ch: u32) {
+        let wait = self.cfg.channels[ch as usize].wait_ns;
+        self.tasks[id].owed_ns += wait;
+        self.tasks[id].stats.wait_cost_ns += wait;
+        self.block(id, TState::Sleeping);
     }
 
     /// A sleep of `n` ns: an hrtimer that wakes the task on its CPU, then `block`.
