@@ -136,7 +136,8 @@ pub struct Channel {
     /// CPU time a reader spends on a read that had to wait, beyond what a read that finds a
     /// message spends: the fd's wait path (for a TCP socket `sk_wait_data`, the retry of
     /// `tcp_recvmsg` after the wakeup, the socket lock taken again). Charged when the woken
-    /// reader next runs, before it takes the message (0: none).
+    /// reader next runs, before its program goes on (a pipe's or socket's reader then takes
+    /// the message; a futex waiter's was handed to it at its wakeup) (0: none).
     pub wait_ns: u64,
 }
 

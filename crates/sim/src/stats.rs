@@ -32,8 +32,8 @@ pub struct TaskStats {
         serde(default, skip_serializing_if = "crate::stats::is_zero")
     )]
     pub io_completions: u64,
-    /// Messages it read from pipes, sockets and futex words (a poll takes none); absent from
-    /// serialized output when 0.
+    /// Messages it read from pipes, sockets and futex words (a poll takes none; a device's
+    /// completions count in `io_completions`); absent from serialized output when 0.
     #[cfg_attr(
         feature = "serde",
         serde(default, skip_serializing_if = "crate::stats::is_zero")
