@@ -213,6 +213,12 @@ pub enum Step {
     /// `wq`: the I/O completion it carries is delivered to its device channel, waking the task
     /// waiting there (see [`DeviceSpec`]). Takes no time.
     Complete(String),
+    /// `{"lock_cpu": "name"}`: take the lock of the CPU the task is on, from the array of
+    /// per-CPU locks called `name`, spinning (burning CPU) while another task holds it, as
+    /// schbench's `lock_this_cpu` does (see `Op::LockCpu`).
+    LockCpu(String),
+    /// `{"unlock_cpu": "name"}`: release the lock of array `name` the task holds. Takes no time.
+    UnlockCpu(String),
 }
 
 /// The machine's cache and SMT layout (`"topology": {"llc_size": L, "smt": S}`).
@@ -843,6 +849,7 @@ impl Scenario {
         let generated = self.expand_workloads().0;
         let mut tasks = Vec::new();
         let mut rt_tasks = Vec::new();
+        let mut locks: Vec<String> = Vec::new();
         for (g, t) in self.tasks.iter().chain(generated.iter()).enumerate() {
             let affinity: Vec<u32> = match &t.affinity {
                 Some(a) => {
@@ -865,7 +872,13 @@ impl Scenario {
                     });
                 }
                 let mut program = Vec::new();
-                push_ops(&t.program, &i.to_string(), &mut chan, &mut program);
+                push_ops(
+                    &t.program,
+                    &i.to_string(),
+                    &mut chan,
+                    &mut locks,
+                    &mut program,
+                );
                 tasks.push(TaskSpec {
                     comm: t.name.clone(),
                     group: g as u32,
@@ -978,8 +991,25 @@ impl Scenario {
     }
 }
 
+/// A per-CPU lock array's index: the order in which the scenario's programs first name it.
+fn lock_index(locks: &mut Vec<String>, name: &str) -> u32 {
+    match locks.iter().position(|l| l == name) {
+        Some(k) => k as u32,
+        None => {
+            locks.push(name.to_string());
+            locks.len() as u32 - 1
+        }
+    }
+}
+
 /// Appends the ops of `steps` for the task with index `i` in its group.
-fn push_ops(steps: &[Step], i: &str, chan: &mut impl FnMut(String) -> u32, ops: &mut Vec<Op>) {
+fn push_ops(
+    steps: &[Step],
+    i: &str,
+    chan: &mut impl FnMut(String) -> u32,
+    locks: &mut Vec<String>,
+    ops: &mut Vec<Op>,
+) {
     for st in steps {
         let op = match st {
             Step::RunForever => Op::Run(None),
@@ -998,9 +1028,11 @@ fn push_ops(steps: &[Step], i: &str, chan: &mut impl FnMut(String) -> u32, ops: 
                 first: cpus.iter().copied().min().unwrap_or(0) as u32,
                 last: cpus.iter().copied().max().unwrap_or(0) as u32,
             },
+            Step::LockCpu(l) => Op::LockCpu(lock_index(locks, l)),
+            Step::UnlockCpu(l) => Op::UnlockCpu(lock_index(locks, l)),
             Step::Loop(n, body) => {
                 let start = ops.len() as u32;
-                push_ops(body, i, chan, ops);
+                push_ops(body, i, chan, locks, ops);
                 Op::Loop {
                     start,
                     times: *n as u32,
@@ -1055,6 +1087,12 @@ impl Step {
             }
             Step::Complete(w) => {
                 p.insert("complete".into(), w.clone().into());
+            }
+            Step::LockCpu(l) => {
+                p.insert("lock_cpu".into(), l.clone().into());
+            }
+            Step::UnlockCpu(l) => {
+                p.insert("unlock_cpu".into(), l.clone().into());
             }
         }
         Value::Object(p)

@@ -330,3 +330,43 @@ fn an_affinity_step_becomes_a_cpu_range() {
         .unwrap_err()
         .contains("affinity 8..=8"));
 }
+
+/// `{"lock_cpu": name}` / `{"unlock_cpu": name}`: one array of per-CPU locks per name, numbered
+/// in the order the programs first name them; they round-trip, and an unlock of an array the
+/// program never takes is refused at its path.
+#[test]
+fn per_cpu_lock_steps_name_their_arrays() {
+    let p = ops(
+        r#"[{"lock_cpu": "m"}, {"lock_cpu": "n"}, {"run_ms": 1}, {"unlock_cpu": "n"}, {"unlock_cpu": "m"}]"#,
+    );
+    assert_eq!(
+        p,
+        vec![
+            Op::LockCpu(0),
+            Op::LockCpu(1),
+            Op::Run(Some(Dist::Fixed(1_000_000))),
+            Op::UnlockCpu(1),
+            Op::UnlockCpu(0),
+        ]
+    );
+    let s = Scenario::from_json(&doc(
+        "",
+        r#"[{"lock_cpu": "m"}, {"run_ms": 1}, {"unlock_cpu": "m"}]"#,
+    ))
+    .unwrap();
+    let again = Scenario::from_json(&s.to_json()).unwrap();
+    assert_eq!(s, again);
+    assert!(s.to_json().contains("\"lock_cpu\": \"m\""));
+    has(
+        &errors(&doc("", r#"[{"run_ms": 1}, {"unlock_cpu": "m"}]"#)),
+        "tasks[0].program[1].unlock_cpu: unlock_cpu \"m\" in a program that never takes it",
+    );
+    has(
+        &errors(&doc("", r#"[{"lock_cpu": ""}, {"run_ms": 1}]"#)),
+        "tasks[0].program[0].lock_cpu: lock name must not be empty",
+    );
+    has(
+        &errors(&doc("", r#"[{"lock_cpu": 3}, {"run_ms": 1}]"#)),
+        "tasks[0].program[0].lock_cpu",
+    );
+}

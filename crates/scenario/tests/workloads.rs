@@ -236,8 +236,9 @@ fn hackbench_sockets_by_default_and_pipes_with_p() {
 /// sleeps on its futex and wakes queued workers, doing no work of its own beyond the wakes; a
 /// worker (`worker_thread`) posts its message thread and waits on its own futex
 /// (`msg_and_wait`), then `usleep(100)` and `do_work`: `operations` (5) multiplications of
-/// `matrix_size` = ⌊√(256 × 1024 / 3 / 8)⌋ = 104 matrices. Both futexes wake without WF_SYNC
-/// (`fpost` is a plain FUTEX_WAKE).
+/// `matrix_size` = ⌊√(256 × 1024 / 3 / 8)⌋ = 104 matrices, holding the CPU's lock
+/// (`lock_this_cpu`, one lock array for the run) unless `-L`. Both futexes wake without
+/// WF_SYNC (`fpost` is a plain FUTEX_WAKE).
 #[test]
 fn schbench_follows_schbench_c() {
     let (s, c) = config(8, r#"[{"schbench": {"message_threads": 1, "workers": 2}}]"#);
@@ -265,14 +266,25 @@ fn schbench_follows_schbench_c() {
     assert_eq!(chan(&c, &mt[2]), "sb0.wake");
     for w in &c.tasks[1..] {
         let p = &w.program;
-        assert_eq!(p.len(), 4, "{p:?}");
+        assert_eq!(p.len(), 6, "{p:?}");
         assert!(matches!(p[0], Op::Send(_)));
         assert_eq!(chan(&c, &p[0]), "sb0.post");
         assert!(matches!(p[1], Op::Recv(_)));
         assert_eq!(chan(&c, &p[1]), "sb0.wake");
         assert_eq!(p[2], Op::Sleep(Dist::Fixed(100_000)));
-        assert_eq!(p[3], Op::Run(Some(Dist::Fixed(request_ns))));
+        assert_eq!(p[3], Op::LockCpu(0));
+        assert_eq!(p[4], Op::Run(Some(Dist::Fixed(request_ns))));
+        assert_eq!(p[5], Op::UnlockCpu(0));
     }
+    // -L: no lock around the math.
+    let (_, c) = config(
+        8,
+        r#"[{"schbench": {"message_threads": 1, "workers": 2, "lock": false}}]"#,
+    );
+    assert_eq!(
+        c.tasks[1].program[3..],
+        [Op::Run(Some(Dist::Fixed(request_ns)))]
+    );
     for ch in &c.channels {
         assert!(
             ch.futex,
@@ -334,7 +346,9 @@ fn schbench_defaults_and_channels_per_message_thread() {
         for t in workers {
             assert_eq!(chan(&c, &t.program[0]), format!("sb{m}.post"));
             assert_eq!(chan(&c, &t.program[1]), format!("sb{m}.wake"));
-            assert_eq!(t.program[3], Op::Run(Some(Dist::Fixed(50_000))));
+            // One lock array for all the run's workers, whichever message thread they post.
+            assert_eq!(t.program[3], Op::LockCpu(0));
+            assert_eq!(t.program[4], Op::Run(Some(Dist::Fixed(50_000))));
         }
     }
     assert_eq!(c.channels.len(), 6);

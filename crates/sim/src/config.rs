@@ -98,7 +98,22 @@ pub enum Op {
         /// The last allowed CPU.
         last: u32,
     },
+    /// Take lock `set`'s lock of the CPU the task runs on, spinning until it is free, as
+    /// schbench's `lock_this_cpu` does: the CPU is read once (`sched_getcpu`), then
+    /// `pthread_mutex_trylock` of that CPU's lock is retried in a busy loop, so a task that
+    /// finds it held (by a task preempted while holding it) burns CPU time until the holder
+    /// releases it, on whatever CPU the spinner is meanwhile moved to; a task that got the lock
+    /// of a CPU other than its current one (it migrated while spinning) releases it and starts
+    /// again on its current CPU's. `set` names one array of per-CPU locks (one per CPU).
+    LockCpu(u32),
+    /// Release the lock of `set` this task holds (`pthread_mutex_unlock`); every task spinning on
+    /// it that is on a CPU retries at once, and the first to do so takes it. Does nothing if the
+    /// task holds none of `set`'s locks. Takes no time.
+    UnlockCpu(u32),
 }
+
+/// The most per-CPU lock arrays ([`Op::LockCpu`]) a configuration may use.
+pub const MAX_LOCK_SETS: u32 = 256;
 
 /// A channel between tasks: a pipe carrying whole messages.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -638,6 +653,13 @@ impl SimConfig {
                 match *op {
                     Op::Run(_) | Op::Sleep(_) | Op::Exit | Op::WaitPeriod(_) => progress = true,
                     Op::Recv(_) | Op::Complete => {}
+                    Op::LockCpu(set) | Op::UnlockCpu(set) => {
+                        if set >= MAX_LOCK_SETS {
+                            return Err(format!(
+                                "task {i}: step {idx}: lock set {set} (at most {MAX_LOCK_SETS} sets)"
+                            ));
+                        }
+                    }
                     Op::Affinity { first, last } => {
                         if first > last || last >= self.cpus {
                             return Err(format!(

@@ -48,7 +48,7 @@ mod wire;
 
 pub use config::{
     limits, CacheCost, Channel, Dist, IdleState, IoDevice, IrqArrival, IrqSource, Op, RtBandwidth,
-    RtPolicy, RtTask, SchedPolicy, SimConfig, TaskSpec, MEASURED_CACHE_COST,
+    RtPolicy, RtTask, SchedPolicy, SimConfig, TaskSpec, MAX_LOCK_SETS, MEASURED_CACHE_COST,
 };
 pub use engine::{balance, simulate, Deadlock, Output, Simulator, Status};
 pub use events::Events;

@@ -46,6 +46,13 @@ pub struct TaskStats {
         serde(default, skip_serializing_if = "crate::stats::is_zero")
     )]
     pub wait_cost_ns: u64,
+    /// CPU time spent spinning on held per-CPU locks (`Op::LockCpu`); absent from serialized
+    /// output when 0.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "crate::stats::is_zero")
+    )]
+    pub spin_ns: u64,
     /// Most recent `sched_info.last_queued` (0 = not queued); internal.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) last_queued_ns: u64,

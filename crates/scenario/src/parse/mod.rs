@@ -85,6 +85,8 @@ pub(super) const STEP_KEYS: &[&str] = &[
     "exit",
     "loop",
     "complete",
+    "lock_cpu",
+    "unlock_cpu",
 ];
 pub(super) const KINDS: &str = "hackbench, schbench, pipe_pair, massive_intr, periodic, fio_like";
 /// One hour, the longest duration anywhere in a scenario.
@@ -509,6 +511,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                 );
             } else {
                 used_channels = Some(check_channels(&mut p, &all, &irq_work));
+                program::check_locks(&mut p, &all);
             }
         }
     }

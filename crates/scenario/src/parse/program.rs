@@ -298,7 +298,12 @@ pub(super) fn program(p: &mut P, path: &str, v: &Value) -> Option<Vec<Step>> {
             | Step::Exit
             | Step::WaitPeriod(..) => true,
             Step::Loop(_, body) => body.iter().any(progresses),
-            Step::Send(_) | Step::Recv(_) | Step::Affinity(_) | Step::Complete(_) => false,
+            Step::Send(_)
+            | Step::Recv(_)
+            | Step::Affinity(_)
+            | Step::Complete(_)
+            | Step::LockCpu(_)
+            | Step::UnlockCpu(_) => false,
         }
     }
     if !steps.iter().any(progresses) {
@@ -439,6 +444,18 @@ pub(super) fn step(p: &mut P, path: &str, v: &Value) -> Option<Step> {
                 _ => Step::Complete(name),
             })
         }
+        "lock_cpu" | "unlock_cpu" => {
+            let name = p.string(&kp, val, 64)?;
+            if name.is_empty() {
+                p.err(&kp, "lock name must not be empty");
+                return None;
+            }
+            Some(if k == "lock_cpu" {
+                Step::LockCpu(name)
+            } else {
+                Step::UnlockCpu(name)
+            })
+        }
         "affinity" => {
             let mut cpus = affinity(p, &kp, val, None)?;
             cpus.sort_unstable();
@@ -534,6 +551,47 @@ pub(super) fn duration(p: &mut P, path: &str, v: &Value, unit: Unit) -> Option<D
                 ),
             );
             None
+        }
+    }
+}
+
+/// Per-CPU lock arrays (`lock_cpu` / `unlock_cpu`): at most `MAX_LOCK_SETS` names in all, and
+/// a program releases only arrays it takes (an `unlock_cpu` alone is most likely a typo).
+pub(super) fn check_locks(p: &mut P, tasks: &[TaskGroup]) {
+    fn walk<'a>(steps: &'a [Step], path: &str, out: &mut Vec<(bool, &'a str, String)>) {
+        for (i, s) in steps.iter().enumerate() {
+            match s {
+                Step::LockCpu(l) => out.push((true, l, format!("{path}[{i}].lock_cpu"))),
+                Step::UnlockCpu(l) => out.push((false, l, format!("{path}[{i}].unlock_cpu"))),
+                Step::Loop(_, body) => walk(body, &format!("{path}[{i}].steps"), out),
+                _ => {}
+            }
+        }
+    }
+    let mut names = std::collections::BTreeSet::new();
+    for (g, t) in tasks.iter().enumerate() {
+        let mut uses = vec![];
+        walk(&t.program, &format!("tasks[{g}].program"), &mut uses);
+        for (_, name, path) in uses.iter().filter(|(lock, ..)| !lock) {
+            if !uses.iter().any(|(lock, n, _)| *lock && n == name) {
+                p.err(
+                    path,
+                    format!("unlock_cpu \"{name}\" in a program that never takes it (add {{\"lock_cpu\": \"{name}\"}} before it)"),
+                );
+            }
+        }
+        for (_, name, path) in uses {
+            if names.insert(name.to_string()) && names.len() > schedlab_sim::MAX_LOCK_SETS as usize
+            {
+                p.err(
+                    &path,
+                    format!(
+                        "more than {} per-CPU lock names in the scenario",
+                        schedlab_sim::MAX_LOCK_SETS
+                    ),
+                );
+                return;
+            }
         }
     }
 }

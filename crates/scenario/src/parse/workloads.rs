@@ -152,6 +152,7 @@ pub(super) fn schbench(p: &mut P, w: &W, cpus: Option<u64>) -> Option<Schbench> 
     });
     let sleep_us = w.time(p, "sleep_us", d.sleep_us, Unit::Us, MAX_COST_NS);
     let think_us = w.time(p, "think_us", d.think_us, Unit::Us, MAX_COST_NS);
+    let lock = p.flag(&w.path("lock"), w.o.get("lock"), d.lock);
     let affinity = w.affinity(p, cpus);
     let s = Schbench {
         message_threads: message_threads?,
@@ -161,6 +162,7 @@ pub(super) fn schbench(p: &mut P, w: &W, cpus: Option<u64>) -> Option<Schbench> 
         request_us: request_us?,
         sleep_us: sleep_us?,
         think_us: think_us?,
+        lock: lock?,
         affinity: affinity?,
     };
     if s.request_us.is_none() && s.request_ns() as f64 > MAX_COST_NS {

@@ -286,12 +286,21 @@ pub(crate) fn expand(
                     );
                     // msg_and_wait (post the message thread, wait on its own futex), then a
                     // request: usleep, then do_work's matrix multiplications.
-                    let worker = vec![
+                    let mut worker = vec![
                         Step::Send(post),
                         Step::Recv(wake),
                         Step::Sleep(Duration::Fixed(s.sleep_us.clone()), Unit::Us),
-                        request.clone(),
                     ];
+                    if s.lock {
+                        // do_work: lock_this_cpu, the math, pthread_mutex_unlock; one lock
+                        // array for the run's workers (all message threads').
+                        let lock = format!("{prefix}.cpu");
+                        worker.push(Step::LockCpu(lock.clone()));
+                        worker.push(request.clone());
+                        worker.push(Step::UnlockCpu(lock));
+                    } else {
+                        worker.push(request.clone());
+                    }
                     add(
                         &mut groups,
                         Role::Worker,

@@ -207,8 +207,10 @@ impl Default for Hackbench {
 /// and request latency (from the start of the `usleep` to the end of the math) are what
 /// schbench reports.
 ///
-/// Not modelled: the per-CPU spinlock `do_work` holds around the math (`lock_this_cpu`, off
-/// with `-L`; a worker switched in on a CPU whose lock a preempted worker holds spins on it).
+/// `do_work` holds a per-CPU lock around the math (`lock_this_cpu`, `lock`; off with `-L`):
+/// one array of locks per schbench run (`{"lock_cpu": "sb.cpu"}`), taken by spinning on
+/// `pthread_mutex_trylock`, so a worker switched in on a CPU whose lock a preempted worker
+/// holds burns its CPU time until the holder runs again and finishes its math.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Schbench {
@@ -231,6 +233,8 @@ pub struct Schbench {
     /// The message thread's CPU time per worker it wakes (the list splice, `gettimeofday`,
     /// `FUTEX_WAKE`), µs (default 5; a model cost, not measured).
     pub think_us: Number,
+    /// Take the CPU's lock around the math (default true; false is schbench's `-L`).
+    pub lock: bool,
     /// CPUs of all its tasks (default all).
     pub affinity: Option<Vec<u64>>,
 }
@@ -288,6 +292,7 @@ impl Default for Schbench {
             request_us: None,
             sleep_us: 100.into(),
             think_us: 5.into(),
+            lock: true,
             affinity: None,
         }
     }
@@ -621,6 +626,7 @@ impl Workload {
                 }
                 put(&mut o, "sleep_us", &s.sleep_us, &d.sleep_us);
                 put(&mut o, "think_us", &s.think_us, &d.think_us);
+                put(&mut o, "lock", &s.lock, &d.lock);
                 aff(&mut o, &s.affinity);
             }
             Workload::PipePair(p) => {

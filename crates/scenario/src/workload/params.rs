@@ -172,6 +172,13 @@ const SCHBENCH: &[ParamSpec] = &[
         "the message thread's CPU per worker it wakes",
         "0",
     ),
+    p(
+        "lock",
+        "true",
+        "true or false",
+        "hold the CPU's lock around the math, spinning while another worker holds it (false: -L)",
+        "1",
+    ),
     AFFINITY,
     CGROUP,
     SESSION,

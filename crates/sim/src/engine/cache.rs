@@ -69,7 +69,7 @@ impl Simulator {
         match t.burst {
             Burst::Until(end) => t.burst = Burst::Until(end + owed),
             Burst::Paying(end) => t.burst = Burst::Paying(end + owed),
-            Burst::Forever => {}
+            Burst::Forever | Burst::Spin => {}
             Burst::Idle => t.owed_ns += owed,
         }
     }

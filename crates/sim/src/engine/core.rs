@@ -454,6 +454,7 @@ impl Simulator {
                 );
             }
             if let Some(p) = prev {
+                self.end_spin(p);
                 let t = &mut self.tasks[p];
                 t.gen = t.gen.wrapping_add(1);
                 // Its burst end or resume is void: out of the queue.
@@ -493,7 +494,8 @@ impl Simulator {
                         self.push(now + left, Ev::BurstEnd(n as u32, gen));
                     }
                     Burst::Forever => {}
-                    Burst::Idle => self.push(now, Ev::Resume(n as u32, gen)),
+                    // A spinner was made idle when it left its CPU.
+                    Burst::Idle | Burst::Spin => self.push(now, Ev::Resume(n as u32, gen)),
                 }
                 self.snapshot(cpu, n);
             }

@@ -67,6 +67,9 @@ enum Burst {
     /// `sum_exec_runtime` reaches this; the program's current op comes after.
     Paying(u64),
     Forever,
+    /// Spinning on a held per-CPU lock (`Op::LockCpu`) while on its CPU; retried when the lock
+    /// is released. Switched out, a spinner goes back to `Idle` and retries when it next runs.
+    Spin,
 }
 
 struct TaskCtl {
@@ -100,6 +103,11 @@ struct TaskCtl {
     affinity: Vec<u32>,
     /// PF_KTHREAD.
     kthread: bool,
+    /// The per-CPU lock (`program::Locks` index) it spins on, from its `Op::LockCpu` until it
+    /// takes it.
+    spin: Option<u32>,
+    /// `sum_exec_runtime` when its current spell of spinning on a CPU began.
+    spin_from: u64,
 }
 
 #[derive(Default)]
@@ -236,6 +244,7 @@ pub struct Simulator {
     tasks: Vec<TaskCtl>,
     cpus: Vec<Cpu>,
     chans: Vec<Chan>,
+    locks: program::Locks,
     rec: Recorder,
     processed: u64,
     /// Events plus zero-time program steps: what [`Simulator::run`]'s budget counts.
@@ -329,6 +338,8 @@ impl Simulator {
                     a
                 },
                 kthread: t.kthread,
+                spin: None,
+                spin_from: 0,
             });
             infos.push(TaskInfo {
                 pid: i as u32 + 1,
@@ -360,6 +371,7 @@ impl Simulator {
                     }
                 })
                 .collect(),
+            locks: program::Locks::new(cfg),
             rec: Recorder {
                 level,
                 trace: Trace {
@@ -616,6 +628,13 @@ impl Simulator {
                 .zip(&self.ents)
                 .map(|(t, e)| TaskStats {
                     sum_exec_runtime_ns: e.sum_exec_runtime,
+                    // A spinner still spinning at the end: its current spell too.
+                    spin_ns: t.stats.spin_ns
+                        + if t.burst == Burst::Spin {
+                            e.sum_exec_runtime.saturating_sub(t.spin_from)
+                        } else {
+                            0
+                        },
                     ..t.stats
                 })
                 .collect(),

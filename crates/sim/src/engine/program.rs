@@ -3,12 +3,13 @@
 //! A program is a list of [`Op`]s interpreted while its task is on a CPU: CPU bursts, sleeps
 //! (an hrtimer that wakes the task on its CPU), periodic waits, and pipe-like channels whose
 //! send wakes one blocked reader and whose full buffer blocks the writer (`pipe_write` /
-//! `pipe_read` with WF_SYNC wakeups). Blocking goes through `core.rs` (`block`,
-//! `try_to_wake_up`).
+//! `pipe_read` with WF_SYNC wakeups), and per-CPU user-space locks taken by spinning
+//! (schbench's `lock_this_cpu`). Blocking goes through `core.rs` (`block`, `try_to_wake_up`).
 
 use alloc::collections::VecDeque;
+use alloc::vec::Vec;
 
-use crate::config::Op;
+use crate::config::{Op, SimConfig};
 use crate::fair::Tid;
 
 use super::{Burst, Ev, Simulator, TState};
@@ -29,6 +30,37 @@ pub(super) struct Chan {
     /// A workqueue channel's work items, one per message: the device channel each I/O
     /// completion goes to (`io.rs`), or an interrupt source's item (`irq::IRQ_WORK`).
     pub(super) payloads: VecDeque<u32>,
+}
+
+/// The per-CPU locks of `Op::LockCpu`: one array of `cpus` locks per lock set, indexed
+/// `set × cpus + cpu` (empty when no program takes one).
+pub(super) struct Locks {
+    cpus: usize,
+    /// Each lock's holder.
+    owner: Vec<Option<Tid>>,
+    /// The tasks spinning on each lock, in the order they began (on a CPU or not).
+    spinners: Vec<Vec<Tid>>,
+}
+
+impl Locks {
+    pub(super) fn new(cfg: &SimConfig) -> Locks {
+        let sets = cfg
+            .tasks
+            .iter()
+            .flat_map(|t| &t.program)
+            .filter_map(|op| match *op {
+                Op::LockCpu(s) | Op::UnlockCpu(s) => Some(s as usize + 1),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
+        let n = sets * cfg.cpus as usize;
+        Locks {
+            cpus: cfg.cpus as usize,
+            owner: alloc::vec![None; n],
+            spinners: (0..n).map(|_| Vec::new()).collect(),
+        }
+    }
 }
 
 impl Simulator {
@@ -74,6 +106,7 @@ impl Simulator {
         let cpu = self.tasks[id].cpu;
         self.with_rq(cpu, |f, c| f.update_curr_user(c));
         self.rt_account(cpu);
+        self.end_spin(id);
         for _ in 0..ZERO_TIME_STEPS {
             self.work += 1;
             let owed = core::mem::take(&mut self.tasks[id].owed_ns);
@@ -232,6 +265,42 @@ impl Simulator {
                         self.io_deliver(c, cpu, Some(id));
                     }
                 }
+                Op::LockCpu(set) => {
+                    // lock_this_cpu: the lock of the CPU read when the spinning began.
+                    let n = self.locks.cpus;
+                    let key = self.tasks[id]
+                        .spin
+                        .map_or(set as usize * n + cpu as usize, |k| k as usize);
+                    if self.locks.owner[key].is_some() {
+                        // pthread_mutex_trylock failed: spin (on this CPU, until the holder
+                        // releases it or the spinner is switched out).
+                        if self.tasks[id].spin.is_none() {
+                            self.tasks[id].spin = Some(key as u32);
+                            self.locks.spinners[key].push(id);
+                        }
+                        self.tasks[id].spin_from = self.ents[id].sum_exec_runtime;
+                        self.tasks[id].burst = Burst::Spin;
+                        return;
+                    }
+                    self.locks.owner[key] = Some(id);
+                    if self.tasks[id].spin.take().is_some() {
+                        self.locks.spinners[key].retain(|&t| t != id);
+                    }
+                    if key % n != cpu as usize {
+                        // "we got the lock but we migrated": unlock, and again on this CPU.
+                        self.unlock_cpu(key);
+                        continue;
+                    }
+                    self.advance_pc(id);
+                }
+                Op::UnlockCpu(set) => {
+                    self.advance_pc(id);
+                    let n = self.locks.cpus;
+                    let base = set as usize * n;
+                    if let Some(c) = (0..n).find(|&c| self.locks.owner[base + c] == Some(id)) {
+                        self.unlock_cpu(base + c);
+                    }
+                }
                 Op::Affinity { first, last } => {
                     self.tasks[id].affinity = (first..=last).collect();
                     self.advance_pc(id);
@@ -259,6 +328,30 @@ impl Simulator {
         self.push(self.now, Ev::Resume(id as u32, gen));
     }
 
+    /// Releases per-CPU lock `key`: each of its spinners that is on a CPU retries now (in the
+    /// order they began to spin); the first takes it.
+    fn unlock_cpu(&mut self, key: usize) {
+        self.locks.owner[key] = None;
+        for i in 0..self.locks.spinners[key].len() {
+            let t = self.locks.spinners[key][i];
+            if self.tasks[t].burst == Burst::Spin {
+                let gen = self.tasks[t].gen;
+                self.push(self.now, Ev::Resume(t as u32, gen));
+            }
+        }
+    }
+
+    /// A spinner leaves its CPU or retries: the CPU time it spun counts in
+    /// `TaskStats::spin_ns`, and its burst is idle again.
+    pub(super) fn end_spin(&mut self, id: Tid) {
+        let t = &mut self.tasks[id];
+        if t.burst == Burst::Spin {
+            t.burst = Burst::Idle;
+            let spun = self.ents[id].sum_exec_runtime.saturating_sub(t.spin_from);
+            t.stats.spin_ns += spun;
+        }
+    }
+
     /// `switch_cost_ns`: the task switched in pays it as CPU time before its program goes on
     /// (a burst it was preempted in lasts that much longer; a hog's endless burst absorbs it).
     pub(super) fn charge_switch(&mut self, id: Tid) {
@@ -270,7 +363,7 @@ impl Simulator {
         match t.burst {
             Burst::Until(end) => t.burst = Burst::Until(end + cost),
             Burst::Paying(end) => t.burst = Burst::Paying(end + cost),
-            Burst::Forever => {}
+            Burst::Forever | Burst::Spin => {}
             Burst::Idle => t.owed_ns += cost,
         }
     }
