@@ -1,0 +1,26 @@
+#!/bin/sh
+# Records real schbench (v1.0, masoncl/schbench 48aed1d, built with its Makefile's flags:
+# gcc -Wall -O2 -g -W -D_GNU_SOURCE schbench.c -lpthread -lm) on this machine: the CPU time of
+# one request (one worker alone, perf stat), then `-m 1 -t 4 -r 10` (two workers per CPU on a
+# 2-CPU machine) three times with the per-CPU lock and three times without it (-L), with the
+# kernel, HZ and scheduler tunables. Run it on a quiet machine (no builds).
+#
+#   sh scripts/record-schbench-real.sh PATH/TO/schbench > tests/fixtures/real-epyc/schbench.txt
+set -eu
+SB=${1:?usage: record-schbench-real.sh PATH/TO/schbench}
+echo "# schbench v1.0 (48aed1d) on $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "# cpuidle driver: $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)"
+echo "# HZ: $(grep -h '^CONFIG_HZ=' /boot/config-"$(uname -r)" 2>/dev/null || echo 'CONFIG_HZ=250 (by the LOC count)')"
+for f in base_slice_ns migration_cost_ns; do
+  [ -r /sys/kernel/debug/sched/$f ] && echo "# $f: $(cat /sys/kernel/debug/sched/$f)"
+done
+echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== calibrate: perf stat -e task-clock -- schbench -m 1 -t 1 -r 5"
+perf stat -e task-clock -- "$SB" -m 1 -t 1 -r 5 2>&1 | grep -E 'average rps|task-clock'
+for run in 1 2 3; do
+  for opt in lock -L; do
+    echo "== run $run: schbench -m 1 -t 4 -r 10 $( [ "$opt" = -L ] && echo -L )"
+    if [ "$opt" = -L ]; then "$SB" -m 1 -t 4 -r 10 -L 2>&1; else "$SB" -m 1 -t 4 -r 10 2>&1; fi |
+      sed -n '/^Wakeup Latencies percentiles/,$p' | tail -n 24
+  done
+done
