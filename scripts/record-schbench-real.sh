@@ -1,7 +1,7 @@
 #!/bin/sh
 # Records real schbench (v1.0, masoncl/schbench 48aed1d, built with its Makefile's flags:
 # gcc -Wall -O2 -g -W -D_GNU_SOURCE schbench.c -lpthread -lm) on this machine: the CPU time of
-# one request (one worker alone, perf stat), then `-m 1 -t 4 -r 10` (two workers per CPU on a
+# one request (one worker alone, perf stat) and its spread (-C, the math alone), then `-m 1 -t 4 -r 10` (two workers per CPU on a
 # 2-CPU machine) three times with the per-CPU lock and three times without it (-L), with the
 # kernel, HZ and scheduler tunables. Run it on a quiet machine (no builds).
 #
@@ -17,6 +17,10 @@ done
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== calibrate: perf stat -e task-clock -- schbench -m 1 -t 1 -r 5"
 perf stat -e task-clock -- "$SB" -m 1 -t 1 -r 5 2>&1 | grep -E 'average rps|task-clock'
+# -C (calibrate: no lock, and the request is timed from after the usleep): each request's
+# latency is then one do_work alone, its math's spread on this CPU.
+echo "== request math alone: schbench -C -m 1 -t 1 -r 5"
+"$SB" -C -m 1 -t 1 -r 5 2>&1 | awk '/^Request Latencies percentiles/ { n = 0; buf = "" } { buf = buf $0 "\n"; n++ } /min=/ && buf ~ /Request Latencies/ { last = buf; buf = "" } END { printf "%s", last }'
 for run in 1 2 3; do
   for opt in lock -L; do
     echo "== run $run: schbench -m 1 -t 4 -r 10 $( [ "$opt" = -L ] && echo -L )"

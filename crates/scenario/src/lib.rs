@@ -463,6 +463,14 @@ fn to_ns(n: &Number, unit: Unit) -> u64 {
 }
 
 impl Duration {
+    /// The mean, in the unit of its numbers.
+    pub fn mean(&self) -> f64 {
+        match self {
+            Duration::Fixed(v) | Duration::Exp(v) | Duration::Normal(v, _) => num_f64(v),
+            Duration::Uniform(a, b) => (num_f64(a) + num_f64(b)) / 2.0,
+        }
+    }
+
     fn dist(&self, unit: Unit) -> Dist {
         match self {
             Duration::Fixed(v) => Dist::Fixed(to_ns(v, unit)),

@@ -855,3 +855,49 @@ fn a_workloads_tasks_join_its_session_or_cgroup() {
         "{err}"
     );
 }
+
+/// schbench's `request_us` takes a distribution, drawn per request: a real CPU's math time
+/// varies (`schbench -C` on the EPYC VM: p50 4328 µs, p90 4392 µs). It survives a round trip,
+/// its mean bounds the request, and a bad one is refused at its path.
+#[test]
+fn schbench_request_is_a_distribution() {
+    let (s, c) = config(
+        2,
+        r#"[{"schbench": {"workers": 2, "request_us": {"normal": [4328, 50]}, "lock": false}}]"#,
+    );
+    let Workload::Schbench(sb) = &s.workloads()[0].params else {
+        panic!()
+    };
+    assert_eq!(sb.request_ns(), 4_328_000);
+    let worker = c.tasks.iter().find(|t| t.group == 1).unwrap();
+    assert_eq!(
+        worker.program.last(),
+        Some(&Op::Run(Some(Dist::Normal(4_328_000, 50_000))))
+    );
+    let back = Scenario::from_json(&s.to_json()).unwrap();
+    assert_eq!(back.to_json(), s.to_json());
+    let v: serde_json::Value = serde_json::from_str(&s.to_json()).unwrap();
+    assert_eq!(
+        v["workloads"][0]["schbench"]["request_us"],
+        serde_json::json!({"normal": [4328, 50]})
+    );
+    // A plain number is still a fixed cost.
+    let (_, c) = config(2, r#"[{"schbench": {"workers": 2, "request_us": 80}}]"#);
+    let worker = c.tasks.iter().find(|t| t.group == 1).unwrap();
+    assert!(worker.program.contains(&Op::Run(Some(Dist::Fixed(80_000)))));
+    has(
+        &errors(&doc(
+            2,
+            r#"[{"schbench": {"request_us": {"uniform": [1000000, 1400000]}}}]"#,
+        )),
+        "workloads[0].schbench.request_us: a request's math averages 1200 ms of CPU; at most 1 s",
+    );
+    has(
+        &errors(&doc(2, r#"[{"schbench": {"request_us": {"gamma": 3}}}]"#)),
+        "workloads[0].schbench.request_us.gamma: unknown distribution",
+    );
+    has(
+        &errors(&doc(2, r#"[{"schbench": {"request_us": -5}}]"#)),
+        "workloads[0].schbench.request_us",
+    );
+}

@@ -148,7 +148,7 @@ pub(super) fn schbench(p: &mut P, w: &W, cpus: Option<u64>) -> Option<Schbench> 
     let cache_footprint_kb = w.uint(p, "cache_footprint_kb", d.cache_footprint_kb, 1, 1 << 20);
     let operations = w.uint(p, "operations", d.operations, 1, 1000);
     let request_us = opt(w.o.get("request_us"), |v| {
-        time(p, &w.path("request_us"), v, Unit::Us, MAX_COST_NS)
+        duration(p, &w.path("request_us"), v, Unit::Us)
     });
     let sleep_us = w.time(p, "sleep_us", d.sleep_us, Unit::Us, MAX_COST_NS);
     let think_us = w.time(p, "think_us", d.think_us, Unit::Us, MAX_COST_NS);
@@ -165,6 +165,16 @@ pub(super) fn schbench(p: &mut P, w: &W, cpus: Option<u64>) -> Option<Schbench> 
         lock: lock?,
         affinity: affinity?,
     };
+    if s.request_us.is_some() && s.request_ns() as f64 > MAX_COST_NS {
+        p.err(
+            &w.path("request_us"),
+            format!(
+                "a request's math averages {} ms of CPU; at most 1 s",
+                s.request_ns() / 1_000_000
+            ),
+        );
+        return None;
+    }
     if s.request_us.is_none() && s.request_ns() as f64 > MAX_COST_NS {
         p.err(
             &w.path("operations"),

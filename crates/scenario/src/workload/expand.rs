@@ -270,7 +270,10 @@ pub(crate) fn expand(
                 // schbench.c v1.0: run_msg_thread and worker_thread / msg_and_wait, over the
                 // futex channels of channel_specs.
                 let workers = s.workers_for(cpus);
-                let request = Step::Run(Duration::Fixed(Number::from(s.request_ns())), Unit::Ns);
+                let request = match &s.request_us {
+                    Some(d) => Step::Run(d.clone(), Unit::Us),
+                    None => Step::Run(Duration::Fixed(Number::from(s.request_ns())), Unit::Ns),
+                };
                 for m in 0..s.message_threads {
                     let (post, wake) = (format!("{prefix}{m}.post"), format!("{prefix}{m}.wake"));
                     // Sleep on its futex until a worker posts; wake one queued worker per post.

@@ -224,9 +224,11 @@ pub struct Schbench {
     pub cache_footprint_kb: u64,
     /// `-n`: matrix multiplications per request (default 5, 1..=1000).
     pub operations: u64,
-    /// CPU time of one request's math, µs; default (none): `operations` × n³ multiply-adds at
-    /// [`SCHBENCH_MADD_PS`] each (3656 µs at the defaults).
-    pub request_us: Option<Number>,
+    /// CPU time of one request's math, µs, a number or a distribution drawn per request
+    /// (`{"normal": [mean, sd]}`...: a real CPU's math time varies with its caches and
+    /// frequency); default (none): `operations` × n³ multiply-adds at [`SCHBENCH_MADD_PS`] each
+    /// (3656 µs at the defaults).
+    pub request_us: Option<Duration>,
     /// The `usleep` before the math, µs (default 100, v1.0's fixed `usleep(100)`; later
     /// schbench versions take it as `-s`).
     pub sleep_us: Number,
@@ -258,10 +260,11 @@ impl Schbench {
         n
     }
 
-    /// CPU time of one request's math, ns: `request_us`, or `operations` × n³ multiply-adds.
+    /// Mean CPU time of one request's math, ns: `request_us`'s mean, or `operations` × n³
+    /// multiply-adds.
     pub fn request_ns(&self) -> u64 {
         match &self.request_us {
-            Some(us) => (us.as_f64().unwrap_or(0.0) * 1e3).round() as u64,
+            Some(us) => (us.mean() * 1e3).round() as u64,
             None => {
                 let n = self.matrix_size();
                 let madds = self
@@ -622,7 +625,7 @@ impl Workload {
                 );
                 put(&mut o, "operations", &s.operations, &d.operations);
                 if let Some(r) = &s.request_us {
-                    o.insert("request_us".into(), Value::Number(r.clone()));
+                    o.insert("request_us".into(), r.to_value());
                 }
                 put(&mut o, "sleep_us", &s.sleep_us, &d.sleep_us);
                 put(&mut o, "think_us", &s.think_us, &d.think_us);

@@ -154,8 +154,8 @@ const SCHBENCH: &[ParamSpec] = &[
     p(
         "request_us",
         "",
-        "µs, > 0, ≤ 1 s",
-        "CPU time of one request's math (default: from -F and -n, measured)",
+        "µs, > 0, mean ≤ 1 s; a number or a distribution",
+        "CPU time of one request's math, drawn per request (default: from -F and -n, measured)",
         "0",
     ),
     p(
