@@ -6,7 +6,7 @@
 //! The model is given the math's distribution that `-C` measured (its median and spread) and
 //! nothing from the contended runs; their throughput and latencies are what it predicts.
 
-use schedlab_report::figures::role_pids;
+use schedlab_report::figures::{role_pids, workload_figures};
 use schedlab_report::percentiles::Hist;
 use schedlab_report::workload as wl;
 use schedlab_scenario::{Role, Scenario};
@@ -171,4 +171,37 @@ fn the_lock_costs_the_model_as_it_costs_the_machine() {
         machine_x >= 1.5 && model_x >= 1.5,
         "request median with / without the lock: machine {machine_x:.2}, model {model_x:.2}"
     );
+}
+
+/// `run` reports the workers' spinning when the lock is on (schbench itself cannot see it),
+/// and in the model it is what the lock costs: with two workers per CPU the spinning takes
+/// a large share of the workers' CPU, none without the lock.
+#[test]
+fn the_report_shows_the_spinning() {
+    let json = |lock: bool| {
+        format!(
+            r#"{{"version": 1, "name": "schbench", "cpus": 2, "hz": 250, "duration_ms": 2000,
+                "seed": 1, "machine": "epyc-vm", "variants": ["eevdf-6.19"],
+                "workloads": [{{"schbench": {{"message_threads": 1, "workers": 4,
+                    "request_us": {{"normal": [4328, 50]}}, "lock": {lock}}}}}]}}"#
+        )
+    };
+    for lock in [true, false] {
+        let s = Scenario::from_json(&json(lock)).unwrap();
+        let o = simulate(&s.sim_config(), &s.variants()[0]).unwrap();
+        let text = workload_figures(&s.workloads(), &o).text;
+        let line = text.lines().find(|l| l.starts_with("per-CPU lock: "));
+        if !lock {
+            assert!(line.is_none(), "{text}");
+            continue;
+        }
+        let line = line.unwrap_or_else(|| panic!("no lock line in {text}"));
+        let share: f64 = line
+            .rsplit('(')
+            .next()
+            .and_then(|x| x.split_whitespace().next())
+            .and_then(|x| x.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!((20.0..80.0).contains(&share), "{line}");
+    }
 }

@@ -60,7 +60,7 @@ pub fn workload_figures(infos: &[WorkloadInfo], r: &Output) -> Figures {
                 ));
                 time.map(|t| ("hackbench ms".to_string(), t as f64 / 1e6))
             }
-            Workload::Schbench(_) => {
+            Workload::Schbench(s) => {
                 let workers = pids_of(r, info, &[Role::Worker]);
                 let msg = pids_of(r, info, &[Role::MessageThread]);
                 let sb = wl::schbench_samples(&r.trace, &workers, &msg);
@@ -71,6 +71,14 @@ pub fn workload_figures(infos: &[WorkloadInfo], r: &Output) -> Figures {
                     &sb.request_ns,
                     &rps,
                 ));
+                if s.lock {
+                    // Not schbench's output: what its per-CPU lock cost, which schbench
+                    // cannot see (the spinning is inside its request latency).
+                    let stats = |p: &schedlab_sim::Pid| &r.tasks[*p as usize - 1];
+                    let spin: u64 = workers.iter().map(|p| stats(p).spin_ns).sum();
+                    let cpu: u64 = workers.iter().map(|p| stats(p).sum_exec_runtime_ns).sum();
+                    text.push_str(&wl::format_spin(spin, cpu));
+                }
                 Some(("requests/s".to_string(), rate(sb.done_ns.len() as u64)))
             }
             Workload::PipePair(_) => {

@@ -454,6 +454,20 @@ pub fn format_schbench(runtime_s: u64, wakeup: &[u64], request: &[u64], rps: &[u
     out
 }
 
+/// The workers' spinning on schbench's per-CPU lock: `spin_ns` of their `cpu_ns` of CPU time.
+pub fn format_spin(spin_ns: u64, cpu_ns: u64) -> String {
+    let share = if cpu_ns > 0 {
+        100.0 * spin_ns as f64 / cpu_ns as f64
+    } else {
+        0.0
+    };
+    format!(
+        "per-CPU lock: workers spun {:.1} ms of their {:.1} ms of CPU ({share:.1} %)\n",
+        spin_ns as f64 / 1e6,
+        cpu_ns as f64 / 1e6
+    )
+}
+
 /// One line `"<label>: <count> (<rate>/s)\n"`, the rate being `count` per second of
 /// `duration_ns` with two decimals (`%.2f`; 0.00 when `duration_ns` is 0), e.g.
 /// `"tbench round trips: 12345 (6172.50/s)\n"` for 12345 over 2 s.

@@ -308,3 +308,16 @@ fn schbench_samples_follow_the_worker_loop() {
     assert_eq!(per_second(&s.done_ns, 4000), Vec::<u64>::new());
     assert_eq!(per_second(&[5, SEC + 1, SEC + 2], 2 * SEC), [1, 2]);
 }
+
+/// The lock line: the workers' spinning as a share of their CPU time.
+#[test]
+fn spin_line() {
+    assert_eq!(
+        format_spin(1_250_000_000, 5_000_000_000),
+        "per-CPU lock: workers spun 1250.0 ms of their 5000.0 ms of CPU (25.0 %)\n"
+    );
+    assert_eq!(
+        format_spin(0, 0),
+        "per-CPU lock: workers spun 0.0 ms of their 0.0 ms of CPU (0.0 %)\n"
+    );
+}
