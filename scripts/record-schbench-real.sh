@@ -5,7 +5,7 @@
 # 2-CPU machine) three times with the per-CPU lock and three times without it (-L), with the
 # kernel, HZ and scheduler tunables. Run it on a quiet machine (no builds).
 #
-#   sh scripts/record-schbench-real.sh PATH/TO/schbench > tests/fixtures/real-epyc/schbench.txt
+#   sh scripts/record-schbench-real.sh PATH/TO/schbench [OUT.perf-script.gz] > OUT.txt
 set -eu
 SB=${1:?usage: record-schbench-real.sh PATH/TO/schbench}
 echo "# schbench v1.0 (48aed1d) on $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
@@ -28,3 +28,12 @@ for run in 1 2 3; do
       sed -n '/^Wakeup Latencies percentiles/,$p' | tail -n 24
   done
 done
+# With a second argument: `perf sched record` of one 3-s run with the lock, its `perf script`
+# gzipped there (who wakes whom and where: the message thread's placement).
+if [ -n "${2:-}" ]; then
+  data=$(mktemp)
+  perf sched record -o "$data" -- "$SB" -m 1 -t 4 -r 3 > /dev/null 2>&1
+  perf script -i "$data" -F comm,tid,cpu,time,event,trace 2> /dev/null | gzip -9 > "$2"
+  rm -f "$data"
+  echo "== perf sched record of schbench -m 1 -t 4 -r 3: $2"
+fi

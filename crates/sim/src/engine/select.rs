@@ -76,7 +76,15 @@ impl Simulator {
         }
         let mut want_affine = false;
         let mut wide = false;
-        if let Some(w) = waker {
+        // `record_wakee` and `wake_wide` read `current`: in an interrupt (a timer, a device's
+        // completion) that is the task the interrupt came in on, whose flips count the wakee
+        // as if it had woken it. On an idle CPU it is the idle task, whose flips are not
+        // modelled (it then neither records nor affects the choice).
+        let current = waker.or_else(|| {
+            self.rt_curr(waker_cpu)
+                .or(self.cpus[waker_cpu as usize].rq.curr)
+        });
+        if let Some(w) = current {
             self.record_wakee(w, id);
             wide = self.wake_wide(w, id);
             want_affine = !wide && self.allowed(id, waker_cpu);
