@@ -286,3 +286,60 @@ fn the_message_thread_mostly_stays_where_it_ran() {
         "model: {pulled} pulled, {stayed} stayed (machine {machine:.2})"
     );
 }
+
+/// Each wakeup's select record carries what fair.c compared, and the choice follows from it
+/// by the kernel's formulas: `wake_wide` is true exactly when the smaller of the two
+/// `wakee_flips` is at least the LLC's size (2 CPUs here) and the larger at least that many
+/// times the smaller; `wake_affine_weight` picks the waker's CPU exactly when `this_eff_load`
+/// is below `prev_eff_load`. The schbench run has all of these cases.
+#[test]
+fn select_records_carry_wake_wide_and_wake_affine_weight_inputs() {
+    use schedlab_sim::decision::{Affine, DecisionKind, SelectPath};
+    let json = r#"{"version": 1, "name": "schbench", "cpus": 2, "hz": 250, "duration_ms": 3000,
+        "seed": 1, "machine": "epyc-vm", "autogroup": true, "variants": ["eevdf-6.19"],
+        "workloads": [{"schbench": {"message_threads": 1, "workers": 4,
+            "request_us": {"normal": [4328, 50]}, "session": 1}}]}"#;
+    let s = Scenario::from_json(json).unwrap();
+    let mut cfg = s.sim_config();
+    cfg.record_decisions = true;
+    let o = simulate(&cfg, &s.variants()[0]).unwrap();
+    let (mut wide_n, mut narrow_n, mut this_n, mut prev_n) = (0, 0, 0, 0);
+    for d in &o.trace.decisions {
+        let DecisionKind::Select {
+            path:
+                SelectPath::Wakeup {
+                    wide,
+                    affine,
+                    flips,
+                    eff_load,
+                    ..
+                },
+            ..
+        } = d.kind
+        else {
+            continue;
+        };
+        if flips != [0, 0] {
+            let (master, slave) = (flips[0].max(flips[1]), flips[0].min(flips[1]));
+            assert_eq!(wide, slave >= 2 && master >= slave * 2, "{d:?}");
+            if wide {
+                wide_n += 1;
+            } else {
+                narrow_n += 1;
+            }
+        }
+        if let Some([this_eff, prev_eff]) = eff_load {
+            if this_eff < prev_eff {
+                assert_eq!(affine, Affine::Weight, "{d:?}");
+                this_n += 1;
+            } else {
+                assert_eq!(affine, Affine::Prev, "{d:?}");
+                prev_n += 1;
+            }
+        }
+    }
+    assert!(
+        wide_n > 10 && narrow_n > 10 && this_n > 10 && prev_n > 0,
+        "wide {wide_n}, not wide {narrow_n}, this_eff < prev_eff {this_n}, otherwise {prev_n}"
+    );
+}

@@ -4,6 +4,8 @@
 //! Virtual times are printed relative to the queue's V (EEVDF `avg_vruntime`) or min_vruntime
 //! (CFS), in ms with integer arithmetic (the same bytes on every platform).
 
+use core::fmt::Write as _;
+
 use schedlab_sim::decision::{
     Affine, Balance, Decision, DecisionKind, Enqueue, EntityView, PickRule, PlaceRules, SelectPath,
     Sis,
@@ -236,6 +238,8 @@ pub fn sentence(t: &Trace, d: &Decision) -> String {
                 affine,
                 target,
                 sis,
+                flips,
+                eff_load,
             } => {
                 let waker = waker_cpu.map_or(String::new(), |w| format!(" by cpu{w}"));
                 let mut flags = String::new();
@@ -245,10 +249,24 @@ pub fn sentence(t: &Trace, d: &Decision) -> String {
                 if sync {
                     flags.push_str(", sync");
                 }
-                let aff = match affine {
+                if flips != [0, 0] {
+                    let _ = write!(
+                        flags,
+                        " (wakee_flips: waker {}, wakee {})",
+                        flips[0], flips[1]
+                    );
+                }
+                let mut aff = match affine {
                     Affine::NotWanted | Affine::SameCpu => affine.text().to_string(),
                     _ => format!("{} (target cpu{target})", affine.text()),
                 };
+                if let Some([this_eff, prev_eff]) = eff_load {
+                    let cmp = if this_eff < prev_eff { "<" } else { ">=" };
+                    let _ = write!(
+                        aff,
+                        " [this_eff_load {this_eff} {cmp} prev_eff_load {prev_eff}]"
+                    );
+                }
                 let moved = if cpu == prev_cpu {
                     format!("stays on cpu{cpu}")
                 } else {

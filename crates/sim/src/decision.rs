@@ -332,6 +332,13 @@ pub enum SelectPath {
         target: u32,
         /// `select_idle_sibling`'s answer.
         sis: Sis,
+        /// The `wakee_flips` `wake_wide` compared: the waker's (`current`'s: for a wakeup from
+        /// an interrupt the task it came in on) and the wakee's; `[0, 0]` when there was no
+        /// `current` (an idle CPU's interrupt).
+        flips: [u32; 2],
+        /// `wake_affine_weight`'s `this_eff_load` and `prev_eff_load`, when it compared them
+        /// (the waker's CPU wins when the first is the smaller).
+        eff_load: Option<[i64; 2]>,
     },
 }
 

@@ -76,6 +76,7 @@ impl Simulator {
         }
         let mut want_affine = false;
         let mut wide = false;
+        let mut flips = [0, 0];
         // `record_wakee` and `wake_wide` read `current`: in an interrupt (a timer, a device's
         // completion) that is the task the interrupt came in on, whose flips count the wakee
         // as if it had woken it. On an idle CPU it is the idle task, whose flips are not
@@ -86,6 +87,7 @@ impl Simulator {
         });
         if let Some(w) = current {
             self.record_wakee(w, id);
+            flips = [self.tasks[w].wakee_flips, self.tasks[id].wakee_flips];
             wide = self.wake_wide(w, id);
             want_affine = !wide && self.allowed(id, waker_cpu);
         }
@@ -95,12 +97,13 @@ impl Simulator {
         } else {
             Affine::NotWanted
         };
+        let mut eff_load = None;
         if want_affine && waker_cpu != prev {
             // The first domain of the waker's CPU with SD_WAKE_AFFINE spanning prev: every
             // level here has it.
             let (doms, n) = self.domains(waker_cpu);
             if let Some(sd) = affine_domain(&doms[..n], prev) {
-                (target, affine) =
+                (target, affine, eff_load) =
                     self.wake_affine(sd.imbalance_pct, id, waker_cpu, prev, sync, waker);
             }
         }
@@ -111,6 +114,8 @@ impl Simulator {
             affine,
             target,
             sis,
+            flips,
+            eff_load,
         };
         (cpu, path)
     }
@@ -125,7 +130,7 @@ impl Simulator {
         prev: u32,
         sync: bool,
         waker: Option<Tid>,
-    ) -> (u32, Affine) {
+    ) -> (u32, Affine, Option<[i64; 2]>) {
         let v = &self.fair.variant;
         let mut target = None;
         if v.has(Feature::WaIdle) {
@@ -137,15 +142,16 @@ impl Simulator {
             Some(_) => Affine::Sync,
             None => Affine::Prev,
         };
+        let mut eff = None;
         if target.is_none() && v.has(Feature::WaWeight) {
-            target = self.wake_affine_weight(sd_pct, id, this, prev, sync, waker);
+            (target, eff) = self.wake_affine_weight(sd_pct, id, this, prev, sync, waker);
             if target.is_some() {
                 how = Affine::Weight;
             }
         }
         match target {
-            Some(t) if t == this => (this, how),
-            _ => (prev, how),
+            Some(t) if t == this => (this, how, eff),
+            _ => (prev, how, eff),
         }
     }
 
@@ -163,7 +169,9 @@ impl Simulator {
         None
     }
 
-    /// `wake_affine_weight`, with PELT loads and equal CPU capacities.
+    /// `wake_affine_weight`, with PELT loads and equal CPU capacities; with the
+    /// `this_eff_load` and `prev_eff_load` it compared (none when a sync waker's own load
+    /// outweighed its CPU's).
     pub(super) fn wake_affine_weight(
         &self,
         sd_pct: u64,
@@ -172,13 +180,13 @@ impl Simulator {
         prev: u32,
         sync: bool,
         waker: Option<Tid>,
-    ) -> Option<u32> {
+    ) -> (Option<u32>, Option<[i64; 2]>) {
         let mut this_eff = self.cpu_load(this);
         if sync {
             if let Some(w) = waker {
                 let current = self.task_load(w);
                 if current > this_eff {
-                    return Some(this);
+                    return (Some(this), None);
                 }
                 this_eff -= current;
             }
@@ -194,7 +202,10 @@ impl Simulator {
         if sync {
             prev_eff += 1;
         }
-        (this_eff < prev_eff).then_some(this)
+        (
+            (this_eff < prev_eff).then_some(this),
+            Some([this_eff, prev_eff]),
+        )
     }
 
     /// `select_idle_sibling`: an idle CPU near `target`, else `target`. With SIS_UTIL the scan
