@@ -263,8 +263,8 @@ pub enum DelayEnd {
 /// `wake_affine`'s part of a wakeup's CPU selection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Affine {
-    /// Not tried: no waker (a timer or an interrupt), `wake_wide`, or the waker's CPU is not
-    /// allowed (`want_affine` false).
+    /// Not tried: no `current` (an interrupt on an idle CPU), `wake_wide`, or the waker's
+    /// CPU is not allowed (`want_affine` false).
     NotWanted,
     /// The waker runs on the wakee's previous CPU: nothing to choose.
     SameCpu,
@@ -606,7 +606,7 @@ impl Affine {
     pub fn text(self) -> &'static str {
         match self {
             Affine::NotWanted => {
-                "no wake_affine (no waker, wake_wide, or the waker's CPU not allowed)"
+                "no wake_affine (an idle CPU's interrupt, wake_wide, or the waker's CPU not allowed)"
             }
             Affine::SameCpu => "the waker runs on prev",
             Affine::IdleThis => "wake_affine_idle: the waker's CPU is idle",
