@@ -242,3 +242,45 @@ fn run_to_parity_shows_as_protection() {
     assert!(protected("eevdf-6.6") > 0);
     assert_eq!(protected("eevdf-6.6:NO_RUN_TO_PARITY"), 0);
 }
+
+/// CACHE_HOT_BUDDY (`task_hot`): a buddy (`cfs_rq->next`; on CFS also `cfs_rq->last`, the
+/// curr a wakeup preempted once 8 or more are queued) is cache hot to a balance onto a CPU with
+/// tasks, so it moves only after `nr_balance_failed` > `cache_nice_tries` (1 in a 2-CPU LLC).
+/// Eight tasks pinned to CPU 0 preempt three unpinned hogs there, and CPU 1 keeps pulling a hog.
+/// With the feature off some hog leaves as CPU 0's last buddy on the first or second attempt;
+/// with it on, no buddy moves before its third.
+#[test]
+fn a_buddy_is_cache_hot_to_the_balancer() {
+    let json = r#"{"version": 1, "name": "buddies", "cpus": 2, "hz": 250, "duration_ms": 10000,
+        "seed": 1, "variants": ["cfs-6.1"],
+        "tasks": [
+          {"name": "w", "count": 8, "affinity": [0],
+           "program": [{"run_us": {"exp": 2000}}, {"sleep_us": {"exp": 6000}}]},
+          {"name": "h", "count": 3, "program": [{"run": "forever"}]}]}"#;
+    let sc = schedlab_scenario::Scenario::from_json(json).unwrap();
+    let mut cfg = sc.sim_config();
+    cfg.record_decisions = true;
+    let buddy_moves = |variant: &str| -> Vec<(u32, bool)> {
+        let o = simulate(&cfg, &Variant::parse(variant).unwrap()).unwrap();
+        o.trace
+            .decisions
+            .iter()
+            .filter_map(|d| match d.kind {
+                DecisionKind::Move { why, .. } if why.buddy => {
+                    Some((why.nr_balance_failed, why.hot))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let off = buddy_moves("cfs-6.1:NO_CACHE_HOT_BUDDY");
+    assert!(
+        off.iter().any(|&(failed, _)| failed <= 1),
+        "without CACHE_HOT_BUDDY no buddy moved early: {off:?}"
+    );
+    let on = buddy_moves("cfs-6.1");
+    assert!(
+        on.iter().all(|&(failed, hot)| hot && failed > 1),
+        "with CACHE_HOT_BUDDY: {on:?}"
+    );
+}

@@ -394,6 +394,9 @@ pub struct Move {
     /// `task_hot` said cache hot, and it moved anyway (`nr_balance_failed` >
     /// `cache_nice_tries`).
     pub hot: bool,
+    /// It was its run queue's buddy (`cfs_rq->next`, on CFS also `cfs_rq->last`) and the
+    /// destination had tasks: with CACHE_HOT_BUDDY, `task_hot` calls it hot for that.
+    pub buddy: bool,
     /// Tasks passed over before it: running, delayed, pinned, cache hot or too heavy.
     pub skipped: u32,
 }

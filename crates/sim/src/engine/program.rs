@@ -316,6 +316,7 @@ impl Simulator {
                             load: 0,
                             nr_balance_failed: 0,
                             hot: false,
+                            buddy: false,
                             skipped: 0,
                         };
                         self.stop_running(cpu, first, why);

@@ -61,14 +61,18 @@ pub enum Feature {
     /// is ineligible", v1; never merged and never a feature upstream): at the end of the tick and
     /// on a wakeup (before the wakee is considered), reschedule curr whenever it is ineligible.
     ReschedIneligible,
+    /// `task_hot`: a buddy (`cfs_rq->next`; CFS also `cfs_rq->last`) is cache hot to a balance
+    /// onto a CPU that has tasks, so it moves only after `cache_nice_tries` failures. On.
+    CacheHotBuddy,
 }
 
 /// All features, in `features.h` order.
-pub const ALL_FEATURES: [Feature; 23] = [
+pub const ALL_FEATURES: [Feature; 24] = [
     Feature::GentleFairSleepers,
     Feature::StartDebit,
     Feature::LastBuddy,
     Feature::NextBuddy,
+    Feature::CacheHotBuddy,
     Feature::BaseSlice,
     Feature::PlaceLag,
     Feature::PlaceDeadlineInitial,
@@ -117,6 +121,7 @@ impl Feature {
             Feature::SisUtil => "SIS_UTIL",
             Feature::WakeupDeadline => "WAKEUP_DEADLINE",
             Feature::ReschedIneligible => "RESCHED_CURR_INELIGIBLE",
+            Feature::CacheHotBuddy => "CACHE_HOT_BUDDY",
         }
     }
 
@@ -152,6 +157,7 @@ impl Feature {
             Feature::ReschedIneligible => {
                 "proposal (2024): on wakeup, reschedule curr whenever it is ineligible"
             }
+            Feature::CacheHotBuddy => "the balancer treats the buddies as cache hot",
         }
     }
 
@@ -169,7 +175,6 @@ impl Feature {
 /// Naming one in a variant is an error that gives this reason.
 pub const UNMODELLED_FEATURES: &[(&str, &str)] = &[
     ("ALT_PERIOD", "it only differs from the plain period with task groups, and schedlab models a flat hierarchy"),
-    ("CACHE_HOT_BUDDY", "the balancer is modelled without task_hot's buddy heuristic: it never refuses to move a buddy"),
     ("NONTASK_CAPACITY", "CPU capacity is not modelled: IRQ time is charged to tasks (irq_ns) but never scales a CPU's capacity"),
     ("TTWU_QUEUE", "remote wakeups always go through the wake list and an IPI (its IRQ time is charged); the direct path is not modelled"),
     ("SIS_PROP", "the idle-CPU scan is limited only by SIS_UTIL (6.1+); SIS_PROP's avg_idle/avg_scan_cost limit is not modelled"),

@@ -73,6 +73,11 @@ pub struct VersionSwitches {
     /// the group has a task queued on the CPU (677ea015f231, "sched: add throttled time stat
     /// for throttled children"); 6.1 counts from the throttle, queued tasks or not.
     pub throttled_clock_queued: bool,
+    /// 6.6+: `calculate_imbalance`'s prefer-sibling path for a local group with spare
+    /// capacity goes through `sibling_imbalance` (7ff1693236f5), which gives a busy CPU's
+    /// periodic balance (CPU_NOT_IDLE) nothing to move; 6.1 evens the running tasks from any
+    /// CPU.
+    pub sibling_imbalance: bool,
 }
 
 /// A modelled kernel version: its code-path switches and the features it has.
@@ -99,6 +104,7 @@ const CFS_AVAILABLE: &[Feature] = &[
     StartDebit,
     LastBuddy,
     NextBuddy,
+    CacheHotBuddy,
     BaseSlice,
     WakeupPreemption,
     Hrtick,
@@ -111,6 +117,7 @@ const CFS_DEFAULTS: &[Feature] = &[
     GentleFairSleepers,
     StartDebit,
     LastBuddy,
+    CacheHotBuddy,
     BaseSlice,
     WakeupPreemption,
     WaIdle,
@@ -122,6 +129,7 @@ const CFS61_AVAILABLE: &[Feature] = &[
     StartDebit,
     LastBuddy,
     NextBuddy,
+    CacheHotBuddy,
     BaseSlice,
     WakeupPreemption,
     Hrtick,
@@ -135,6 +143,7 @@ const CFS61_DEFAULTS: &[Feature] = &[
     GentleFairSleepers,
     StartDebit,
     LastBuddy,
+    CacheHotBuddy,
     BaseSlice,
     WakeupPreemption,
     SisUtil,
@@ -146,6 +155,7 @@ const EEVDF66_AVAILABLE: &[Feature] = &[
     PlaceLag,
     RunToParity,
     NextBuddy,
+    CacheHotBuddy,
     WakeupPreemption,
     Hrtick,
     WakeupDeadline,
@@ -158,6 +168,7 @@ const EEVDF66_AVAILABLE: &[Feature] = &[
 const EEVDF66_DEFAULTS: &[Feature] = &[
     PlaceLag,
     RunToParity,
+    CacheHotBuddy,
     WakeupPreemption,
     SisUtil,
     WaIdle,
@@ -171,6 +182,7 @@ const EEVDF612_AVAILABLE: &[Feature] = &[
     RunToParity,
     PreemptShort,
     NextBuddy,
+    CacheHotBuddy,
     DelayDequeue,
     DelayZero,
     WakeupPreemption,
@@ -188,6 +200,7 @@ const EEVDF612_DEFAULTS: &[Feature] = &[
     PlaceRelDeadline,
     RunToParity,
     PreemptShort,
+    CacheHotBuddy,
     DelayDequeue,
     DelayZero,
     WakeupPreemption,
@@ -204,6 +217,7 @@ const EEVDF619_AVAILABLE: &[Feature] = &[
     PreemptShort,
     NextBuddy,
     PickBuddy,
+    CacheHotBuddy,
     DelayDequeue,
     DelayZero,
     WakeupPreemption,
@@ -223,6 +237,7 @@ const EEVDF619_DEFAULTS: &[Feature] = &[
     RunToParity,
     PreemptShort,
     PickBuddy,
+    CacheHotBuddy,
     DelayDequeue,
     DelayZero,
     WakeupPreemption,
@@ -244,6 +259,7 @@ const CFS_SWITCHES: VersionSwitches = VersionSwitches {
     base_slice_norm_ns: 750_000,
     fair_server: false,
     throttled_clock_queued: false,
+    sibling_imbalance: false,
 };
 
 /// The kernel versions schedlab models.
@@ -273,6 +289,7 @@ pub const KERNEL_VERSIONS: &[KernelVersion] = &[
         switches: VersionSwitches {
             class: Class::Eevdf,
             throttled_clock_queued: true,
+            sibling_imbalance: true,
             ..CFS_SWITCHES
         },
         available: EEVDF66_AVAILABLE,
@@ -293,6 +310,7 @@ pub const KERNEL_VERSIONS: &[KernelVersion] = &[
             requeue_stale_curr: true,
             fair_server: true,
             throttled_clock_queued: true,
+            sibling_imbalance: true,
             ..CFS_SWITCHES
         },
         available: EEVDF612_AVAILABLE,
@@ -312,6 +330,7 @@ pub const KERNEL_VERSIONS: &[KernelVersion] = &[
             base_slice_norm_ns: 700_000,
             fair_server: true,
             throttled_clock_queued: true,
+            sibling_imbalance: true,
             ..CFS_SWITCHES
         },
         available: EEVDF619_AVAILABLE,

@@ -256,6 +256,9 @@ pub struct DomainStats {
     /// `sds->prefer_sibling`: the child domain has SD_PREFER_SIBLING (every non-NUMA level
     /// above the lowest).
     pub prefer_sibling: bool,
+    /// 6.6+ (`VersionSwitches::sibling_imbalance`): a busy CPU's has-spare balance moves
+    /// nothing through the prefer-sibling path.
+    pub sibling_imbalance: bool,
 }
 
 /// What `find_busiest_group` + `calculate_imbalance` decide: `None` is `out_balanced`.
@@ -271,6 +274,7 @@ pub fn find_busiest_group(
         this_idle,
         llc_domain,
         prefer_sibling,
+        sibling_imbalance,
     } = *sds;
     let mut local = *local;
     // "If the local group is busier than the selected busiest group don't try and pull any
@@ -318,11 +322,15 @@ pub fn find_busiest_group(
             }
         } else if busiest.group_weight == 1 || prefer_sibling {
             // "When prefer sibling, evenly spread running tasks on groups" (sibling_imbalance
-            // with equal core counts: the difference of running tasks, halved).
-            (
-                MigrationType::Task,
-                busiest.sum_nr_running.saturating_sub(local.sum_nr_running) >> 1,
-            )
+            // with equal core counts: the difference of running tasks, halved). 6.6+:
+            // sibling_imbalance "if (env->idle == CPU_NOT_IDLE || !busiest->sum_nr_running)
+            // return 0;".
+            let nr = if sibling_imbalance && !this_idle {
+                0
+            } else {
+                busiest.sum_nr_running.saturating_sub(local.sum_nr_running)
+            };
+            (MigrationType::Task, nr >> 1)
         } else {
             // "If there is no overload, we just want to even the number of idle CPUs."
             (
@@ -376,6 +384,7 @@ mod tests {
             this_idle,
             llc_domain: true,
             prefer_sibling: false,
+            sibling_imbalance: true,
         }
     }
 
@@ -479,6 +488,58 @@ mod tests {
         );
         assert_eq!(
             find_busiest_group(&idle, &cpu(1, 1024, true), &sds(1024, true)),
+            None
+        );
+    }
+
+    /// In an LLC domain whose groups are SMT pairs, a pair with one CPU busy (the balancing
+    /// CPU) and one idle has spare capacity; the busiest pair runs six tasks. From the idle CPU (CPU_IDLE, CPU_NEWLY_IDLE)
+    /// every version evens the running tasks: (6 − 1) >> 1 = 2. From the busy CPU's periodic
+    /// balance (CPU_NOT_IDLE) 6.1 does the same, while 6.6+'s `sibling_imbalance` returns 0
+    /// for CPU_NOT_IDLE: nothing to move, so the balance is out_balanced.
+    #[test]
+    fn a_busy_cpu_evens_sibling_groups_only_before_6_6() {
+        let pair = |nr: u64, idle: u64| {
+            let mut s = GroupStats {
+                group_load: nr * 1024,
+                group_util: (2 - idle) * 1024,
+                group_runnable: nr * 1024,
+                sum_nr_running: nr,
+                idle_cpus: idle,
+                group_weight: 2,
+                group_capacity: 2048,
+                ..GroupStats::default()
+            };
+            s.group_type = group_classify(117, &s);
+            if s.group_type == GroupType::Overloaded {
+                s.avg_load = s.group_load * 1024 / s.group_capacity;
+            }
+            s
+        };
+        let (local, busiest) = (pair(1, 1), pair(6, 0));
+        assert_eq!(local.group_type, GroupType::HasSpare);
+        assert_eq!(busiest.group_type, GroupType::Overloaded);
+        let domain = |this_idle: bool, sibling_imbalance: bool| DomainStats {
+            total_load: 7 * 1024,
+            total_capacity: 4096,
+            imbalance_pct: 117,
+            this_idle,
+            llc_domain: true,
+            prefer_sibling: true,
+            sibling_imbalance,
+        };
+        for sibling_imbalance in [false, true] {
+            assert_eq!(
+                find_busiest_group(&local, &busiest, &domain(true, sibling_imbalance)),
+                Some((MigrationType::Task, 2))
+            );
+        }
+        assert_eq!(
+            find_busiest_group(&local, &busiest, &domain(false, false)),
+            Some((MigrationType::Task, 2))
+        );
+        assert_eq!(
+            find_busiest_group(&local, &busiest, &domain(false, true)),
             None
         );
     }

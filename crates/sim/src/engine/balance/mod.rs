@@ -48,7 +48,7 @@
 //! its util recovers, and in the noiseless model the tick parity then locks on moving the same
 //! hog (ARCHITECTURE.md, "Compared with the machine"); capacities are 1024 per CPU (no RT/IRQ pressure);
 //! no misfit, asym packing, group_imbalanced (LBF_SOME_PINNED/LBF_DST_PINNED's retarget),
-//! CACHE_HOT_BUDDY, NUMA or SD_SERIALIZE; a newidle balance takes no simulated time (its
+//! NUMA or SD_SERIALIZE; a newidle balance takes no simulated time (its
 //! cost is recorded as [`NEWIDLE_COST_NS`]); active balance only for migrate_task after
 //! `cache_nice_tries + 2` failures (since v5.11, e9b9734b7465, the others are asym packing,
 //! misfit and reduced capacity, which the modelled topologies do not have). Listed in
@@ -59,7 +59,7 @@ use alloc::vec::Vec;
 use crate::decision::{Balance, DecisionKind, Imbalance, Move};
 use crate::fair::Tid;
 use crate::trace::EventKind;
-use crate::variant::Feature;
+use crate::variant::{Class, Feature};
 
 use super::queue::Ev;
 use super::topology::Domain;
@@ -596,6 +596,7 @@ impl Simulator {
                 this_idle,
                 llc_domain,
                 prefer_sibling,
+                sibling_imbalance: self.fair.sw.sibling_imbalance,
             };
             let Some((mtype, imbalance)) = find_busiest_group(&local, &bs, &sds) else {
                 self.lb_balanced(this, level, d, idle, false);
@@ -743,6 +744,11 @@ impl Simulator {
         let migration_cost = self.fair.p.migration_cost_ns;
         let bc = &self.cpus[src as usize];
         let clock = bc.clock_task.max(self.now.saturating_sub(bc.irq_ns));
+        let cache_hot_buddy = self.fair.variant.has(Feature::CacheHotBuddy);
+        let dst_busy = self.cpus[this as usize].rq.nr_running > 0;
+        let src_rq_next = bc.rq.next;
+        // 6.6+ (EEVDF) dropped the last buddy and its test.
+        let src_rq_last = bc.rq.last.filter(|_| self.fair.sw.class == Class::Cfs);
         // cfs_tasks holds every queued task, curr included, ordered by mru.
         let mut list: Vec<Tid> = bc.rq.tree.iter().chain(bc.rq.curr).collect();
         list.sort_by_key(|&t| self.ents[t].mru);
@@ -769,6 +775,7 @@ impl Simulator {
             // can_migrate_task
             // throttled_lb_pair: not to a CPU where the task's group is throttled.
             let mut hot = false;
+            let mut buddy = false;
             let ok = if !self.allowed(t, this) || self.bw_throttled_on(t, this) {
                 false
             } else {
@@ -776,9 +783,13 @@ impl Simulator {
                 let running = self.cpus[src as usize].rq.curr == Some(t);
                 // DEVIATION(kernel): delayed tasks are never migrated (6.14 moves them for
                 // migrate_load).
+                // task_hot: "Buddy candidates are cache hot" when the destination has tasks
+                // (cfs_rq->next; CFS also cfs_rq->last), else by the time since it last ran.
+                buddy = dst_busy && (src_rq_next == Some(t) || src_rq_last == Some(t));
                 hot = d.imbalance_pct != 110 // SD_SHARE_CPUCAPACITY: siblings share cache
                     && !self.ents[t].idle()
-                    && task_hot(clock, self.ents[t].exec_start, migration_cost);
+                    && ((cache_hot_buddy && buddy)
+                        || task_hot(clock, self.ents[t].exec_start, migration_cost));
                 !running && !self.ents[t].sched_delayed && (!hot || failed > d.cache_nice_tries)
             };
             let left = imbalance;
@@ -843,6 +854,7 @@ impl Simulator {
                 },
                 nr_balance_failed: failed,
                 hot,
+                buddy,
                 skipped,
             };
             self.migrate_queued(t, src, this, why);
@@ -965,6 +977,7 @@ impl Simulator {
             },
             nr_balance_failed: self.cpus[target as usize].lb[level].nr_balance_failed,
             hot: false,
+            buddy: false,
             skipped: 0,
         };
         self.cpus[target as usize].lb[level].nr_balance_failed = 0;
