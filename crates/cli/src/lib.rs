@@ -13,7 +13,7 @@ use std::io::{self, IsTerminal, Write};
 
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use schedlab_scenario::presets::{preset, presets};
+use schedlab_scenario::presets::{preset, presets, ThreadFigure};
 use schedlab_scenario::Scenario;
 use schedlab_sim::{Simulator, Status, Variant};
 
@@ -258,6 +258,13 @@ fn load(file: &str) -> Result<Scenario, Fail> {
 
 /// A preset's header and scenario.
 fn load_preset(name: &str) -> Result<(Option<String>, Scenario), Fail> {
+    load_preset_figures(name).map(|(h, s, _)| (h, s))
+}
+
+/// A preset's header, scenario and the figures its source reports.
+fn load_preset_figures(
+    name: &str,
+) -> Result<(Option<String>, Scenario, &'static [ThreadFigure]), Fail> {
     let p = preset(name).ok_or_else(|| {
         let names: Vec<&str> = presets().iter().map(|p| p.name).collect();
         usage_err(format!(
@@ -269,13 +276,13 @@ fn load_preset(name: &str) -> Result<(Option<String>, Scenario), Fail> {
         "# preset {}: {}\n# source: {}\n# observed: {}\n",
         p.name, p.title, p.source, p.observed
     );
-    Ok((Some(header), p.scenario()))
+    Ok((Some(header), p.scenario(), p.figures))
 }
 
 fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
-    let (header, scenario) = match &o.preset {
-        Some(name) => load_preset(name)?,
-        None => (None, load(&o.file)?),
+    let (header, scenario, thread_figures) = match &o.preset {
+        Some(name) => load_preset_figures(name)?,
+        None => (None, load(&o.file)?, &[][..]),
     };
     let source = o.preset.clone().unwrap_or_else(|| o.file.clone());
     let variants = chosen_variants(&o.variants, &scenario, &source)?;
@@ -402,6 +409,11 @@ fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
         Format::Table => {
             let mut t = header.unwrap_or_default();
             t.push_str(&table(&scenario, &results, o));
+            t.push_str(&schedlab_report::observed::format(
+                &scenario,
+                &results,
+                thread_figures,
+            ));
             if let Some(w) = &o.why {
                 t.push_str(&why::text(&results, w));
             }

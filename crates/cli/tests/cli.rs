@@ -600,3 +600,45 @@ fn check_lists_costs_rt_tasks_interrupts_and_cache_warmth() {
     assert!(out.contains("context switch 0.960 us"), "{out}");
     assert!(!out.contains("interrupt sources"), "{out}");
 }
+
+/// `run --preset` ends its tables with the source's figures beside the model's: tbench-stacked's
+/// client share, 50 / 56 / 52 % in the thread, each with its change from CFS.
+#[test]
+fn a_preset_run_prints_its_sources_figures_beside_the_models() {
+    let (code, out, _) = schedlab(&["run", "--preset", "tbench-stacked"]);
+    assert_eq!(code, 0);
+    let table = out
+        .split("the source's figures beside the model's")
+        .nth(1)
+        .expect("the figures table");
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(
+        lines[1].starts_with("figure") && lines[1].contains("source") && lines[1].contains("model")
+    );
+    let cells = |l: &str| {
+        l.split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    let first = cells(lines[2]);
+    assert_eq!(
+        first[..3],
+        ["CPU share of tbench (% of the tasks')", "cfs-6.1", "50.0"],
+        "{table}"
+    );
+    assert_eq!(
+        cells(lines[3])[..2],
+        ["eevdf-6.12:NO_DELAY_DEQUEUE", "56.0 (+6.0pp)"],
+        "{table}"
+    );
+    assert_eq!(
+        cells(lines[4])[..2],
+        ["eevdf-6.12", "52.0 (+2.0pp)"],
+        "{table}"
+    );
+    // A scenario file carries no source figures.
+    let (_, out, _) = schedlab(&["run", "../../scenarios/sched-idle-pair.json"]);
+    assert!(!out.contains("the source's figures"));
+}

@@ -681,3 +681,48 @@ fn cpu_max_caps_the_container_at_half_a_cpu() {
         assert_eq!(o.bandwidth[0].nr_throttled, 20, "{v}");
     }
 }
+
+/// Every preset prints its source's figures beside the model's: each figure is one the report
+/// computes, names only the preset's own variants (or `*`, the source's kernel not given), and
+/// the model measures it on each of those runs.
+#[test]
+fn every_source_figure_has_the_models_beside_it() {
+    use schedlab_report::observed;
+    for p in presets() {
+        let (s, outs) = run(p.name);
+        assert!(!p.figures.is_empty(), "{}: no figures", p.name);
+        for f in p.figures {
+            assert!(
+                observed::label(f.key).is_some(),
+                "{}: unknown figure {}",
+                p.name,
+                f.key
+            );
+            for &(v, _) in f.values {
+                let runs: Vec<&Output> = if v == "*" {
+                    outs.iter().collect()
+                } else {
+                    vec![outs
+                        .iter()
+                        .find(|o| o.variant == v)
+                        .unwrap_or_else(|| panic!("{}: {v} is not one of its variants", p.name))]
+                };
+                for o in runs {
+                    assert!(
+                        observed::model_value(f.key, &s, o).is_some(),
+                        "{}: no model value of {} under {}",
+                        p.name,
+                        f.key,
+                        o.variant
+                    );
+                }
+            }
+        }
+        let t = observed::format(&s, &outs, p.figures);
+        assert!(
+            t.contains("the source's figures beside the model's") && t.lines().count() >= 4,
+            "{}:\n{t}",
+            p.name
+        );
+    }
+}

@@ -21,6 +21,7 @@ pub mod figures;
 pub mod groups;
 pub mod histogram;
 pub mod latency;
+pub mod observed;
 #[cfg(feature = "serde")]
 mod packed;
 pub mod percentiles;

@@ -23,6 +23,40 @@ pub struct Preset {
     pub observed: &'static str,
     /// The scenario document.
     pub json: &'static str,
+    /// The figures of `observed`, per variant, for the table `schedlab run --preset` prints
+    /// beside the model's.
+    pub figures: &'static [ThreadFigure],
+}
+
+/// A figure the source reports for some of a preset's variants. The presets are scaled down
+/// (fewer CPUs, seconds instead of minutes), so the figures to compare are each one's changes
+/// between variants more than its values.
+#[derive(Clone, Copy, Debug)]
+pub struct ThreadFigure {
+    /// What is measured, by the name the report computes it under
+    /// (`schedlab_report::observed::FIGURES`), e.g. `preempt` or `delay_avg:dav1d-worker`.
+    pub key: &'static str,
+    /// The source's value per variant (as the preset names the variant), in the figure's unit;
+    /// a single `("*", value)` when the source does not say which kernel it measured.
+    pub values: &'static [(&'static str, f64)],
+}
+
+impl PartialEq for ThreadFigure {
+    fn eq(&self, o: &Self) -> bool {
+        self.key == o.key
+            && self.values.len() == o.values.len()
+            && self
+                .values
+                .iter()
+                .zip(o.values)
+                .all(|(a, b)| a.0 == b.0 && a.1.to_bits() == b.1.to_bits())
+    }
+}
+
+impl Eq for ThreadFigure {}
+
+const fn fig(key: &'static str, values: &'static [(&'static str, f64)]) -> ThreadFigure {
+    ThreadFigure { key, values }
 }
 
 impl Preset {
@@ -35,6 +69,32 @@ impl Preset {
     }
 }
 
+/// The same figure in every variant of a version-independent preset.
+const ALL3: [&str; 3] = ["cfs-6.1", "eevdf-6.6", "eevdf-6.12"];
+const ALL4: [&str; 4] = ["cfs-6.1", "eevdf-6.6", "eevdf-6.12", "eevdf-6.19"];
+const ALL3_25: &[(&str, f64)] = &[(ALL3[0], 25.0), (ALL3[1], 25.0), (ALL3[2], 25.0)];
+const ALL3_75: &[(&str, f64)] = &[(ALL3[0], 75.0), (ALL3[1], 75.0), (ALL3[2], 75.0)];
+const ALL3_50: &[(&str, f64)] = &[(ALL3[0], 50.0), (ALL3[1], 50.0), (ALL3[2], 50.0)];
+const ALL3_0_29: &[(&str, f64)] = &[(ALL3[0], 0.29), (ALL3[1], 0.29), (ALL3[2], 0.29)];
+const ALL4_90: &[(&str, f64)] = &[
+    (ALL4[0], 90.0),
+    (ALL4[1], 90.0),
+    (ALL4[2], 90.0),
+    (ALL4[3], 90.0),
+];
+const ALL4_50: &[(&str, f64)] = &[
+    (ALL4[0], 50.0),
+    (ALL4[1], 50.0),
+    (ALL4[2], 50.0),
+    (ALL4[3], 50.0),
+];
+const ALL4_5: &[(&str, f64)] = &[
+    (ALL4[0], 5.0),
+    (ALL4[1], 5.0),
+    (ALL4[2], 5.0),
+    (ALL4[3], 5.0),
+];
+
 static PRESETS: &[Preset] = &[
     Preset {
         name: "sched-idle",
@@ -44,6 +104,13 @@ static PRESETS: &[Preset] = &[
                    the SCHED_IDLE thread runs for 4 ms then waits 1.4 s; with it, it runs 1 ms \
                    and waits 340 ms.",
         json: include_str!("../../../scenarios/presets/sched-idle.json"),
+        figures: &[
+            fig("turn:idle", &[("cfs-5.14", 4.0), ("cfs-6.1", 1.0)]),
+            fig(
+                "delay_avg:idle",
+                &[("cfs-5.14", 1400.0), ("cfs-6.1", 340.0)],
+            ),
+        ],
     },
     Preset {
         name: "hackbench",
@@ -57,6 +124,36 @@ static PRESETS: &[Preset] = &[
                    60609, 155748 and 25486; hackbench takes 117 s without RUN_TO_PARITY and \
                    101 s with it.",
         json: include_str!("../../../scenarios/presets/hackbench.json"),
+        figures: &[
+            fig(
+                "preempt",
+                &[
+                    ("cfs-6.1", 20.0),
+                    ("eevdf-6.6:NO_RUN_TO_PARITY", 80.0),
+                    ("eevdf-6.6", 23.0),
+                ],
+            ),
+            fig(
+                "local",
+                &[
+                    ("cfs-6.1", 26.0),
+                    ("eevdf-6.6:NO_RUN_TO_PARITY", 96.0),
+                    ("eevdf-6.6", 100.0),
+                ],
+            ),
+            fig(
+                "switches_per_cpu_5s",
+                &[
+                    ("cfs-6.1", 60609.0),
+                    ("eevdf-6.6:NO_RUN_TO_PARITY", 155748.0),
+                    ("eevdf-6.6", 25486.0),
+                ],
+            ),
+            fig(
+                "hackbench_s",
+                &[("eevdf-6.6:NO_RUN_TO_PARITY", 117.0), ("eevdf-6.6", 101.0)],
+            ),
+        ],
     },
     Preset {
         name: "schbench",
@@ -68,6 +165,44 @@ static PRESETS: &[Preset] = &[
                    p99 7448 / 7496 us; request latency p50 23264 / 23072 us, p90 32672 / \
                    32096 us; 9416 / 9432 requests/s (84 per CPU).",
         json: include_str!("../../../scenarios/presets/schbench.json"),
+        figures: &[
+            fig(
+                "wakeup_p50",
+                &[("eevdf-6.6:NO_RUN_TO_PARITY", 4.0), ("eevdf-6.6", 4.0)],
+            ),
+            fig(
+                "wakeup_p90",
+                &[
+                    ("eevdf-6.6:NO_RUN_TO_PARITY", 3772.0),
+                    ("eevdf-6.6", 3772.0),
+                ],
+            ),
+            fig(
+                "wakeup_p99",
+                &[
+                    ("eevdf-6.6:NO_RUN_TO_PARITY", 7448.0),
+                    ("eevdf-6.6", 7496.0),
+                ],
+            ),
+            fig(
+                "request_p50",
+                &[
+                    ("eevdf-6.6:NO_RUN_TO_PARITY", 23264.0),
+                    ("eevdf-6.6", 23072.0),
+                ],
+            ),
+            fig(
+                "request_p90",
+                &[
+                    ("eevdf-6.6:NO_RUN_TO_PARITY", 32672.0),
+                    ("eevdf-6.6", 32096.0),
+                ],
+            ),
+            fig(
+                "requests_per_cpu_s",
+                &[("eevdf-6.6:NO_RUN_TO_PARITY", 84.1), ("eevdf-6.6", 84.2)],
+            ),
+        ],
     },
     Preset {
         name: "video-massive-intr",
@@ -80,6 +215,40 @@ static PRESETS: &[Preset] = &[
                    0.034 ms; dav1d-worker avg delay 0.089 / 0.262 / 0.240 ms (2.9x); the \
                    per-CPU kworkers run 1.6M / 0.6M / 0.7M times at 5.3-5.5 us each.",
         json: include_str!("../../../scenarios/presets/video-massive-intr.json"),
+        figures: &[
+            fig(
+                "switches:massive_intr",
+                &[
+                    ("cfs-6.1", 11.58e6),
+                    ("eevdf-6.6", 6.13e6),
+                    ("eevdf-6.6:RESCHED_CURR_INELIGIBLE", 6.28e6),
+                ],
+            ),
+            fig(
+                "delay_avg:massive_intr",
+                &[
+                    ("cfs-6.1", 0.026),
+                    ("eevdf-6.6", 0.034),
+                    ("eevdf-6.6:RESCHED_CURR_INELIGIBLE", 0.034),
+                ],
+            ),
+            fig(
+                "delay_avg:dav1d-worker",
+                &[
+                    ("cfs-6.1", 0.089),
+                    ("eevdf-6.6", 0.262),
+                    ("eevdf-6.6:RESCHED_CURR_INELIGIBLE", 0.240),
+                ],
+            ),
+            fig(
+                "runs_per_task:kworker-",
+                &[
+                    ("cfs-6.1", 1.6e6),
+                    ("eevdf-6.6", 0.6e6),
+                    ("eevdf-6.6:RESCHED_CURR_INELIGIBLE", 0.7e6),
+                ],
+            ),
+        ],
     },
     Preset {
         name: "tbench-stacked",
@@ -90,6 +259,14 @@ static PRESETS: &[Preset] = &[
                    gives the wider client 56% and the server 44%, with it 52/49. tbench 8 \
                    throughput: 3674 MB/s on CFS, 3505 without DELAY_DEQUEUE, 3701 with it.",
         json: include_str!("../../../scenarios/presets/tbench-stacked.json"),
+        figures: &[fig(
+            "share:tbench",
+            &[
+                ("cfs-6.1", 50.0),
+                ("eevdf-6.12:NO_DELAY_DEQUEUE", 56.0),
+                ("eevdf-6.12", 52.0),
+            ],
+        )],
     },
     Preset {
         name: "tbench-cross",
@@ -101,6 +278,10 @@ static PRESETS: &[Preset] = &[
                    tbench 8 throughput: 3674 MB/s on CFS, 3505 without DELAY_DEQUEUE, 3701 \
                    with it.",
         json: include_str!("../../../scenarios/presets/tbench-cross.json"),
+        figures: &[
+            fig("cpu:tbench", &[("*", 60.13)]),
+            fig("cpu:tbench_srv", &[("*", 46.84)]),
+        ],
     },
     Preset {
         name: "fio-grid",
@@ -111,6 +292,15 @@ static PRESETS: &[Preset] = &[
                    WAKEUP_PREEMPTION with DELAY_DEQUEUE 519, NO_WAKEUP_PREEMPTION with \
                    NO_DELAY_DEQUEUE 498, NO_WAKEUP_PREEMPTION with DELAY_DEQUEUE 427.",
         json: include_str!("../../../scenarios/presets/fio-grid.json"),
+        figures: &[fig(
+            "throughput",
+            &[
+                ("eevdf-6.12", 519.0),
+                ("eevdf-6.12:NO_DELAY_DEQUEUE", 590.0),
+                ("eevdf-6.12:NO_WAKEUP_PREEMPTION", 427.0),
+                ("eevdf-6.12:NO_WAKEUP_PREEMPTION,NO_DELAY_DEQUEUE", 498.0),
+            ],
+        )],
     },
     Preset {
         name: "irq-load",
@@ -122,6 +312,7 @@ static PRESETS: &[Preset] = &[
                    tasks 900 ms per second, shared by weight as if the CPU were that much \
                    slower.",
         json: include_str!("../../../scenarios/presets/irq-load.json"),
+        figures: &[fig("cpu:hog", ALL4_90)],
     },
     Preset {
         name: "cgroup-weights",
@@ -133,6 +324,7 @@ static PRESETS: &[Preset] = &[
             "Two hogs pinned to one CPU in cgroups with cpu.shares 1024 and 3072 (cpu.weight \
                    100 and 300): 25 % and 75 % of the CPU.",
         json: include_str!("../../../scenarios/presets/cgroup-weights.json"),
+        figures: &[fig("share:web", ALL3_25), fig("share:db", ALL3_75)],
     },
     Preset {
         name: "cgroup-idle",
@@ -141,6 +333,7 @@ static PRESETS: &[Preset] = &[
         observed: "A hog in a cgroup with cpu.idle = 1 beside a nice-0 hog on one CPU gets about \
                    3 / 1027 = 0.3 % of it, as a SCHED_IDLE task would.",
         json: include_str!("../../../scenarios/presets/cgroup-idle.json"),
+        figures: &[fig("share:batch", ALL3_0_29)],
     },
     Preset {
         name: "autogroup-nice",
@@ -150,6 +343,7 @@ static PRESETS: &[Preset] = &[
         observed: "With autogroup on, nice acts only inside a session: a nice 19 hog and a nice 0 \
                    hog in two sessions split a CPU 50/50.",
         json: include_str!("../../../scenarios/presets/autogroup-nice.json"),
+        figures: &[fig("share:nice19", ALL3_50), fig("share:nice0", ALL3_50)],
     },
     Preset {
         name: "rt-hog",
@@ -161,6 +355,7 @@ static PRESETS: &[Preset] = &[
                    the fair server (50 ms per 1 s, deferred to its zero-laxity point) gives \
                    them the same 50 ms per second.",
         json: include_str!("../../../scenarios/presets/rt-hog.json"),
+        figures: &[fig("cpu:fair", ALL4_5)],
     },
     Preset {
         name: "cpu-max",
@@ -172,6 +367,7 @@ static PRESETS: &[Preset] = &[
                    runs about 50 ms of every 100 ms period, starting at the period's start, and \
                    is throttled for the rest: cpu.stat counts every period as throttled.",
         json: include_str!("../../../scenarios/presets/cpu-max.json"),
+        figures: &[fig("cpu:ct", ALL4_50)],
     },
     Preset {
         name: "cpu-max-beside",
@@ -182,6 +378,7 @@ static PRESETS: &[Preset] = &[
                    hog in a cgroup with cpu.shares 1024 on one CPU: the quota, not the 3:1 \
                    weights, decides; each gets 50 %.",
         json: include_str!("../../../scenarios/presets/cpu-max-beside.json"),
+        figures: &[fig("share:ct", ALL4_50), fig("share:web", ALL4_50)],
     },
 ];
 
