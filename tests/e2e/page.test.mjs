@@ -76,6 +76,10 @@ test('a preset runs to completion and shows one table per variant with its tasks
     assert.deepEqual(tasks, ['tbench', 'tbench_srv']);
   }
   assert.match(await cols.nth(0).locator('pre.figures').innerText(), /round trips: \d+/);
+  // The thread's figures beside the model's, as `schedlab run --preset` prints them.
+  const source = await page.locator('pre.source-figures').innerText();
+  assert.match(source, /^the source's figures beside the model's/);
+  assert.match(source, /eevdf-6\.12:NO_DELAY_DEQUEUE\s+56\.0 \(\+6\.0pp\)/);
   assert.deepEqual(errors, []);
 });
 

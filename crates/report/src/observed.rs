@@ -195,13 +195,32 @@ fn change(key: &str, v: f64, base: Option<f64>) -> String {
     format!(" ({c})")
 }
 
+/// The model's value of each of `figures` on `out`, a run of `sc` (see [`model_value`]).
+pub fn model_values(sc: &Scenario, out: &Output, figures: &[ThreadFigure]) -> Vec<Option<f64>> {
+    figures
+        .iter()
+        .map(|f| model_value(f.key, sc, out))
+        .collect()
+}
+
 /// The table: for each figure, one line per variant the source gives that was run, with the
 /// source's value and the model's (each with its change against the figure's first line). Empty
 /// when no figure has a variant that ran.
 pub fn format(sc: &Scenario, results: &[Output], figures: &[ThreadFigure]) -> String {
+    let runs: Vec<(String, Vec<Option<f64>>)> = results
+        .iter()
+        .map(|o| (o.variant.clone(), model_values(sc, o, figures)))
+        .collect();
+    format_values(figures, &runs)
+}
+
+/// [`format`] from the model's values already measured: per run, its variant and its
+/// [`model_values`] (the page's worker measures them; the page prints the table).
+pub fn format_values(figures: &[ThreadFigure], runs: &[(String, Vec<Option<f64>>)]) -> String {
     let mut lines: Vec<[String; 4]> = vec![];
-    for f in figures {
+    for (i, f) in figures.iter().enumerate() {
         let Some(label) = label(f.key) else { continue };
+        let value = |vals: &[Option<f64>]| vals.get(i).copied().flatten();
         let mut first: Option<(f64, Option<f64>)> = None;
         if let [("*", source)] = f.values {
             // The source does not say which kernel: its value once, the model's per variant.
@@ -211,17 +230,17 @@ pub fn format(sc: &Scenario, results: &[Output], figures: &[ThreadFigure]) -> St
                 num(*source),
                 String::new(),
             ]);
-            for out in results {
-                let model = model_value(f.key, sc, out).map_or("-".into(), num);
-                lines.push([String::new(), out.variant.clone(), String::new(), model]);
+            for (variant, vals) in runs {
+                let model = value(vals).map_or("-".into(), num);
+                lines.push([String::new(), variant.clone(), String::new(), model]);
             }
             continue;
         }
         for &(variant, source) in f.values {
-            let Some(out) = results.iter().find(|o| o.variant == variant) else {
+            let Some((_, vals)) = runs.iter().find(|(v, _)| v == variant) else {
                 continue;
             };
-            let model = model_value(f.key, sc, out);
+            let model = value(vals);
             let (sb, mb) = match first {
                 Some((s, m)) => (Some(s), m),
                 None => (None, None),

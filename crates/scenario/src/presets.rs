@@ -391,3 +391,15 @@ pub fn presets() -> &'static [Preset] {
 pub fn preset(name: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.name == name)
 }
+
+/// The preset `sc` is, its variants aside (the page lets them be chosen): the one whose
+/// figures apply to a run of it.
+pub fn preset_of(sc: &Scenario) -> Option<&'static Preset> {
+    let mut s = sc.clone();
+    s.variants.clear();
+    presets().iter().find(|p| {
+        let mut q = p.scenario();
+        q.variants.clear();
+        s == q
+    })
+}

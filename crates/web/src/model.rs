@@ -74,6 +74,10 @@ pub struct VariantResult {
     /// Each task's group path, by pid − 1 (empty without groups): the timeline names it.
     #[serde(default)]
     pub task_groups: Vec<String>,
+    /// When the scenario is a preset's (its variants aside): the preset's name and the model's
+    /// value of each figure its source reports (`schedlab_report::observed::model_values`).
+    #[serde(default)]
+    pub source_figures: Option<(String, Vec<Option<f64>>)>,
 }
 
 /// One line of a variant's group shares table.
@@ -476,6 +480,12 @@ pub fn variant_views(
         events: o.events_processed,
         end_ns: o.trace.end_ns,
         timeline: RunTimeline::from_output(o, variant),
+        source_figures: schedlab_scenario::presets::preset_of(scenario).map(|p| {
+            (
+                p.name.to_string(),
+                schedlab_report::observed::model_values(scenario, o, p.figures),
+            )
+        }),
     };
     VariantViews {
         run,

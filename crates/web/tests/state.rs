@@ -242,6 +242,7 @@ fn variant_result(end_ns: u64, summary: VariantSummary) -> VariantResult {
         timeline: Default::default(),
         row_groups: Default::default(),
         task_groups: vec![],
+        source_figures: None,
     }
 }
 
@@ -629,6 +630,40 @@ fn a_scenario_keeps_every_variant_it_lists() {
     assert!(s.variants.len() > 4);
     let (_, sc) = s.run_request().expect("runnable");
     assert_eq!(sc.variants().len(), p.scenario().variants().len());
+}
+
+/// A preset opened in the page is still that preset when it runs (the form keeps its document),
+/// so each variant's views carry the model's value of every figure its source reports, which the
+/// results print beside the source's; a changed scenario (here its seed) is no preset's.
+#[test]
+fn a_preset_run_in_the_page_measures_its_sources_figures() {
+    use schedlab_scenario::presets::{preset_of, presets};
+    for p in presets() {
+        let s = State::initial().reduce(Action::Load {
+            json: p.json.to_string(),
+            source: None,
+        });
+        let (_, sc) = s.run_request().expect("runnable");
+        assert_eq!(preset_of(&sc).map(|q| q.name), Some(p.name));
+        let mut fewer = sc.clone();
+        fewer.variants.truncate(1);
+        assert_eq!(preset_of(&fewer).map(|q| q.name), Some(p.name));
+        let mut other = sc.clone();
+        other.seed += 1;
+        assert!(preset_of(&other).is_none(), "{}", p.name);
+    }
+    let sc = schedlab_scenario::presets::preset("tbench-stacked")
+        .unwrap()
+        .scenario();
+    let o = schedlab_sim::simulate(&sc.sim_config(), &sc.variants()[1]).unwrap();
+    let v = schedlab_web::model::variant_views(1, &sc, 1, &o, vec![]);
+    let (name, values) = v.result.source_figures.expect("tbench-stacked's figures");
+    assert_eq!(name, "tbench-stacked");
+    // The client's share without DELAY_DEQUEUE (the thread's 56 %).
+    assert!(
+        matches!(values[..], [Some(x)] if (50.0..60.0).contains(&x)),
+        "{values:?}"
+    );
 }
 
 #[test]

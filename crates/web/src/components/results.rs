@@ -6,7 +6,7 @@ use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use crate::components::{ctx::Ctx, histogram::Histogram, latency_table::LatencyTable};
-use crate::model::{deltas, group_share_rows, ms, shared_histograms, HistView};
+use crate::model::{deltas, group_share_rows, ms, shared_histograms, HistView, VariantResult};
 use crate::recording::deltas_vs_recording;
 use crate::state::Action;
 use schedlab_report::plot::prefers_log_axis;
@@ -229,9 +229,36 @@ pub fn results_view(ctx: &Ctx) -> Html {
                 }
             }) }
             </div>
+            { source_figures(variants) }
             if rec.is_some() && results.is_some() {
                 <p class="hint">{ "Deltas are against the recording; \"-\" where the recording cannot give the figure (the wakeup-preemption ratio is the scheduler's own count)." }</p>
             }
         </div>
     }
+}
+
+/// The preset's source figures beside the model's (`schedlab run --preset` prints the same),
+/// when every variant shown ran the same preset.
+fn source_figures(variants: &[VariantResult]) -> Html {
+    let Some((name, _)) = variants.first().and_then(|v| v.source_figures.as_ref()) else {
+        return Html::default();
+    };
+    let Some(p) = schedlab_scenario::presets::preset(name) else {
+        return Html::default();
+    };
+    let runs: Option<Vec<(String, Vec<Option<f64>>)>> = variants
+        .iter()
+        .map(|v| match &v.source_figures {
+            Some((n, vals)) if n == name => Some((v.variant.clone(), vals.clone())),
+            _ => None,
+        })
+        .collect();
+    let Some(runs) = runs else {
+        return Html::default();
+    };
+    let text = schedlab_report::observed::format_values(p.figures, &runs);
+    if text.is_empty() {
+        return Html::default();
+    }
+    html! { <pre class="figures source-figures">{ text.trim_start().to_string() }</pre> }
 }
