@@ -282,7 +282,12 @@ fn load_preset_figures(
 fn run(o: &RunOpts, out: &mut dyn Write) -> Result<(), Fail> {
     let (header, scenario, thread_figures) = match &o.preset {
         Some(name) => load_preset_figures(name)?,
-        None => (None, load(&o.file)?, &[][..]),
+        None => {
+            // A file that holds a preset's scenario (its variants aside) gets its figures too.
+            let sc = load(&o.file)?;
+            let figures = schedlab_scenario::presets::preset_of(&sc).map_or(&[][..], |p| p.figures);
+            (None, sc, figures)
+        }
     };
     let source = o.preset.clone().unwrap_or_else(|| o.file.clone());
     let variants = chosen_variants(&o.variants, &scenario, &source)?;

@@ -638,7 +638,9 @@ fn a_preset_run_prints_its_sources_figures_beside_the_models() {
         ["eevdf-6.12", "52.0 (+2.0pp)"],
         "{table}"
     );
-    // A scenario file carries no source figures.
+    // A preset's own file gets them too; another scenario has none.
+    let (_, out, _) = schedlab(&["run", "../../scenarios/presets/tbench-stacked.json"]);
+    assert!(out.contains("the source's figures beside the model's"));
     let (_, out, _) = schedlab(&["run", "../../scenarios/sched-idle-pair.json"]);
     assert!(!out.contains("the source's figures"));
 }
