@@ -638,6 +638,21 @@ fn a_preset_run_prints_its_sources_figures_beside_the_models() {
         ["eevdf-6.12", "52.0 (+2.0pp)"],
         "{table}"
     );
+    // In JSON, per variant: the thread's 56 % without DELAY_DEQUEUE beside the model's.
+    let (_, out, _) = schedlab(&["run", "--preset", "tbench-stacked", "--format", "json"]);
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let f = &j["variants"][1]["source_figures"][0];
+    assert_eq!(j["variants"][1]["variant"], "eevdf-6.12:NO_DELAY_DEQUEUE");
+    assert_eq!(
+        (&f["figure"], &f["source"]),
+        (&"share:tbench".into(), &56.0.into())
+    );
+    assert!(
+        f["model"]
+            .as_f64()
+            .is_some_and(|m| (50.0..60.0).contains(&m)),
+        "{f}"
+    );
     // A preset's own file gets them too; another scenario has none.
     let (_, out, _) = schedlab(&["run", "../../scenarios/presets/tbench-stacked.json"]);
     assert!(out.contains("the source's figures beside the model's"));

@@ -62,6 +62,27 @@ pub struct VariantReport {
         serde(default, skip_serializing_if = "Vec::is_empty")
     )]
     pub groups: Vec<GroupShare>,
+    /// When the scenario is a preset's (its variants aside): each figure its source reports,
+    /// with the source's value for this variant (if it gives one) and the model's.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Vec::is_empty")
+    )]
+    pub source_figures: Vec<SourceFigure>,
+}
+
+/// One figure a preset's source reports, for one variant (`crate::observed`).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct SourceFigure {
+    /// Its key (`crate::observed::FIGURES`).
+    pub figure: String,
+    /// What it measures, with its unit.
+    pub label: String,
+    /// The source's value for this variant; none when the source gives none for it.
+    pub source: Option<f64>,
+    /// The model's value on this run; none when the run has nothing to measure it on.
+    pub model: Option<f64>,
 }
 
 /// A 64-bit FNV-1a hash of a trace's events and end, the same on every platform: integers are
@@ -138,13 +159,42 @@ impl RunReport {
             variants: {
                 let cgroups = scenario.sim_config().cgroups;
                 let paths = task_group_paths(&cgroups);
+                let figures =
+                    schedlab_scenario::presets::preset_of(scenario).map_or(&[][..], |p| p.figures);
                 outs.iter()
-                    .map(|o| variant_report(o, &cgroups, &paths))
+                    .map(|o| {
+                        let mut v = variant_report(o, &cgroups, &paths);
+                        v.source_figures = source_figures(scenario, o, figures);
+                        v
+                    })
                     .collect()
             },
             summary: summaries(scenario, outs),
         }
     }
+}
+
+/// The figures of a preset's source for run `o` (empty when `figures` is).
+fn source_figures(
+    sc: &Scenario,
+    o: &Output,
+    figures: &[schedlab_scenario::presets::ThreadFigure],
+) -> Vec<SourceFigure> {
+    let model = crate::observed::model_values(sc, o, figures);
+    figures
+        .iter()
+        .zip(model)
+        .map(|(f, model)| SourceFigure {
+            figure: f.key.to_string(),
+            label: crate::observed::label(f.key).unwrap_or_default(),
+            source: f
+                .values
+                .iter()
+                .find(|(v, _)| *v == o.variant || *v == "*")
+                .map(|&(_, x)| x),
+            model,
+        })
+        .collect()
 }
 
 fn variant_report(r: &Output, cgroups: &Cgroups, paths: &[String]) -> VariantReport {
@@ -182,6 +232,7 @@ fn variant_report(r: &Output, cgroups: &Cgroups, paths: &[String]) -> VariantRep
         trace_hash: trace_hash(&r.trace),
         bandwidth: r.bandwidth.clone(),
         groups: group_shares(cgroups, r),
+        source_figures: vec![],
     }
 }
 
@@ -274,6 +325,21 @@ pub fn json(r: &RunReport) -> String {
                             "throttled_time_ns": b.throttled_time_ns,
                             "nr_bursts": b.nr_bursts,
                             "burst_time_ns": b.burst_time_ns,
+                        })
+                    })
+                    .collect();
+            }
+            if !v.source_figures.is_empty() {
+                // A preset's source figures beside the model's (present only for a preset).
+                o["source_figures"] = v
+                    .source_figures
+                    .iter()
+                    .map(|f| {
+                        serde_json::json!({
+                            "figure": f.figure,
+                            "label": f.label,
+                            "source": f.source,
+                            "model": f.model,
                         })
                     })
                     .collect();
