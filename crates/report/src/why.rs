@@ -315,11 +315,11 @@ pub fn sentence(t: &Trace, d: &Decision) -> String {
                 ));
             }
             if why.hot {
-                s.push_str(if why.buddy {
-                    "; cache hot (task_hot; a buddy, CACHE_HOT_BUDDY), moved as nr_balance_failed > cache_nice_tries"
-                } else {
-                    "; cache hot (task_hot), moved as nr_balance_failed > cache_nice_tries"
-                });
+                s.push_str("; cache hot (task_hot), moved as nr_balance_failed > cache_nice_tries");
+                if why.buddy {
+                    // A fact, not the cause: with NO_CACHE_HOT_BUDDY a buddy is hot only by time.
+                    s.push_str(" (its run queue's buddy: hot under CACHE_HOT_BUDDY)");
+                }
             }
             if why.skipped > 0 {
                 s.push_str(&format!(

@@ -480,10 +480,15 @@ pub fn variant_views(
         events: o.events_processed,
         end_ns: o.trace.end_ns,
         timeline: RunTimeline::from_output(o, variant),
+        // The report measured them already (one entry per figure, in the preset's order).
         source_figures: schedlab_scenario::presets::preset_of(scenario).map(|p| {
             (
                 p.name.to_string(),
-                schedlab_report::observed::model_values(scenario, o, p.figures),
+                report.variants[0]
+                    .source_figures
+                    .iter()
+                    .map(|f| f.model)
+                    .collect(),
             )
         }),
     };
