@@ -9,7 +9,7 @@
 # (hackbench).
 set -eu
 # ONLY="hogs3 pingpong-cross" re-records just those (metadata.txt is appended to, not rewritten).
-# The parts: hogs3 periodic pingpong-cross pingpong-free hackbench hackbench-pinned costs idlelat.
+# The parts: hogs3 hogs3-long periodic pingpong-cross pingpong-free hackbench hackbench-pinned costs idlelat.
 ONLY=${ONLY:-}
 want() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) true ;; *) false ;; esac; }
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -92,6 +92,18 @@ sleep 1
 record hogs3 5
 stop $a $b $c
 echo "hogs3: sh -c '$HOG' x3 unpinned; perf sched record -- sleep 5 (after 1 s warm-up); pids $a $b $c" >> "$META"
+
+fi
+if want hogs3-long; then
+# 1b. The same three hogs, 10 s, three times (the spread of their shares over 10 s).
+for i in 1 2 3; do
+wait_quiet "hogs3-long-$i"
+sh -c "$HOG" & a=$!; sh -c "$HOG" & b=$!; sh -c "$HOG" & c=$!
+sleep 1
+record "hogs3-long-$i" 10
+stop $a $b $c
+echo "hogs3-long-$i: sh -c '$HOG' x3 unpinned; perf sched record -- sleep 10 (after 1 s warm-up); pids $a $b $c" >> "$META"
+done
 
 fi
 if want periodic; then

@@ -376,8 +376,9 @@ pub fn presets_text() -> String {
 pub fn machines_text() -> String {
     let mut s = format!(
         "Measured machines (a scenario's \"machine\"; its own idle_wakeup_ns, idle_states,\n\
-         switch_cost_ns, wakeup_cost_ns and ipi_cost_ns still win; without one: idle wakeup {} us\n\
-         whatever the idle length, no switch, wakeup or IPI cost):\n",
+         switch_cost_ns, wakeup_cost_ns, ipi_cost_ns and housekeeping still win; without one:\n\
+         idle wakeup {} us whatever the idle length, no switch, wakeup or IPI cost, and no\n\
+         housekeeping):\n",
         schedlab_scenario::DEFAULT_IDLE_WAKEUP_NS as f64 / 1e3
     );
     let w = schedlab_sim::MACHINES
@@ -416,6 +417,13 @@ pub fn machines_text() -> String {
                 .collect();
             let _ = writeln!(s, "  {:<w$} deeper idle: {}", "", states.join(", "));
         }
+        let _ = writeln!(
+            s,
+            "  {:<w$} housekeeping: {} runs a second per CPU of {} us on average (\"housekeep\" tasks)",
+            "",
+            m.housekeeping.runs_per_s,
+            m.housekeeping.run_ns as f64 / 1e3
+        );
     }
     s
 }

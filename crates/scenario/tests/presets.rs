@@ -78,9 +78,11 @@ fn presets_have_the_shapes_of_their_threads() {
         (8, 8, 1)
     );
 
+    // The pair, then the haltpoll VM's housekeeping, one per CPU.
     let c = get("tbench-stacked").sim_config();
-    assert_eq!(c.tasks.len(), 2);
+    assert_eq!(c.tasks.len(), 2 + 8);
     assert_eq!(c.tasks[0].affinity, c.tasks[1].affinity);
+    assert!(c.tasks[2..].iter().all(|t| t.comm == "housekeep"));
     let c = get("tbench-cross").sim_config();
     assert_ne!(c.tasks[0].affinity, c.tasks[1].affinity);
 

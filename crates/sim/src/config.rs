@@ -488,6 +488,10 @@ pub mod limits {
     pub const MAX_CACHE_COST_NS: u64 = 1_000_000;
     /// Largest `hot_ns` and `cold_ns` of the cache-warmth cost (1 s).
     pub const MAX_CACHE_FOREIGN_NS: u64 = 1_000_000_000;
+    /// Most housekeeping runs per second on a CPU.
+    pub const MAX_HOUSEKEEPING_RUNS_PER_S: u64 = 1_000;
+    /// Longest mean housekeeping run (10 ms).
+    pub const MAX_HOUSEKEEPING_RUN_NS: u64 = 10_000_000;
     /// Most iterations of one loop.
     pub const MAX_LOOP_TIMES: u32 = 1_000_000;
 }

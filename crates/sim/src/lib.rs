@@ -52,7 +52,7 @@ pub use config::{
 };
 pub use engine::{balance, simulate, Deadlock, Output, Simulator, Status};
 pub use events::Events;
-pub use machine::{machine, Machine, MACHINES};
+pub use machine::{machine, Housekeeping, Machine, MACHINES};
 pub use stats::{BandwidthStats, CpuStats, TaskStats};
 pub use trace::{
     Event, EventKind, Pid, PrevState, Sink, Snapshot, TaskInfo, Trace, TraceCounts, TraceLevel,

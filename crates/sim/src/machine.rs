@@ -7,7 +7,10 @@
 //! win.
 //! docs/measurements.md has the figures behind every value.
 
-use crate::config::IdleState;
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::config::{Dist, IdleState, Op, SchedPolicy, TaskSpec};
 
 /// One measured machine's costs (the `SimConfig` fields of the same names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +38,52 @@ pub struct Machine {
     /// What the waker pays more when its wakeup sends an IPI (`SimConfig::ipi_cost_ns`):
     /// `switchcost wake` less `switchcost busy`.
     pub ipi_cost_ns: u64,
+    /// The other work of each CPU (kworkers, `rcu_preempt`, `ksoftirqd`, daemons): what the
+    /// recordings' non-workload tasks ran in runs shorter than 1 ms.
+    pub housekeeping: Housekeeping,
+}
+
+/// A machine's housekeeping: on each CPU a pinned kernel thread that wakes `runs_per_s`
+/// times a second (Poisson) and runs for an exponentially distributed time of mean `run_ns`.
+/// It is the noise that keeps the balancer's decisions off the tick's parity: on a machine
+/// without it, identical hogs are balanced the same way at every tick edge (ARCHITECTURE.md,
+/// "Housekeeping").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Housekeeping {
+    /// Wakeups per second on each CPU.
+    pub runs_per_s: u32,
+    /// Mean CPU time of a run, in ns.
+    pub run_ns: u64,
+}
+
+impl Housekeeping {
+    /// The tasks that stand for it on `cpus` CPUs, one pinned to each: per-CPU kthreads
+    /// named `housekeep` (one row in a latency table), of the root group, nice 0, sleeping
+    /// first (so each starts at a random phase). `group` is the scenario task-group index
+    /// they are reported under.
+    pub fn tasks(&self, cpus: u32, group: u32) -> Vec<TaskSpec> {
+        if self.runs_per_s == 0 {
+            return Vec::new();
+        }
+        let every_ns = 1_000_000_000 / self.runs_per_s as u64;
+        (0..cpus)
+            .map(|c| TaskSpec {
+                comm: "housekeep".into(),
+                group,
+                nice: 0,
+                policy: SchedPolicy::Normal,
+                slice_ns: None,
+                affinity: vec![c],
+                program: vec![
+                    Op::Sleep(Dist::Exp(every_ns)),
+                    Op::Run(Some(Dist::Exp(self.run_ns.max(1)))),
+                ],
+                start_ns: 0,
+                kthread: true,
+            })
+            .collect()
+    }
 }
 
 /// The machines measured so far. All are 2-vCPU KVM guests running Linux 6.18.44 with
@@ -54,6 +103,12 @@ pub const MACHINES: &[Machine] = &[
         // Onto an idle CPU; a busy target's cost was not measured apart.
         wakeup_cost_ns: 9_000,
         ipi_cost_ns: 0,
+        // The hogs3 and periodic recordings' other tasks, runs under 1 ms, pooled over both
+        // CPUs (real_fixtures.rs, `housekeeping_is_what_the_recordings_ran_besides`).
+        housekeeping: Housekeeping {
+            runs_per_s: 28,
+            run_ns: 51_000,
+        },
     },
     Machine {
         name: "epyc-vm",
@@ -81,6 +136,12 @@ pub const MACHINES: &[Machine] = &[
         // Onto an idle CPU; a busy target's cost was not measured apart.
         wakeup_cost_ns: 2_000,
         ipi_cost_ns: 0,
+        // The hogs3 and periodic recordings' other tasks, runs under 1 ms, pooled over both
+        // CPUs (real_fixtures.rs, `housekeeping_is_what_the_recordings_ran_besides`).
+        housekeeping: Housekeeping {
+            runs_per_s: 15,
+            run_ns: 69_000,
+        },
     },
     Machine {
         name: "epyc-vm-haltpoll",
@@ -112,6 +173,12 @@ pub const MACHINES: &[Machine] = &[
         // (median 12.6; on `epyc-vm` 2 µs): the IPI to a halted vCPU costs the waker ~8.9 µs
         // more.
         ipi_cost_ns: 8_900,
+        // The hogs3 and periodic recordings' other tasks, runs under 1 ms, pooled over both
+        // CPUs (real_fixtures.rs, `housekeeping_is_what_the_recordings_ran_besides`).
+        housekeeping: Housekeeping {
+            runs_per_s: 13,
+            run_ns: 114_000,
+        },
     },
 ];
 

@@ -9,7 +9,7 @@ use serde_json::{Map, Number, Value};
 
 use crate::workload::Workload;
 use crate::{
-    CacheSetting, IrqSpec, Scenario, ScenarioError, ScenarioErrors, Step, TaskGroup, Topology,
+    CacheSetting, HousekeepingSetting, IrqSpec, Scenario, ScenarioError, ScenarioErrors, Step, TaskGroup, Topology,
     FORMAT_VERSION, MAX_TOTAL_OPS, MAX_VARIANTS,
 };
 
@@ -40,6 +40,7 @@ const TOP_KEYS: &[&str] = &[
     "wakeup_cost_ns",
     "ipi_cost_ns",
     "cache",
+    "housekeeping",
     "variants",
     "topology",
     "tasks",
@@ -372,6 +373,10 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
         Some(v) => cache(&mut p, v).map(Some),
         None => Some(None),
     };
+    let housekeeping = match o.get("housekeeping") {
+        Some(v) => housekeeping(&mut p, v).map(Some),
+        None => Some(None),
+    };
     let variants = match o.get("variants") {
         None => Some(vec![]),
         Some(Value::Array(a)) => {
@@ -478,7 +483,16 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
         let generated = ws
             .iter()
             .fold(0u64, |n, w| n.saturating_add(w.task_count(cpus)));
-        let total = user.saturating_add(generated);
+        // The housekeeping's pinned task per CPU counts too.
+        let machine_hk = machine.as_ref().and_then(|m| m.as_deref()).is_some();
+        let hk = match &housekeeping {
+            Some(Some(HousekeepingSetting::Custom(h))) => h.runs_per_s > 0,
+            Some(Some(HousekeepingSetting::Off)) => false,
+            _ => machine_hk,
+        };
+        let total = user
+            .saturating_add(generated)
+            .saturating_add(if hk { cpus } else { 0 });
         if total > limits::MAX_TASKS as u64 {
             let (path, what) = if ws.is_empty() {
                 ("tasks", String::new())
@@ -800,6 +814,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             wakeup_cost_ns: wakeup_cost_ns?,
             ipi_cost_ns: ipi_cost_ns?,
             cache: cache?,
+            housekeeping: housekeeping?,
             variants: variants?,
             topology: topology?,
             tasks: tasks?,
@@ -1029,6 +1044,47 @@ fn cache(p: &mut P, v: &Value) -> Option<CacheSetting> {
                 "cache",
                 format!(
                     "expected \"measured\", \"off\" or {{\"refill_ns\", \"migrate_ns\", \"hot_ns\", \"cold_ns\"}}, got {}",
+                    show(v)
+                ),
+            );
+            None
+        }
+    }
+}
+
+const HOUSEKEEPING_KEYS: &[&str] = &["runs_per_s", "run_us"];
+
+/// `"housekeeping"`: `"off"` or `{"runs_per_s": N, "run_us": M}`, both.
+fn housekeeping(p: &mut P, v: &Value) -> Option<HousekeepingSetting> {
+    match v {
+        Value::String(s) if s == "off" => Some(HousekeepingSetting::Off),
+        Value::Object(o) => {
+            p.unknown_keys("housekeeping", o, HOUSEKEEPING_KEYS);
+            let mut get = |key: &str, hi: u64| match o.get(key) {
+                Some(v) => p.uint(&join("housekeeping", key), v, 0, hi),
+                None => {
+                    p.err(
+                        &join("housekeeping", key),
+                        format!(
+                            "missing; \"housekeeping\" as an object needs both of: {}",
+                            HOUSEKEEPING_KEYS.join(", ")
+                        ),
+                    );
+                    None
+                }
+            };
+            let runs_per_s = get("runs_per_s", limits::MAX_HOUSEKEEPING_RUNS_PER_S);
+            let run_us = get("run_us", limits::MAX_HOUSEKEEPING_RUN_NS / 1000);
+            Some(HousekeepingSetting::Custom(schedlab_sim::Housekeeping {
+                runs_per_s: runs_per_s? as u32,
+                run_ns: run_us? * 1000,
+            }))
+        }
+        v => {
+            p.err(
+                "housekeeping",
+                format!(
+                    "expected \"off\" or {{\"runs_per_s\", \"run_us\"}}, got {}",
                     show(v)
                 ),
             );

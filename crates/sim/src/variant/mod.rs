@@ -78,6 +78,10 @@ pub struct VersionSwitches {
     /// periodic balance (CPU_NOT_IDLE) nothing to move; 6.1 evens the running tasks from any
     /// CPU.
     pub sibling_imbalance: bool,
+    /// 6.6+ (v6.5's "runnable boosting", 7d0583cf9ec7): `find_busiest_queue` picks the
+    /// busiest queue of a `migrate_util` balance by `cpu_util_cfs_boost`, the CPU's PELT util
+    /// or its runnable average if that is higher; 6.1 by `cpu_util_cfs`.
+    pub runnable_boost: bool,
 }
 
 /// A modelled kernel version: its code-path switches and the features it has.
@@ -260,6 +264,7 @@ const CFS_SWITCHES: VersionSwitches = VersionSwitches {
     fair_server: false,
     throttled_clock_queued: false,
     sibling_imbalance: false,
+    runnable_boost: false,
 };
 
 /// The kernel versions schedlab models.
@@ -290,6 +295,7 @@ pub const KERNEL_VERSIONS: &[KernelVersion] = &[
             class: Class::Eevdf,
             throttled_clock_queued: true,
             sibling_imbalance: true,
+            runnable_boost: true,
             ..CFS_SWITCHES
         },
         available: EEVDF66_AVAILABLE,
@@ -311,6 +317,7 @@ pub const KERNEL_VERSIONS: &[KernelVersion] = &[
             fair_server: true,
             throttled_clock_queued: true,
             sibling_imbalance: true,
+            runnable_boost: true,
             ..CFS_SWITCHES
         },
         available: EEVDF612_AVAILABLE,
@@ -331,6 +338,7 @@ pub const KERNEL_VERSIONS: &[KernelVersion] = &[
             fair_server: true,
             throttled_clock_queued: true,
             sibling_imbalance: true,
+            runnable_boost: true,
             ..CFS_SWITCHES
         },
         available: EEVDF619_AVAILABLE,

@@ -12,6 +12,8 @@ pub struct PidFigures {
     pub comm: String,
     /// CPU time between its switch-ins and switch-outs, in ns.
     pub runtime_ns: u64,
+    /// Each of those runs, in ns.
+    pub runs_ns: Vec<u64>,
     /// `sched_migrate_task` events.
     pub migrations: u64,
     /// `sched_waking` events.
@@ -167,7 +169,9 @@ pub fn parse(text: &str) -> Recording {
                 let next: u32 = field(args, "next_pid").unwrap().parse().unwrap();
                 if let Some((p, since)) = on_cpu.get(&cpu).copied() {
                     if p == prev && p != 0 {
-                        r.pids.entry(p).or_default().runtime_ns += t - since;
+                        let f = r.pids.entry(p).or_default();
+                        f.runtime_ns += t - since;
+                        f.runs_ns.push(t - since);
                     }
                 }
                 on_cpu.insert(cpu, (next, t));

@@ -43,7 +43,8 @@ pub fn machine_form(ctx: &Ctx) -> Html {
     let known = schedlab_sim::MACHINES.iter().any(|k| k.name == m.machine);
     let machine_title = |name: &str| match schedlab_sim::machine(name) {
         Some(k) => format!(
-            "{}: idle wakeup {} µs, context switch {} µs, remote wakeup {} µs{}",
+            "{}: idle wakeup {} µs, context switch {} µs, remote wakeup {} µs{}; \
+             housekeeping {} runs a second per CPU of {} µs",
             k.description,
             k.idle_wakeup_ns as f64 / 1e3,
             k.switch_cost_ns as f64 / 1e3,
@@ -52,11 +53,13 @@ pub fn machine_form(ctx: &Ctx) -> Html {
                 format!(" (+{} µs when it sends an IPI)", k.ipi_cost_ns as f64 / 1e3)
             } else {
                 String::new()
-            }
+            },
+            k.housekeeping.runs_per_s,
+            k.housekeeping.run_ns as f64 / 1e3
         ),
         None => format!(
-            "no measured machine: idle wakeup {} µs, no switch or wakeup cost (unless the \
-             scenario sets them)",
+            "no measured machine: idle wakeup {} µs, no switch or wakeup cost and no \
+             housekeeping (unless the scenario sets them)",
             schedlab_scenario::DEFAULT_IDLE_WAKEUP_NS as f64 / 1e3
         ),
     };

@@ -41,12 +41,15 @@
 //! fits), `shr_bound` with `nr_balance_failed`, `task_hot`, and the per-domain intervals, which
 //! drift apart as each CPU's outcomes double or reset them.
 //!
-//! Loads are PELT's (`cpu_load` for a group's load and the busiest queue, `task_h_load` for
-//! what `detach_tasks` moves; load.rs). DEVIATION(kernel): util and runnable are still
-//! instantaneous (1024 per queued task for `runnable_avg`, 1024 for a CPU with a running task
-//! for `util_avg`, 1024 for a task's util): with PELT util a donor CPU stays has_spare while
-//! its util recovers, and in the noiseless model the tick parity then locks on moving the same
-//! hog (ARCHITECTURE.md, "Compared with the machine"); capacities are 1024 per CPU (no RT/IRQ pressure);
+//! Loads, utils and runnable averages are PELT's (load.rs): `cpu_load` for a group's load and
+//! the busiest queue, `task_h_load` for what `detach_tasks` moves, `cpu_util_cfs` and
+//! `cpu_runnable` for a group's classification, `cpu_util_cfs_boost` (6.6+) for a
+//! `migrate_util` busiest queue and the task's util for what it moves. A CPU that gave a hog
+//! away stays has_spare while its util recovers (~57 ms), which sets the interval between a
+//! hog's migrations; on a machine without housekeeping (no other task ever runs) the tick's
+//! parity then picks the same hog every time, as it would on a kernel with nothing else to
+//! run (ARCHITECTURE.md, "Housekeeping"). DEVIATION(kernel): no util_est; capacities are
+//! 1024 per CPU (no RT/IRQ pressure);
 //! no misfit, asym packing, group_imbalanced (LBF_SOME_PINNED/LBF_DST_PINNED's retarget),
 //! NUMA or SD_SERIALIZE; a newidle balance takes no simulated time (its
 //! cost is recorded as [`NEWIDLE_COST_NS`]); active balance only for migrate_task after
@@ -513,10 +516,21 @@ impl Simulator {
             return;
         }
         let sum_util: u64 = (d.lo..d.hi)
-            .map(|c| self.cpus[c as usize].avg.util_avg.min(CAPACITY))
+            .map(|c| self.cpu_util(c))
             .sum();
         let llc = (this / self.llc) as usize;
         self.nr_idle_scan[llc] = nr_idle_scan(sum_util, self.llc as u64, d.imbalance_pct);
+    }
+
+    /// `cpu_util_cfs` without util_est: the CPU's PELT util as last updated, capped at its
+    /// capacity.
+    fn cpu_util(&self, c: u32) -> u64 {
+        self.cpus[c as usize].avg.util_avg.min(CAPACITY)
+    }
+
+    /// `task_util_est` without util_est: the task's PELT util as last updated.
+    fn task_util(&self, t: Tid) -> u64 {
+        self.tasks[t].avg.util_avg.min(CAPACITY)
     }
 
     /// `update_sg_lb_stats` over CPUs `lo..hi`.
@@ -529,8 +543,10 @@ impl Simulator {
         for c in lo..hi {
             let rq = &self.cpus[c as usize].rq;
             s.group_load += self.cpu_load(c) as u64;
-            s.group_util += if rq.curr.is_some() { CAPACITY } else { 0 };
-            s.group_runnable += rq.nr_running as u64 * CAPACITY;
+            // cpu_util_cfs (without util_est) and cpu_runnable: the CPU's PELT averages as
+            // last updated (its tick, an enqueue or dequeue, update_blocked_averages).
+            s.group_util += self.cpu_util(c);
+            s.group_runnable += self.cpus[c as usize].avg.runnable_avg;
             s.sum_nr_running += rq.nr_running as u64;
             if rq.nr_running == 0 && self.idle_cpu(c) {
                 s.idle_cpus += 1;
@@ -709,10 +725,12 @@ impl Simulator {
                     if nr <= 1 {
                         continue;
                     }
-                    if rq.curr.is_some() {
-                        CAPACITY
+                    // cpu_util_cfs_boost (6.6+) or cpu_util_cfs (6.1).
+                    let util = self.cpu_util(c);
+                    if self.fair.sw.runnable_boost {
+                        util.max(self.cpus[c as usize].avg.runnable_avg.min(CAPACITY))
                     } else {
-                        0
+                        util
                     }
                 }
                 MigrationType::Task => nr,
@@ -805,10 +823,12 @@ impl Simulator {
                         }
                     }
                     MigrationType::Util => {
-                        if shr_bound(CAPACITY, failed) > imbalance {
+                        // task_util_est: the task's PELT util (no util_est).
+                        let util = self.task_util(t);
+                        if shr_bound(util, failed) > imbalance {
                             false
                         } else {
-                            imbalance = imbalance.saturating_sub(CAPACITY);
+                            imbalance = imbalance.saturating_sub(util);
                             true
                         }
                     }
@@ -849,7 +869,7 @@ impl Simulator {
                         (self.task_load(t) as u64).max(1)
                     }
                     MigrationType::Load => 0,
-                    MigrationType::Util => CAPACITY,
+                    MigrationType::Util => self.task_util(t),
                     MigrationType::Task => 1,
                 },
                 nr_balance_failed: failed,

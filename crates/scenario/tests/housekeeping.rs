@@ -1,0 +1,134 @@
+//! The scenario key `"housekeeping"`: absent (the machine's own, none without a machine),
+//! `"off"`, or `{"runs_per_s", "run_us"}`; everything else is an error naming the field.
+
+use schedlab_scenario::{HousekeepingSetting, Scenario};
+use schedlab_sim::{Dist, Housekeeping, Op};
+
+fn doc(extra: &str) -> String {
+    format!(
+        r#"{{"version": 1, "name": "h", "cpus": 2, "hz": 250, "duration_ms": 10, "seed": 1, {extra}
+            "tasks": [{{"name": "a", "count": 3, "program": [{{"run": "forever"}}]}}]}}"#
+    )
+}
+
+fn parse(extra: &str) -> Result<Scenario, String> {
+    Scenario::from_json(&doc(extra)).map_err(|e| e.to_string())
+}
+
+fn housekeepers(s: &Scenario) -> Vec<(String, Vec<u32>, Vec<Op>)> {
+    s.sim_config()
+        .tasks
+        .into_iter()
+        .filter(|t| t.comm == "housekeep")
+        .map(|t| (t.comm, t.affinity, t.program))
+        .collect()
+}
+
+#[test]
+fn without_a_machine_there_is_none() {
+    let s = parse("").unwrap();
+    assert_eq!(s.housekeeping, None);
+    assert_eq!(s.sim_config().tasks.len(), 3);
+}
+
+/// A measured machine brings its housekeeping: one pinned per-CPU kthread per CPU, after the
+/// scenario's own tasks (their pids unchanged), waking at the machine's rate.
+#[test]
+fn a_named_machine_brings_its_own() {
+    let s = parse(r#""machine": "epyc-vm-haltpoll","#).unwrap();
+    let c = s.sim_config();
+    assert_eq!(c.tasks.len(), 5);
+    assert!(c.tasks[..3].iter().all(|t| t.comm == "a"));
+    let hk = housekeepers(&s);
+    assert_eq!(hk.len(), 2);
+    for (cpu, (_, affinity, program)) in hk.iter().enumerate() {
+        assert_eq!(affinity, &vec![cpu as u32]);
+        // 13 a second: a mean sleep of 1 s / 13; runs of 114 µs on average.
+        assert_eq!(
+            program,
+            &vec![
+                Op::Sleep(Dist::Exp(1_000_000_000 / 13)),
+                Op::Run(Some(Dist::Exp(114_000)))
+            ]
+        );
+    }
+    assert!(c.tasks[3..].iter().all(|t| t.kthread));
+    assert!(c.check().is_ok());
+}
+
+#[test]
+fn off_and_custom_win_over_the_machine_and_round_trip() {
+    let s = parse(r#""machine": "epyc-vm", "housekeeping": "off","#).unwrap();
+    assert_eq!(s.housekeeping, Some(HousekeepingSetting::Off));
+    assert!(housekeepers(&s).is_empty());
+    let again = Scenario::from_json(&s.to_json()).unwrap();
+    assert_eq!(again, s);
+    let s = parse(r#""housekeeping": {"runs_per_s": 20, "run_us": 30},"#).unwrap();
+    assert_eq!(
+        s.housekeeping,
+        Some(HousekeepingSetting::Custom(Housekeeping {
+            runs_per_s: 20,
+            run_ns: 30_000
+        }))
+    );
+    assert_eq!(housekeepers(&s).len(), 2);
+    let again = Scenario::from_json(&s.to_json()).unwrap();
+    assert_eq!(again, s);
+    // No runs: no tasks.
+    let s = parse(r#""housekeeping": {"runs_per_s": 0, "run_us": 30},"#).unwrap();
+    assert!(housekeepers(&s).is_empty());
+}
+
+/// With tasks in groups a machine's own housekeeping is left out (the model has no group
+/// entities); one the scenario sets is kept, in the root group.
+#[test]
+fn with_task_groups_only_a_set_housekeeping_runs_in_the_root_group() {
+    let text = doc(r#""machine": "xeon-vm", "cgroups": [{"path": "/g", "cpu.weight": 300}],"#)
+        .replace(r#""count": 3,"#, r#""count": 3, "cgroup": "/g","#);
+    let s = Scenario::from_json(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert!(housekeepers(&s).is_empty());
+    let text = text.replace(
+        r#""machine": "xeon-vm","#,
+        r#""machine": "xeon-vm", "housekeeping": {"runs_per_s": 10, "run_us": 20},"#,
+    );
+    let s = Scenario::from_json(&text).unwrap_or_else(|e| panic!("{e}"));
+    let c = s.sim_config();
+    assert_eq!(c.cgroups.task_group.len(), c.tasks.len());
+    assert_eq!(&c.cgroups.task_group[3..], &[0, 0]);
+    assert!(c.cgroups.task_group[..3].iter().all(|&g| g != 0));
+}
+
+#[test]
+fn errors_name_the_field() {
+    let cases = [
+        (r#""housekeeping": "on","#, "housekeeping", "expected \"off\""),
+        (r#""housekeeping": true,"#, "housekeeping", "expected"),
+        (
+            r#""housekeeping": {"runs_per_s": 10},"#,
+            "housekeeping.run_us",
+            "missing",
+        ),
+        (
+            r#""housekeeping": {"runs_per_s": 10, "run_us": 5, "cpu": 1},"#,
+            "housekeeping.cpu",
+            "unknown field",
+        ),
+        (
+            r#""housekeeping": {"runs_per_s": 5000, "run_us": 5},"#,
+            "housekeeping.runs_per_s",
+            "out of range",
+        ),
+        (
+            r#""housekeeping": {"runs_per_s": 5, "run_us": -1},"#,
+            "housekeeping.run_us",
+            "whole number",
+        ),
+    ];
+    for (extra, path, words) in cases {
+        let err = parse(extra).unwrap_err();
+        assert!(
+            err.contains(path) && err.contains(words),
+            "{extra}: {err}"
+        );
+    }
+}
