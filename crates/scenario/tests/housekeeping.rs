@@ -101,7 +101,11 @@ fn with_task_groups_only_a_set_housekeeping_runs_in_the_root_group() {
 #[test]
 fn errors_name_the_field() {
     let cases = [
-        (r#""housekeeping": "on","#, "housekeeping", "expected \"off\""),
+        (
+            r#""housekeeping": "on","#,
+            "housekeeping",
+            "expected \"off\"",
+        ),
         (r#""housekeeping": true,"#, "housekeeping", "expected"),
         (
             r#""housekeeping": {"runs_per_s": 10},"#,
@@ -126,9 +130,6 @@ fn errors_name_the_field() {
     ];
     for (extra, path, words) in cases {
         let err = parse(extra).unwrap_err();
-        assert!(
-            err.contains(path) && err.contains(words),
-            "{extra}: {err}"
-        );
+        assert!(err.contains(path) && err.contains(words), "{extra}: {err}");
     }
 }

@@ -687,7 +687,14 @@ fn recorded_three_hogs_over_10_s_on_the_haltpoll_epyc_vm() {
 /// (runs per second per CPU, mean run in ns), over `hogs3` and `periodic` together.
 fn recorded_housekeeping(m: &Machine) -> (f64, f64) {
     const NOT_HOUSEKEEPING: &[&str] = &[
-        "sh", "perf", "perf-exec", "sleep", "bash", "python3", "basename", "periodic",
+        "sh",
+        "perf",
+        "perf-exec",
+        "sleep",
+        "bash",
+        "python3",
+        "basename",
+        "periodic",
     ];
     let (mut runs, mut ns, mut cpu_s) = (0u64, 0u64, 0f64);
     for name in ["hogs3", "periodic"] {

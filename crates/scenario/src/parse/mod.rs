@@ -9,8 +9,8 @@ use serde_json::{Map, Number, Value};
 
 use crate::workload::Workload;
 use crate::{
-    CacheSetting, HousekeepingSetting, IrqSpec, Scenario, ScenarioError, ScenarioErrors, Step, TaskGroup, Topology,
-    FORMAT_VERSION, MAX_TOTAL_OPS, MAX_VARIANTS,
+    CacheSetting, HousekeepingSetting, IrqSpec, Scenario, ScenarioError, ScenarioErrors, Step,
+    TaskGroup, Topology, FORMAT_VERSION, MAX_TOTAL_OPS, MAX_VARIANTS,
 };
 
 pub(crate) mod cgroups;

@@ -515,9 +515,7 @@ impl Simulator {
         {
             return;
         }
-        let sum_util: u64 = (d.lo..d.hi)
-            .map(|c| self.cpu_util(c))
-            .sum();
+        let sum_util: u64 = (d.lo..d.hi).map(|c| self.cpu_util(c)).sum();
         let llc = (this / self.llc) as usize;
         self.nr_idle_scan[llc] = nr_idle_scan(sum_util, self.llc as u64, d.imbalance_pct);
     }
