@@ -82,6 +82,11 @@ pub struct VersionSwitches {
     /// busiest queue of a `migrate_util` balance by `cpu_util_cfs_boost`, the CPU's PELT util
     /// or its runnable average if that is higher; 6.1 by `cpu_util_cfs`.
     pub runnable_boost: bool,
+    /// 6.8+ (3af7524b1419, "sched/fair: Use all little CPUs for CPU-bound workloads"):
+    /// `detach_tasks` lets a `migrate_util` balance move a task whose util exceeds the
+    /// imbalance once `shr_bound(util, nr_balance_failed)` fits, as `migrate_load` does; 6.1 as
+    /// released and 6.6.9 move it only if `util <= imbalance`.
+    pub util_shr_bound: bool,
 }
 
 /// A modelled kernel version: its code-path switches and the features it has.
@@ -265,6 +270,7 @@ const CFS_SWITCHES: VersionSwitches = VersionSwitches {
     throttled_clock_queued: false,
     sibling_imbalance: false,
     runnable_boost: false,
+    util_shr_bound: false,
 };
 
 /// The kernel versions schedlab models.
@@ -296,6 +302,7 @@ pub const KERNEL_VERSIONS: &[KernelVersion] = &[
             throttled_clock_queued: true,
             sibling_imbalance: true,
             runnable_boost: true,
+            util_shr_bound: false,
             ..CFS_SWITCHES
         },
         available: EEVDF66_AVAILABLE,
@@ -318,6 +325,7 @@ pub const KERNEL_VERSIONS: &[KernelVersion] = &[
             throttled_clock_queued: true,
             sibling_imbalance: true,
             runnable_boost: true,
+            util_shr_bound: true,
             ..CFS_SWITCHES
         },
         available: EEVDF612_AVAILABLE,
@@ -339,6 +347,7 @@ pub const KERNEL_VERSIONS: &[KernelVersion] = &[
             throttled_clock_queued: true,
             sibling_imbalance: true,
             runnable_boost: true,
+            util_shr_bound: true,
             ..CFS_SWITCHES
         },
         available: EEVDF619_AVAILABLE,

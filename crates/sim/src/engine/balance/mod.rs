@@ -821,9 +821,15 @@ impl Simulator {
                         }
                     }
                     MigrationType::Util => {
-                        // task_util_est: the task's PELT util (no util_est).
+                        // task_util_est: the task's PELT util (no util_est); from 6.8
+                        // relaxed with the failures as migrate_load is.
                         let util = self.task_util(t);
-                        if shr_bound(util, failed) > imbalance {
+                        let bound = if self.fair.sw.util_shr_bound {
+                            shr_bound(util, failed)
+                        } else {
+                            util
+                        };
+                        if bound > imbalance {
                             false
                         } else {
                             imbalance = imbalance.saturating_sub(util);
