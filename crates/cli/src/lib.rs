@@ -101,6 +101,7 @@ fn dispatch(cmd: Command, out: &mut dyn Write) -> Result<(), Fail> {
         Command::Check(source) => {
             let (_, s) = source.load()?;
             let c = s.sim_config();
+            let daemons = c.tasks.iter().filter(|t| t.daemon).count();
             writeln!(
                 out,
                 "{}: ok: \"{}\", {} CPUs, HZ={}, {} ms, {} tasks in {} groups, {} channels, variants: {}",
@@ -109,7 +110,7 @@ fn dispatch(cmd: Command, out: &mut dyn Write) -> Result<(), Fail> {
                 s.cpus,
                 s.hz,
                 s.duration_ms,
-                c.tasks.len(),
+                c.tasks.len() - daemons,
                 s.expanded().tasks.len(),
                 c.channels.len(),
                 if s.variants.is_empty() { "none".to_string() } else { s.variant_names().join(", ") }
@@ -119,6 +120,15 @@ fn dispatch(cmd: Command, out: &mut dyn Write) -> Result<(), Fail> {
                 writeln!(
                     out,
                     "  machine: {m} (its measured costs where the scenario gives none)"
+                )
+                .map_err(io)?;
+            }
+            if let Some(h) = c.tasks.iter().find_map(schedlab_sim::Housekeeping::of) {
+                writeln!(
+                    out,
+                    "  housekeeping: a `housekeep` task on each of the {daemons} CPUs, {} runs a second of {} us on average",
+                    h.runs_per_s,
+                    h.run_ns as f64 / 1e3
                 )
                 .map_err(io)?;
             }

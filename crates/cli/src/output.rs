@@ -377,9 +377,12 @@ pub fn machines_text() -> String {
     let mut s = format!(
         "Measured machines (a scenario's \"machine\"; its own idle_wakeup_ns, idle_states,\n\
          switch_cost_ns, wakeup_cost_ns, ipi_cost_ns and housekeeping still win; without one:\n\
-         idle wakeup {} us whatever the idle length, no switch, wakeup or IPI cost, and no\n\
-         housekeeping):\n",
-        schedlab_scenario::DEFAULT_IDLE_WAKEUP_NS as f64 / 1e3
+         idle wakeup {} us whatever the idle length, no switch, wakeup or IPI cost, and\n\
+         housekeeping of {} runs a second per CPU of {} us; housekeeping runs only where a\n\
+         task may move between CPUs and no task is in a group, unless the scenario sets it):\n",
+        schedlab_scenario::DEFAULT_IDLE_WAKEUP_NS as f64 / 1e3,
+        schedlab_scenario::DEFAULT_HOUSEKEEPING.runs_per_s,
+        schedlab_scenario::DEFAULT_HOUSEKEEPING.run_ns as f64 / 1e3
     );
     let w = schedlab_sim::MACHINES
         .iter()

@@ -163,6 +163,11 @@ fn trace_lines_use_the_tracepoint_field_names() {
                 }
             }
             "sched_stat_runtime" => assert!(v["runtime_ns"].as_u64().unwrap() > 0),
+            "sched_migrate_task" => {
+                for k in ["comm", "pid", "orig_cpu", "dest_cpu"] {
+                    assert!(v.get(k).is_some(), "{line}");
+                }
+            }
             other => panic!("unexpected event {other}"),
         }
         seen.insert(ev);
@@ -180,7 +185,8 @@ fn trace_lines_use_the_tracepoint_field_names() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let v0 = &report["variants"][0];
     assert_eq!(v0["variant"], "eevdf-6.12");
-    assert_eq!(v0["tasks"].as_array().unwrap().len(), 5);
+    // Its five tasks and the default housekeeping's 16 (one per CPU: some tasks may move).
+    assert_eq!(v0["tasks"].as_array().unwrap().len(), 5 + 16);
     for k in [
         "name",
         "pid",
@@ -347,4 +353,11 @@ fn check_counts_the_tasks_and_groups_workloads_generate() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains(", 321 tasks in "), "{text}");
     assert!(!text.contains(" in 0 groups"), "{text}");
+    // The threads may move, so the default housekeeping runs beside them, said apart.
+    assert!(
+        text.contains(
+            "housekeeping: a `housekeep` task on each of the 8 CPUs, 15 runs a second of 69 us"
+        ),
+        "{text}"
+    );
 }

@@ -71,6 +71,16 @@ pub const DEFAULT_IRQ_NS: u64 = 5_000;
 /// measured on Linux 6.18, 2-vCPU VM (the `xeon-vm` machine; docs/measurements.md;
 /// `SimConfig::idle_wakeup_ns`).
 pub const DEFAULT_IDLE_WAKEUP_NS: u64 = 17_000;
+/// Default housekeeping of a scenario that names no machine, where a task may move between
+/// CPUs (see [`HousekeepingSetting`]): the median
+/// of the measured machines' (13, 15 and 28 runs a second per CPU; 51, 69 and 114 µs), which
+/// is the quiet `epyc-vm`'s. Every machine runs some; without it the balancer meets every tick
+/// edge in the same state and identical hogs lock onto fixed shares (ARCHITECTURE.md,
+/// "Housekeeping").
+pub const DEFAULT_HOUSEKEEPING: schedlab_sim::Housekeeping = schedlab_sim::Housekeeping {
+    runs_per_s: 15,
+    run_ns: 69_000,
+};
 /// Per-switch CPU cost measured on Linux 6.18, 2-vCPU VM, with a ping-pong pair pinned to one
 /// CPU (docs/measurements.md; `SimConfig::switch_cost_ns`). Not the default: a scenario sets
 /// `switch_cost_ns` to use it.
@@ -103,8 +113,8 @@ impl CacheSetting {
 }
 
 /// The scenario key `"housekeeping"`: the machine's other work on each CPU
-/// ([`schedlab_sim::Housekeeping`]). Without the key, the named machine's own (none without a
-/// machine).
+/// ([`schedlab_sim::Housekeeping`]). Without the key, where a task may run on more than one
+/// CPU and no task is in a group, the named machine's own or [`DEFAULT_HOUSEKEEPING`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum HousekeepingSetting {
@@ -437,7 +447,8 @@ pub struct Scenario {
     pub ipi_cost_ns: Option<u64>,
     /// The cache-warmth cost (default off).
     pub cache: Option<CacheSetting>,
-    /// The other work of each CPU (default: the machine's, none without a machine).
+    /// The other work of each CPU (default: where a task may run on more than one CPU and
+    /// no task is in a group, the machine's, else [`DEFAULT_HOUSEKEEPING`]).
     pub housekeeping: Option<HousekeepingSetting>,
     /// Kernel variants to compare, parsed (each keeps the string it was written as in its
     /// `name`).
@@ -931,6 +942,7 @@ impl Scenario {
                                 .map_or(0, |e| i.saturating_mul(to_ns(e, Unit::Us))),
                         ),
                     kthread: t.kthread,
+                    daemon: false,
                 });
             }
         }
@@ -952,17 +964,20 @@ impl Scenario {
             &self.memberships(),
         );
         // The machine's other work: a pinned task per CPU after the scenario's own (their
-        // pids unchanged), in the root group, reported as a task group of its own. A
-        // machine's own is left out where tasks are in groups: the model has no group
-        // entities, so a root task beside a group's tasks would reorder the group's whole
-        // queue each time it ran (ARCHITECTURE.md, "Housekeeping"); one the scenario sets
-        // is kept.
+        // pids unchanged), in the root group, reported as a task group of its own. One the
+        // scenario sets always runs; otherwise the machine's, or the default, where the
+        // balancer has something to decide, which is what it is there for (more than one
+        // CPU and a task allowed on more than one), and not where tasks are in groups: the
+        // model has no group entities, so a root task beside a group's tasks would reorder
+        // the group's whole queue each time it ran (ARCHITECTURE.md, "Housekeeping").
+        let movable = tasks.iter().any(|t| t.affinity.len() > 1);
         let housekeeping = match self.housekeeping {
             Some(HousekeepingSetting::Off) => None,
             Some(HousekeepingSetting::Custom(h)) => Some(h),
-            None => machine
-                .filter(|_| !cgroups.active())
-                .map(|m| m.housekeeping),
+            None if movable && !cgroups.active() => {
+                Some(machine.map_or(DEFAULT_HOUSEKEEPING, |m| m.housekeeping))
+            }
+            None => None,
         };
         if let Some(h) = housekeeping {
             let group = (self.tasks.len() + generated.len()) as u32;

@@ -35,7 +35,11 @@ fn the_issue_example_parses_with_its_defaults() {
         (c.cpus, c.hz, c.duration_ns, c.seed),
         (16, 1000, 3_000_000_000, 1)
     );
-    assert_eq!(c.tasks.len(), 5);
+    // Its five tasks, then (some of them may move) the default housekeeping, one per CPU.
+    assert_eq!(c.tasks.len(), 5 + 16);
+    assert!(c.tasks[5..]
+        .iter()
+        .all(|t| t.daemon && t.comm == "housekeep"));
     assert_eq!(c.tasks[1].policy, SchedPolicy::Idle);
     // Defaults: count 1, nice 0, normal, affinity all CPUs; programs repeat.
     assert_eq!(c.tasks[3].nice, 0);

@@ -12,10 +12,13 @@ fn doc(cpus: u32, workloads: &str) -> String {
     )
 }
 
+/// The scenario and its config without the housekeeping that runs beside movable tasks
+/// (tests/housekeeping.rs tests that): what the workloads expand to.
 fn config(cpus: u32, workloads: &str) -> (Scenario, SimConfig) {
     let s = Scenario::from_json(&doc(cpus, workloads)).unwrap();
-    let c = s.sim_config();
+    let mut c = s.sim_config();
     assert!(c.check().is_ok(), "{:?}", c.check());
+    c.tasks.retain(|t| !t.daemon);
     (s, c)
 }
 
@@ -537,7 +540,13 @@ fn workloads_come_after_the_tasks_and_share_the_task_limit() {
             .iter()
             .map(|t| (t.comm.as_str(), t.group))
             .collect::<Vec<_>>(),
-        [("hog", 0), ("fio", 1), ("fio", 1)]
+        [
+            ("hog", 0),
+            ("fio", 1),
+            ("fio", 1),
+            ("housekeep", 2),
+            ("housekeep", 2)
+        ]
     );
     assert_eq!(s.workloads()[0].roles, vec![(Role::Job, vec![1])]);
 
@@ -546,7 +555,7 @@ fn workloads_come_after_the_tasks_and_share_the_task_limit() {
         "workloads": [{"hackbench": {"groups": 1000, "fds": 50, "loops": 1}}]}"#;
     has(
         &errors(too_many),
-        "workloads: 110001 tasks in all (10000 from tasks, 100001 from workloads); at most 100000 allowed",
+        "workloads: 110003 tasks in all (10000 from tasks, 100001 from workloads, 2 housekeeping); at most 100000 allowed",
     );
     // 50 001 tasks are allowed, but not 25 000 senders with 1 004-step programs each
     // (+ 25 000 receivers x 6, + main()'s 5).

@@ -225,6 +225,11 @@ pub struct TaskSpec {
     /// while the kthread is alone on it (`select_idle_sibling`, "An obvious example of this
     /// pattern is IO completions").
     pub kthread: bool,
+    /// Housekeeping ([`crate::Housekeeping::tasks`]): it does not keep the run going. The run
+    /// ends once every other task has exited, and once every other task waits on a channel
+    /// with nothing left to wake it (no interrupt source, no device) that is a deadlock, as
+    /// without it.
+    pub daemon: bool,
 }
 
 /// A deeper idle state (`SimConfig::idle_states`): a CPU idle for at least `after_ns` is woken

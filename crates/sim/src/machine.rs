@@ -81,8 +81,23 @@ impl Housekeeping {
                 ],
                 start_ns: 0,
                 kthread: true,
+                daemon: true,
             })
             .collect()
+    }
+
+    /// The housekeeping a task made by [`Housekeeping::tasks`] stands for (`None` for any
+    /// other task).
+    pub fn of(task: &TaskSpec) -> Option<Housekeeping> {
+        match (task.daemon, task.program.as_slice()) {
+            (true, [Op::Sleep(Dist::Exp(every)), Op::Run(Some(Dist::Exp(run)))]) => {
+                Some(Housekeeping {
+                    runs_per_s: (1_000_000_000 / (*every).max(1)) as u32,
+                    run_ns: *run,
+                })
+            }
+            _ => None,
+        }
     }
 }
 

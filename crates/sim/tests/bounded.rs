@@ -118,6 +118,58 @@ fn a_deadlock_ends_the_run_and_names_who_waits_on_what() {
     assert_eq!(out.deadlock, None);
 }
 
+/// Housekeeping (`Housekeeping::tasks`, never exiting, waking on timers) keeps no run going:
+/// a run whose other tasks exit ends when they do, and one whose other tasks all wait on
+/// channels nobody will write is a deadlock, found at a housekeeping wakeup.
+#[test]
+fn housekeeping_neither_keeps_a_run_going_nor_hides_a_deadlock() {
+    let hk = Housekeeping {
+        runs_per_s: 100,
+        run_ns: 20 * US,
+    };
+    let quick = task(
+        "quick",
+        0,
+        SchedPolicy::Normal,
+        vec![Op::Run(Some(Dist::Fixed(MS))), Op::Exit],
+    );
+    let mut tasks = vec![quick];
+    tasks.extend(hk.tasks(2, 1));
+    let out = simulate(
+        &cfg(2, 1000, 1_000 * MS, tasks),
+        &Variant::parse("eevdf-6.19").unwrap(),
+    )
+    .unwrap();
+    assert_eq!(out.deadlock, None);
+    assert!(
+        out.trace.end_ns < 3 * MS,
+        "ends with its task, not at 1 s: {}",
+        out.trace.end_ns
+    );
+    let reader = |comm: &str, chan| {
+        task(
+            comm,
+            0,
+            SchedPolicy::Normal,
+            vec![
+                Op::Recv(chan),
+                Op::Run(Some(Dist::Fixed(10 * US))),
+                Op::Send(1 - chan),
+            ],
+        )
+    };
+    let mut tasks = vec![reader("ping", 1), reader("pong", 0)];
+    tasks.extend(hk.tasks(2, 1));
+    let mut c = cfg(2, 1000, 1_000 * MS, tasks);
+    c.channels = channels(&["p0", "p1"]);
+    let out = simulate(&c, &Variant::parse("eevdf-6.19").unwrap()).unwrap();
+    let d = out.deadlock.as_ref().expect("a deadlock");
+    // Found at a housekeeping wakeup (100 a second per CPU): well before the end.
+    assert!(d.t_ns < 200 * MS, "found at {}", d.t_ns);
+    assert_eq!(out.trace.end_ns, d.t_ns);
+    assert_eq!(d.blocked.len(), 2);
+}
+
 /// A writer blocked on a full channel: a pipe's read wakes it at once (`pipe_read`), a unix
 /// socket's only once the reader has drained it to its `wake_writer_at` (`unix_write_space`
 /// waits for `unix_writable`).

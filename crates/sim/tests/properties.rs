@@ -89,6 +89,7 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
             program,
             start_ns: if r.below(3) == 0 { r.below(20 * MS) } else { 0 },
             kthread: r.below(4) == 0,
+            daemon: false,
         });
     }
     let delta = r.below(20 * US);
@@ -357,6 +358,7 @@ fn many_cpu_invariants_hold_and_work_spreads() {
                     program,
                     start_ns: r.below(10 * MS),
                     kthread: false,
+                    daemon: false,
                 }
             })
             .collect();

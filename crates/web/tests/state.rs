@@ -1446,25 +1446,33 @@ fn the_machine_menu_sets_the_measured_costs() {
         (c.idle_wakeup_ns, c.switch_cost_ns, c.wakeup_cost_ns),
         (3_000, 2_400, 2_000)
     );
-    // And its housekeeping: a `housekeep` task per CPU after the scenario's own.
+    // `"housekeeping"` typed in the JSON is kept through the form's edits: set, a
+    // `housekeep` task per CPU after the scenario's own; "off", none.
     let cpus = c.cpus as usize;
-    assert_eq!(
-        c.tasks.iter().filter(|t| t.comm == "housekeep").count(),
-        cpus
-    );
-    // `"housekeeping": "off"` typed in the JSON is kept through the form and removes them.
-    let typed = s
-        .json_text
-        .replacen("\"seed\"", "\"housekeeping\": \"off\", \"seed\"", 1);
-    let off = s.clone().reduce(Action::SetJson(typed));
-    assert!(off.errors.is_empty(), "{:?}", off.errors);
-    let off = off.reduce(Action::SetMachine {
-        field: MachineField::Seed,
-        value: "2".into(),
-    });
-    assert!(off.json_text.contains("\"housekeeping\": \"off\""));
-    let (_, sc) = off.run_request().expect("runnable");
-    assert!(sc.sim_config().tasks.iter().all(|t| t.comm != "housekeep"));
+    let housekept = |setting: &str| {
+        let typed = s.json_text.replacen(
+            "\"seed\"",
+            &format!("\"housekeeping\": {setting}, \"seed\""),
+            1,
+        );
+        let t = s.clone().reduce(Action::SetJson(typed));
+        assert!(t.errors.is_empty(), "{:?}", t.errors);
+        let t = t.reduce(Action::SetMachine {
+            field: MachineField::Seed,
+            value: "2".into(),
+        });
+        assert!(t.json_text.contains("\"housekeeping\""), "{}", t.json_text);
+        let (_, sc) = t.run_request().expect("runnable");
+        let n = sc
+            .sim_config()
+            .tasks
+            .iter()
+            .filter(|t| t.comm == "housekeep")
+            .count();
+        n
+    };
+    assert_eq!(housekept(r#"{"runs_per_s": 10, "run_us": 20}"#), cpus);
+    assert_eq!(housekept(r#""off""#), 0);
     // Back to none: the key goes and the defaults return.
     let s = s.reduce(Action::SetMachine {
         field: MachineField::Machine,

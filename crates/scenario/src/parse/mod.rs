@@ -483,23 +483,34 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
         let generated = ws
             .iter()
             .fold(0u64, |n, w| n.saturating_add(w.task_count(cpus)));
-        // The housekeeping's pinned task per CPU counts too.
-        let machine_hk = machine.as_ref().and_then(|m| m.as_deref()).is_some();
+        // The housekeeping's pinned task per CPU counts too (by default on more than one
+        // CPU; counted even where task groups will leave it out).
         let hk = match &housekeeping {
             Some(Some(HousekeepingSetting::Custom(h))) => h.runs_per_s > 0,
             Some(Some(HousekeepingSetting::Off)) => false,
-            _ => machine_hk,
+            _ => cpus > 1,
         };
-        let total = user
-            .saturating_add(generated)
-            .saturating_add(if hk { cpus } else { 0 });
+        let housekeepers = if hk { cpus } else { 0 };
+        let total = user.saturating_add(generated).saturating_add(housekeepers);
         if total > limits::MAX_TASKS as u64 {
+            let hk_part = if hk {
+                format!(", {housekeepers} housekeeping")
+            } else {
+                String::new()
+            };
             let (path, what) = if ws.is_empty() {
-                ("tasks", String::new())
+                (
+                    "tasks",
+                    if hk {
+                        format!(" ({user} from tasks{hk_part})")
+                    } else {
+                        String::new()
+                    },
+                )
             } else {
                 (
                     "workloads",
-                    format!(" ({user} from tasks, {generated} from workloads)"),
+                    format!(" ({user} from tasks, {generated} from workloads{hk_part})"),
                 )
             };
             p.err(

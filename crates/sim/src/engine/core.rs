@@ -561,7 +561,7 @@ impl Simulator {
         self.tasks[id].state = state;
         self.tasks[id].burst = Burst::Idle;
         let special = state == TState::Dead;
-        if special {
+        if special && !self.cfg.tasks[id].daemon {
             self.alive -= 1;
         }
         // dequeue_entity → update_load_avg while it still runs.

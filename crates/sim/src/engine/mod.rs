@@ -394,7 +394,7 @@ impl Simulator {
             nohz_has_blocked: false,
             nohz_next_blocked: 0,
             nohz_kick: None,
-            alive: cfg.tasks.len(),
+            alive: cfg.tasks.iter().filter(|t| !t.daemon).count(),
             llc: if cfg.llc_size == 0 {
                 cfg.cpus
             } else {
@@ -587,6 +587,13 @@ impl Simulator {
                     let cpu = self.tasks[id].cpu;
                     self.try_to_wake_up(id, cpu, None, false);
                     self.irq_exit(cpu);
+                    // Housekeeping's timers never stop: the one place left to see that the
+                    // other tasks can no longer move.
+                    if self.cfg.tasks[id].daemon && self.stuck_on_channels() {
+                        self.deadlock = Some(self.deadlock_report());
+                        self.finish_run(self.now);
+                        return Status::Done;
+                    }
                 }
             }
             Ev::Softirq(cpu) => self.trigger_load_balance(cpu),

@@ -65,6 +65,24 @@ impl Locks {
 
 impl Simulator {
     /// Who is blocked on which channel, for a deadlock's message.
+    /// With housekeeping running: every other live task waits on a channel, and no
+    /// interrupt source or device could write one (what an empty event queue says without
+    /// housekeeping).
+    pub(super) fn stuck_on_channels(&self) -> bool {
+        if self.alive == 0
+            || !self.cfg.irq_load.is_empty()
+            || self.cfg.channels.iter().any(|c| c.device.is_some())
+        {
+            return false;
+        }
+        let waiting: usize = self
+            .chans
+            .iter()
+            .map(|c| c.readers.len() + c.writers.len())
+            .sum();
+        waiting == self.alive
+    }
+
     pub(super) fn deadlock_report(&self) -> super::Deadlock {
         let mut blocked = alloc::vec::Vec::new();
         for (c, chan) in self.chans.iter().enumerate() {

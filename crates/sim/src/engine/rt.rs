@@ -544,7 +544,7 @@ impl Simulator {
         self.rt_account(cpu);
         self.tasks[id].state = state;
         self.tasks[id].burst = Burst::Idle;
-        if state == TState::Dead {
+        if state == TState::Dead && !self.cfg.tasks[id].daemon {
             self.alive -= 1;
         }
         self.schedule(cpu);

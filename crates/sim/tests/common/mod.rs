@@ -20,6 +20,7 @@ pub fn task(comm: &str, nice: i32, policy: SchedPolicy, program: Vec<Op>) -> Tas
         program,
         start_ns: 0,
         kthread: false,
+        daemon: false,
     }
 }
 

@@ -58,9 +58,12 @@ pub fn machine_form(ctx: &Ctx) -> Html {
             k.housekeeping.run_ns as f64 / 1e3
         ),
         None => format!(
-            "no measured machine: idle wakeup {} µs, no switch or wakeup cost and no \
-             housekeeping (unless the scenario sets them)",
-            schedlab_scenario::DEFAULT_IDLE_WAKEUP_NS as f64 / 1e3
+            "no measured machine: idle wakeup {} µs, no switch or wakeup cost, housekeeping \
+             {} runs a second per CPU of {} µs where a task may move between CPUs (unless the \
+             scenario sets them)",
+            schedlab_scenario::DEFAULT_IDLE_WAKEUP_NS as f64 / 1e3,
+            schedlab_scenario::DEFAULT_HOUSEKEEPING.runs_per_s,
+            schedlab_scenario::DEFAULT_HOUSEKEEPING.run_ns as f64 / 1e3
         ),
     };
     html! {
