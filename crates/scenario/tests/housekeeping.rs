@@ -176,8 +176,8 @@ fn three_hogs_on_the_default_machine_share_as_the_machines_do() {
     };
     let figures = |text: &str, variant: &str| {
         let s = Scenario::from_json(text).unwrap();
-        let out = schedlab_sim::simulate(&s.sim_config(), &Variant::parse(variant).unwrap())
-            .unwrap();
+        let out =
+            schedlab_sim::simulate(&s.sim_config(), &Variant::parse(variant).unwrap()).unwrap();
         let total: u64 = out.tasks[..3].iter().map(|t| t.sum_exec_runtime_ns).sum();
         out.tasks[..3]
             .iter()
@@ -207,5 +207,8 @@ fn three_hogs_on_the_default_machine_share_as_the_machines_do() {
         );
     }
     let mean = deviations.iter().sum::<u64>() / deviations.len() as u64;
-    assert!(mean <= 30, "{mean}‰ from a third on average: {deviations:?}");
+    assert!(
+        mean <= 30,
+        "{mean}‰ from a third on average: {deviations:?}"
+    );
 }
