@@ -483,8 +483,11 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
         let generated = ws
             .iter()
             .fold(0u64, |n, w| n.saturating_add(w.task_count(cpus)));
-        // The housekeeping's pinned task per CPU counts too (by default on more than one
-        // CPU; counted even where task groups will leave it out).
+        // The housekeeping's pinned task per CPU counts too. Without an explicit setting it
+        // is counted on any scenario of more than one CPU, an upper bound: `sim_config` leaves
+        // it out where every task is pinned to one CPU or tasks are in groups, which the
+        // parser does not work out here, so a scenario within `cpus` tasks of the limit may be
+        // refused although it would run without housekeeping.
         let hk = match &housekeeping {
             Some(Some(HousekeepingSetting::Custom(h))) => h.runs_per_s > 0,
             Some(Some(HousekeepingSetting::Off)) => false,
