@@ -9,7 +9,7 @@
 # (hackbench).
 set -eu
 # ONLY="hogs3 pingpong-cross" re-records just those (metadata.txt is appended to, not rewritten).
-# The parts: hogs3 hogs3-long periodic pingpong-cross pingpong-free hackbench hackbench-pinned costs idlelat.
+# The parts: hogs3 hogs3-long periodic pingpong-cross pingpong-free pingpong-one pp2hog hackbench hackbench-pinned costs idlelat.
 ONLY=${ONLY:-}
 want() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) true ;; *) false ;; esac; }
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -139,6 +139,31 @@ echo "pingpong-free: pingpong 1.5 unpinned under perf sched record -- sleep 0.5:
 for i in 1 2 3; do echo "pingpong-free without perf, run $i: $("$TMP/pingpong" 2)" >> "$META"; done
 
 fi
+if want pingpong-one; then
+wait_quiet pingpong-one
+# 4b. The same pair pinned to CPU 1 alone, 0.5 s recorded: who is switched out preempted (R)
+#     and who blocked (S), and wakeups per round trip.
+"$TMP/pingpong" 1.5 1 1 > "$TMP/pp-one.txt" &
+p=$!; sleep 0.5
+record pingpong-one 0.5
+wait $p || true
+echo "pingpong-one: pingpong 1.5 1 1 (both on CPU 1) under perf sched record -- sleep 0.5: $(cat "$TMP/pp-one.txt")" >> "$META"
+
+fi
+if want pp2hog; then
+# 4c. Two hogs and the unpinned pair, 1 s after 3 s, three times: where the pair settles
+#     beside the hogs (crates/cli/tests/real_pairs.rs; ~150 000 wakeups a second, so short).
+for i in 1 2 3; do
+wait_quiet "pp2hog-$i"
+sh -c "$HOG" & a=$!; sh -c "$HOG" & b=$!; "$TMP/pingpong" 5 > "$TMP/pp2hog.txt" & p=$!
+sleep 3
+record "pp2hog-$i" 1
+wait $p || true
+stop $a $b
+echo "pp2hog-$i: sh -c '$HOG' x2 + pingpong 5 unpinned; perf sched record -- sleep 1 (after 3 s): $(cat "$TMP/pp2hog.txt")" >> "$META"
+done
+
+fi
 if want hackbench; then
 wait_quiet hackbench
 # 5. hackbench, 2 groups of 20+20 threads over socketpairs, short.
@@ -161,10 +186,11 @@ wait_quiet costs
 # 7. The machine's costs (docs/measurements.md, "machine profiles"): a write + read alone, a
 # ping-pong pair pinned to one CPU (two switches a round trip), a write that wakes a partner
 # blocked on the other, idle CPU (an IPI), and one that wakes it onto the other CPU while a
-# SCHED_FIFO task runs there (no IPI); three runs each.
+# SCHED_FIFO task runs there (no IPI), and one that wakes a SCHED_IDLE partner blocked on the
+# same CPU (the local wakeup, which that partner cannot preempt); three runs each.
 gcc -O2 -o "$TMP/switchcost" "$HERE/workloads/switchcost.c"
 for i in 1 2 3; do
-	echo "costs, run $i: $("$TMP/switchcost" alone 200000 1) | $("$TMP/switchcost" pair 100000 1) | $("$TMP/switchcost" wake 50000 0 1) | $("$TMP/switchcost" busy 2000 0 1)" >> "$META"
+	echo "costs, run $i: $("$TMP/switchcost" alone 200000 1) | $("$TMP/switchcost" pair 100000 1) | $("$TMP/switchcost" wake 50000 0 1) | $("$TMP/switchcost" busy 2000 0 1) | $("$TMP/switchcost" local 20000 1)" >> "$META"
 done
 fi
 if want idlelat; then

@@ -12,6 +12,12 @@
  *                               whose task it cannot preempt (no IPI: it is enqueued from CPU0)
  *                               and runs in the gaps; the waker waits 150 us after each reply
  *                               so that its write finds the hog running (needs root)
+ *   switchcost local N CPU      both on one CPU, the partner SCHED_IDLE so that it cannot preempt
+ *                               the waker: the timed write() does the whole local wakeup (the
+ *                               enqueue and the preemption check) and returns. Against a write()
+ *                               nobody waits on, timed the same way: each timed write follows a
+ *                               30 us sleep (in which the partner goes back to its read()).
+ *                               Needs no root.
  * Prints ns per iteration (wall, CLOCK_MONOTONIC) and, for wake and busy, the mean write()
  * times. */
 #define _GNU_SOURCE
@@ -36,7 +42,7 @@ static double now(void) {
 	return t.tv_sec * 1e9 + t.tv_nsec;
 }
 int main(int argc, char **argv) {
-	if (argc < 4) { fprintf(stderr, "usage: switchcost alone|pair|wake N CPU [CPU1]\n"); return 2; }
+	if (argc < 4) { fprintf(stderr, "usage: switchcost alone|pair|wake|busy|local N CPU [CPU1]\n"); return 2; }
 	long n = atol(argv[2]);
 	int cpu = atoi(argv[3]);
 	int cpu1 = argc > 4 ? atoi(argv[4]) : cpu;
@@ -50,6 +56,38 @@ int main(int argc, char **argv) {
 			if (write(a2b[1], &b, 1) != 1 || read(a2b[0], &b, 1) != 1) return 1;
 		}
 		printf("alone %.1f ns/iter\n", (now() - t0) / n);
+		return 0;
+	}
+	if (!strcmp(argv[1], "local")) {
+		int spare[2];
+		if (pipe(spare)) { perror("pipe"); return 1; }
+		pin(cpu);
+		pid_t c = fork();
+		if (c == 0) {
+			struct sched_param sp = { .sched_priority = 0 };
+			if (sched_setscheduler(0, SCHED_IDLE, &sp)) { perror("sched_setscheduler"); _exit(1); }
+			for (;;) {
+				if (read(a2b[0], &b, 1) != 1 || write(b2a[1], &b, 1) != 1) _exit(1);
+			}
+		}
+		usleep(10000);
+		double tw = 0, tn = 0;
+		for (long i = 0; i < n; i++) {
+			usleep(30);
+			double w0 = now();
+			if (write(a2b[1], &b, 1) != 1) return 1;
+			tw += now() - w0;
+			if (read(b2a[0], &b, 1) != 1) return 1;
+			usleep(30);
+			w0 = now();
+			if (write(spare[1], &b, 1) != 1) return 1;
+			tn += now() - w0;
+			if (read(spare[0], &b, 1) != 1) return 1;
+		}
+		kill(c, SIGKILL);
+		waitpid(c, 0, 0);
+		printf("local write waking the partner %.1f ns, write alone %.1f ns, local wakeup %.1f ns\n",
+		       tw / n, tn / n, (tw - tn) / n);
 		return 0;
 	}
 	pid_t hog = -1;

@@ -162,6 +162,13 @@ fn check_details(c: &schedlab_sim::SimConfig) -> String {
         us(c.wakeup_cost_ns),
         us(c.ipi_cost_ns)
     );
+    if c.local_wakeup_ns > 0 {
+        let _ = writeln!(
+            s,
+            "  local wakeup (paid by the waker): {}",
+            us(c.local_wakeup_ns)
+        );
+    }
     if !c.idle_states.is_empty() {
         let states: Vec<String> = c
             .idle_states

@@ -445,6 +445,10 @@ pub struct Scenario {
     /// CPU time the waker pays more when that wakeup sends an IPI (an idle or preempted
     /// target), in ns (default: the machine's, else 0).
     pub ipi_cost_ns: Option<u64>,
+    /// CPU time a wakeup on its own CPU costs the waker, in ns, paid before its system call
+    /// returns (`SimConfig::local_wakeup_ns`; default 0: the measured machines' switch costs
+    /// include it).
+    pub local_wakeup_ns: Option<u64>,
     /// The cache-warmth cost (default off).
     pub cache: Option<CacheSetting>,
     /// The other work of each CPU (default: where a task may run on more than one CPU and
@@ -596,6 +600,9 @@ impl Scenario {
         }
         if let Some(d) = self.ipi_cost_ns {
             m.insert("ipi_cost_ns".into(), d.into());
+        }
+        if let Some(d) = self.local_wakeup_ns {
+            m.insert("local_wakeup_ns".into(), d.into());
         }
         if let Some(c) = self.cache {
             let v = match c {
@@ -1018,6 +1025,8 @@ impl Scenario {
                 .ipi_cost_ns
                 .or(machine.map(|m| m.ipi_cost_ns))
                 .unwrap_or(0),
+            // No measured machine has it apart from its switch cost.
+            local_wakeup_ns: self.local_wakeup_ns.unwrap_or(0),
             channels,
             tasks,
             record_snapshots: false,

@@ -108,6 +108,13 @@ fn switch_and_wakeup_costs_default_to_zero() {
     assert_eq!(s.sim_config().ipi_cost_ns, 8_900);
     assert!(s.to_json().contains("\"ipi_cost_ns\": 8900"));
     assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
+    // The waker's own local wakeup cost: 0 unless given (no machine profile has it apart).
+    assert_eq!(s.sim_config().local_wakeup_ns, 0);
+    let s =
+        Scenario::from_json(&text.replacen("9000", "9000, \"local_wakeup_ns\": 440", 1)).unwrap();
+    assert_eq!(s.sim_config().local_wakeup_ns, 440);
+    assert!(s.to_json().contains("\"local_wakeup_ns\": 440"));
+    assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
 }
 
 /// `machine` fills in the measured machine's costs where the scenario gives none; a cost the
@@ -253,6 +260,11 @@ fn bad_values_name_the_field_and_the_allowed_range() {
         "\"duration_ms\": 3000",
         "\"duration_ms\": 3000, \"ipi_cost_ns\": 2000000",
         "ipi_cost_ns: 2000000 is out of range (allowed 0..=1000000)",
+    );
+    check_err(
+        "\"duration_ms\": 3000",
+        "\"duration_ms\": 3000, \"local_wakeup_ns\": 2000000",
+        "local_wakeup_ns: 2000000 is out of range (allowed 0..=1000000)",
     );
     check_err(
         "\"duration_ms\": 3000",

@@ -314,6 +314,17 @@ pub struct SimConfig {
     /// `switchcost wake`; 0 where a machine's two were not measured apart (its
     /// `wakeup_cost_ns` then holds the idle target's cost, IPI included). Default 0.
     pub ipi_cost_ns: u64,
+    /// CPU time a wakeup on the waker's own CPU costs the waker (`try_to_wake_up`'s enqueue
+    /// and wakeup-preemption check inside its system call), paid after the enqueue and before
+    /// its system call returns: a task that wakes a partner and then blocks has run in
+    /// between, as in the kernel, where `update_curr` at its dequeue then finds it past the
+    /// partner it placed (with DELAY_DEQUEUE it then stays queued, its load on the CPU). Measured
+    /// on an EPYC VM with `switchcost local` (a write() that wakes a SCHED_IDLE reader blocked
+    /// on the same CPU, which cannot preempt it, less a write nobody waits on): 432–454 ns
+    /// in six runs
+    /// (`tests/fixtures/real-epyc-dec5`). Where it is not measured apart it is part of
+    /// `switch_cost_ns` (charged to the task switched in instead). Default 0.
+    pub local_wakeup_ns: u64,
     /// Channels (programs refer to them by index).
     pub channels: Vec<Channel>,
     /// Tasks; pid = index + 1.
@@ -541,6 +552,7 @@ impl SimConfig {
         if self.switch_cost_ns > limits::MAX_SWITCH_COST_NS
             || self.wakeup_cost_ns > limits::MAX_SWITCH_COST_NS
             || self.ipi_cost_ns > limits::MAX_SWITCH_COST_NS
+            || self.local_wakeup_ns > limits::MAX_SWITCH_COST_NS
         {
             return Err("switch or wakeup cost out of range".into());
         }

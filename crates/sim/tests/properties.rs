@@ -120,6 +120,7 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
         switch_cost_ns: r.below(2 * US),
         wakeup_cost_ns: r.below(2 * US),
         ipi_cost_ns: r.below(2 * US),
+        local_wakeup_ns: r.below(US),
         channels,
         tasks,
         record_snapshots: r.below(2) == 0,

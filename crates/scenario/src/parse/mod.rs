@@ -39,6 +39,7 @@ const TOP_KEYS: &[&str] = &[
     "switch_cost_ns",
     "wakeup_cost_ns",
     "ipi_cost_ns",
+    "local_wakeup_ns",
     "cache",
     "housekeeping",
     "variants",
@@ -366,6 +367,12 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
     let ipi_cost_ns = match o.get("ipi_cost_ns") {
         Some(v) => p
             .uint("ipi_cost_ns", v, 0, limits::MAX_SWITCH_COST_NS)
+            .map(Some),
+        None => Some(None),
+    };
+    let local_wakeup_ns = match o.get("local_wakeup_ns") {
+        Some(v) => p
+            .uint("local_wakeup_ns", v, 0, limits::MAX_SWITCH_COST_NS)
             .map(Some),
         None => Some(None),
     };
@@ -827,6 +834,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             switch_cost_ns: switch_cost_ns?,
             wakeup_cost_ns: wakeup_cost_ns?,
             ipi_cost_ns: ipi_cost_ns?,
+            local_wakeup_ns: local_wakeup_ns?,
             cache: cache?,
             housekeeping: housekeeping?,
             variants: variants?,

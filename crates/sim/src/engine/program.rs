@@ -389,7 +389,7 @@ impl Simulator {
 
     /// `wakeup_cost_ns` (and `ipi_cost_ns` when it sent an IPI): a task whose wakeup put its
     /// wakee on another CPU, `cpu`, pays for it before its program goes on (it is between ops:
-    /// its burst is idle). Called after the enqueue; `idle_target` and `resched_was_set` are
+    /// its burst is idle); `local_wakeup_ns` when the wakee stays on the waker's CPU. Called after the enqueue; `idle_target` and `resched_was_set` are
     /// the target's state before it. The waker sends an IPI only when the target was idle
     /// (`ttwu_queue_cond`: the wake list, then `send_call_function_single_ipi`) or the wakee
     /// preempts its curr (`resched_curr` setting TIF_NEED_RESCHED anew); a busy target in the
@@ -404,6 +404,7 @@ impl Simulator {
     ) {
         let Some(w) = waker else { return };
         if waker_cpu == cpu {
+            self.tasks[w].owed_ns += self.cfg.local_wakeup_ns;
             return;
         }
         let ipi = idle_target || (!resched_was_set && self.cpus[cpu as usize].rq.need_resched);
