@@ -18,8 +18,8 @@
  *                               nobody waits on, timed the same way: each timed write follows a
  *                               30 us sleep (in which the partner goes back to its read()).
  *                               Needs no root.
- * Prints ns per iteration (wall, CLOCK_MONOTONIC) and, for wake and busy, the mean write()
- * times. */
+ * Prints ns per iteration (wall, CLOCK_MONOTONIC) and, for wake, busy and local, the mean
+ * write() times (local: and their difference). */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <signal.h>

@@ -1,14 +1,14 @@
 //! A pipe ping-pong pair beside two CPU hogs on the 2-vCPU EPYC VM (Linux 6.18, HZ=250, no
 //! cpuidle driver), `tests/fixtures/real-epyc-dec5/`: three 1-s recordings (after 3 s) of two
 //! hogs and the unpinned pair (`pp2hog-1..3`), the pair pinned alone (`pingpong-one`, 0.5 s),
-//! and the machine's costs, `local` included (`ONLY="pingpong-one pp2hog costs" sh scripts/record-fixtures.sh
-//! tests/fixtures/real-epyc-dec5`).
+//! and the machine's costs, `local` included (`ONLY="pingpong-one pp2hog costs" sh
+//! scripts/record-fixtures.sh tests/fixtures/real-epyc-dec5`).
 //!
 //! On the machine the pair settles on one CPU and the two hogs share the other: the partner
 //! that blocks has just run (the rest of its write, its read's entry) since it placed the one
 //! it woke, so it is past the average vruntime and DELAY_DEQUEUE keeps it queued; the pair's
-//! CPU then carries two tasks' load (debugfs, in the metadata: `load` 2 × 1024 with one task
-//! runnable) against the hogs' two, and the balancer leaves both CPUs alone. (The machine also
+//! CPU then carries two tasks' load (debugfs, docs/measurements.md: `load` 2 × 1024 with one
+//! task runnable) against the hogs' two, and the balancer leaves both CPUs alone. (The machine also
 //! runs the pair split, each end beside a hog, for up to seconds at a time; the model started
 //! split stays split: docs/measurements.md.)
 
@@ -91,10 +91,10 @@ fn costs() -> [f64; 5] {
 }
 
 /// Recorded: the pinned pair is switched out preempted (R) at about half of each side's
-/// switch-outs, and there is about one wakeup per round trip: a writer woken partner that
+/// switch-outs, and there is about one wakeup per round trip: a writer's woken partner that
 /// preempts it takes the CPU at the write's return, before the writer reaches its read, so the
-/// writer does not block. (The model blocks the writer at its read: see ARCHITECTURE.md,
-/// deviation "a system call's return".)
+/// writer does not block. (The model blocks the writer at its read: ARCHITECTURE.md, deviation
+/// 13.)
 #[test]
 fn recorded_pinned_pair_wakes_once_per_round_trip() {
     let imp =
@@ -184,8 +184,8 @@ fn recorded_pair_keeps_a_cpu_apart_from_two_hogs() {
 /// The pair beside two hogs, started as the machine settles (the pair on CPU 0, the hogs on
 /// CPU 1, then free to move), with the recording machine's costs and the EPYC VM's
 /// housekeeping: under `eevdf-6.12` and `eevdf-6.19`, seeds 1–3, the arrangement holds for 3 s
-/// as on the machine (each hog 0.45–0.55 of a CPU, the pair's wakeups ≥ 95 % local). The waker's own wakeup cost
-/// (`local_wakeup_ns`, measured with `switchcost local`) is what holds it: without it the
+/// as on the machine (each hog 0.45–0.55 of a CPU, the pair's wakeups ≥ 95 % local). The
+/// waker's own wakeup cost (`local_wakeup_ns`, measured with `switchcost local`) holds it: without it the
 /// writer blocks at the very instant it placed its partner, level with it, so it is eligible
 /// and leaves the queue; the pair's CPU then carries little more than one task's load and a
 /// hog is pulled over (more than 0.55 of a CPU for a hog in some of these runs).

@@ -318,12 +318,11 @@ pub struct SimConfig {
     /// and wakeup-preemption check inside its system call), paid after the enqueue and before
     /// its system call returns: a task that wakes a partner and then blocks has run in
     /// between, as in the kernel, where `update_curr` at its dequeue then finds it past the
-    /// partner it placed (with DELAY_DEQUEUE it then stays queued, its load on the CPU). Measured
-    /// on an EPYC VM with `switchcost local` (a write() that wakes a SCHED_IDLE reader blocked
-    /// on the same CPU, which cannot preempt it, less a write nobody waits on): 432–454 ns
-    /// in six runs
-    /// (`tests/fixtures/real-epyc-dec5`). Where it is not measured apart it is part of
-    /// `switch_cost_ns` (charged to the task switched in instead). Default 0.
+    /// partner it placed (with DELAY_DEQUEUE it then stays queued, its load on the CPU).
+    /// Measured on an EPYC VM with `switchcost local` (a write() that wakes a SCHED_IDLE reader
+    /// blocked on the same CPU, which cannot preempt it, less a write nobody waits on): 432–454
+    /// ns in six runs (`tests/fixtures/real-epyc-dec5`). Where it is not measured apart it is
+    /// part of `switch_cost_ns` (charged to the task switched in instead). Default 0.
     pub local_wakeup_ns: u64,
     /// Channels (programs refer to them by index).
     pub channels: Vec<Channel>,

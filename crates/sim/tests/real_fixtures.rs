@@ -671,9 +671,10 @@ fn recorded_three_hogs_on_the_haltpoll_epyc_vm() {
     three_hogs_as_recorded_on(haltpoll().fixtures);
 }
 
-/// Three hogs for 10 s on the haltpoll VM, three times (`hogs3-long-N`): over 10 s the kernel
-/// still gives each hog a third of the three's time only within ±6 % (947–1050 ‰ of a third
-/// recorded, shares 614–681 ‰ of a CPU), moving each 1.6–3.7 times a second.
+/// Three hogs for 10 s on the EPYC VM, three times (`hogs3-long-N`, kept in the haltpoll VM's
+/// fixtures; that day's boot had no cpuidle driver, which three hogs never use): over 10 s the
+/// kernel still gives each hog a third of the three's time only within ±6 % (947–1050 ‰ of a
+/// third recorded, shares 614–681 ‰ of a CPU), moving each 1.6–3.7 times a second.
 #[test]
 fn recorded_three_hogs_over_10_s_on_the_haltpoll_epyc_vm() {
     for i in 1..=3 {

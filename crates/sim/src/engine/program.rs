@@ -389,8 +389,8 @@ impl Simulator {
 
     /// `wakeup_cost_ns` (and `ipi_cost_ns` when it sent an IPI): a task whose wakeup put its
     /// wakee on another CPU, `cpu`, pays for it before its program goes on (it is between ops:
-    /// its burst is idle); `local_wakeup_ns` when the wakee stays on the waker's CPU. Called after the enqueue; `idle_target` and `resched_was_set` are
-    /// the target's state before it. The waker sends an IPI only when the target was idle
+    /// its burst is idle); `local_wakeup_ns` when the wakee stays on the waker's CPU. Called
+    /// after the enqueue; `idle_target` and `resched_was_set` are the target's state before it. The waker sends an IPI only when the target was idle
     /// (`ttwu_queue_cond`: the wake list, then `send_call_function_single_ipi`) or the wakee
     /// preempts its curr (`resched_curr` setting TIF_NEED_RESCHED anew); a busy target in the
     /// waker's LLC that keeps its curr is enqueued under its rq lock with no IPI.
