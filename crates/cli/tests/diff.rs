@@ -86,11 +86,15 @@ fn without_run_to_parity_a_wakeup_preempts_where_the_protected_curr_kept_running
         panic!("expected a switch on the NO_RUN_TO_PARITY side, got {eb:?}");
     };
     assert_eq!(prev_state, PrevState::Running, "{eb:?}");
+    // On the RUN_TO_PARITY side the same curr was not preempted there: its next event on that
+    // CPU is not that switch (it may be the same task leaving later, having run on until it
+    // blocked).
     if let Some(ea) = d.a {
         assert!(
             !(ea.cpu == eb.cpu
-                && matches!(ea.kind, EventKind::Switch { prev_pid: p, .. } if p == prev_pid)),
-            "both sides switched {prev_pid} out: {ea:?} / {eb:?}"
+                && ea.t_ns <= eb.t_ns
+                && matches!(ea.kind, EventKind::Switch { prev_pid: p, prev_state: PrevState::Running, .. } if p == prev_pid)),
+            "both sides preempted {prev_pid}: {ea:?} / {eb:?}"
         );
     }
     // The snapshots at that switch: what the fair class saw.

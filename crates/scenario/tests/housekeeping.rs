@@ -3,7 +3,7 @@
 //! field.
 
 use schedlab_scenario::{HousekeepingSetting, Scenario, DEFAULT_HOUSEKEEPING};
-use schedlab_sim::{Dist, Housekeeping, Op, Variant};
+use schedlab_sim::{Dist, EventKind, Housekeeping, Op, Variant};
 
 fn doc(extra: &str) -> String {
     format!(
@@ -211,4 +211,57 @@ fn three_hogs_on_the_default_machine_share_as_the_machines_do() {
         mean <= 30,
         "{mean}‰ from a third on average: {deviations:?}"
     );
+}
+
+/// The housekeeping threads exist before the run, asleep: none is forked (no
+/// `sched_wakeup_new`), each first appears woken by its timer after the run's first instant,
+/// on its own CPU, and at the first instant only the workload's tasks are switched in. Each
+/// CPU's thread still runs at its rate (15 a second by default: over 2 s, at least 10 runs on
+/// each CPU).
+#[test]
+fn the_housekeeping_threads_start_asleep() {
+    let text = r#"{"version": 1, "name": "h", "cpus": 2, "hz": 250, "duration_ms": 2000, "seed": 1,
+        "tasks": [{"name": "a", "count": 3, "program": [{"run": "forever"}]}]}"#;
+    let s = Scenario::from_json(text).unwrap();
+    let cfg = s.sim_config();
+    let hk: Vec<u32> = (0..cfg.tasks.len() as u32)
+        .filter(|&i| cfg.tasks[i as usize].comm == "housekeep")
+        .map(|i| i + 1)
+        .collect();
+    assert_eq!(hk.len(), 2);
+    for variant in ["cfs-6.1", "eevdf-6.19"] {
+        let out = schedlab_sim::simulate(&cfg, &Variant::parse(variant).unwrap()).unwrap();
+        for (k, &pid) in hk.iter().enumerate() {
+            let mine = |e: &schedlab_sim::Event| match e.kind {
+                EventKind::Waking { pid: p, .. }
+                | EventKind::Wakeup { pid: p, .. }
+                | EventKind::WakeupNew { pid: p, .. } => p == pid,
+                EventKind::Switch { next_pid, .. } => next_pid == pid,
+                _ => false,
+            };
+            let first = out.trace.events.iter().find(mine).expect("it runs");
+            assert!(
+                first.t_ns > 0
+                    && matches!(first.kind, EventKind::Waking { target_cpu, .. } if target_cpu == k as u32),
+                "{variant}: housekeep on CPU {k} first appears as {first:?}"
+            );
+            assert!(
+                !out.trace
+                    .events
+                    .iter()
+                    .any(|e| matches!(e.kind, EventKind::WakeupNew { pid: p, .. } if p == pid)),
+                "{variant}: housekeep on CPU {k} was forked"
+            );
+            let runs = out
+                .trace
+                .events
+                .iter()
+                .filter(|e| matches!(e.kind, EventKind::Switch { next_pid, .. } if next_pid == pid))
+                .count();
+            assert!(
+                runs >= 10,
+                "{variant}: housekeep on CPU {k} ran {runs} times in 2 s"
+            );
+        }
+    }
 }

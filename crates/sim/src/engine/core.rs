@@ -8,6 +8,7 @@
 //! - a running task blocking or exiting (the dequeue `__schedule` does for a prev that is no
 //!   longer runnable).
 
+use crate::config::Op;
 use crate::decision::{Cause, DecisionKind, KeepRule, PickRule, PreemptRule};
 use crate::fair::Tid;
 use crate::trace::{EventKind, PrevState};
@@ -116,6 +117,33 @@ impl Simulator {
         }
         self.kick(cpu);
         self.hrtick_update(cpu);
+    }
+
+    /// A daemon whose program begins with a sleep (the machine's housekeeping) stands for a
+    /// kernel thread that exists before the run, asleep: it starts asleep on its CPU with the
+    /// sleep's timer armed, and first runs when that timer wakes it (a plain wakeup, not a
+    /// fork, so it neither takes a new task's placement nor runs at the run's first instant).
+    /// Its PELT averages start empty, attached to its CPU: the decayed blocked load of a thread
+    /// that runs a fraction of a percent of the time, where a new task's would start at its
+    /// full weight. Returns false for any other task, which is created by `wake_up_new_task`.
+    pub(super) fn start_asleep(&mut self, id: Tid) -> bool {
+        let spec = &self.cfg.tasks[id];
+        let Some(&Op::Sleep(d)) = spec.program.first() else {
+            return false;
+        };
+        if !spec.daemon || self.rt_task(id) {
+            return false;
+        }
+        let cpu = spec.affinity[0];
+        let t = &mut self.tasks[id];
+        t.cpu = cpu;
+        t.recent_used_cpu = cpu;
+        t.avg = crate::pelt::SchedAvg::default();
+        self.pelt_attach(id, cpu);
+        let n = d.sample(&mut self.tasks[id].rng);
+        self.tasks[id].state = TState::Sleeping;
+        self.sleep_timer(id, n);
+        true
     }
 
     /// `check_preempt_curr` (`wakeup_preempt` since 6.7): an idle CPU is always preempted by a fair task.

@@ -538,7 +538,11 @@ impl Simulator {
         self.processed += 1;
         self.work += 1;
         match ev {
-            Ev::Start(id) => self.wake_up_new_task(id as Tid),
+            Ev::Start(id) => {
+                if !self.start_asleep(id as Tid) {
+                    self.wake_up_new_task(id as Tid)
+                }
+            }
             Ev::Tick(cpu) => self.sched_tick(cpu),
             Ev::Schedule(cpu, gen) => {
                 let c = &mut self.cpus[cpu as usize];

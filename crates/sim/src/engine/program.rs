@@ -423,11 +423,16 @@ impl Simulator {
 
     /// A sleep of `n` ns: an hrtimer that wakes the task on its CPU, then `block`.
     pub(super) fn sleep_for(&mut self, id: Tid, n: u64) {
+        self.sleep_timer(id, n);
+        self.block(id, TState::Sleeping);
+    }
+
+    /// Past the sleep op, with its timer armed `n` ns from now (at least 1).
+    pub(super) fn sleep_timer(&mut self, id: Tid, n: u64) {
         self.advance_pc(id);
         let t = &mut self.tasks[id];
         t.timer_gen = t.timer_gen.wrapping_add(1);
         let gen = t.timer_gen;
         self.push(self.now + n.max(1), Ev::Timer(id as u32, gen));
-        self.block(id, TState::Sleeping);
     }
 }
