@@ -18,6 +18,9 @@
  *                               nobody waits on, timed the same way: each timed write follows a
  *                               30 us sleep (in which the partner goes back to its read()).
  *                               Needs no root.
+ *   switchcost spread N CPU     the alone loop, each iteration timed on its own: the spread of a
+ *                               write + read's CPU time (percentiles; the clock's own cost is
+ *                               in every figure), which fixed per-message costs in a model lack
  * Prints ns per iteration (wall, CLOCK_MONOTONIC) and, for wake, busy and local, the mean
  * write() times (local: and their difference). */
 #define _GNU_SOURCE
@@ -41,8 +44,12 @@ static double now(void) {
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec * 1e9 + t.tv_nsec;
 }
+static int cmp_double(const void *a, const void *b) {
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
 int main(int argc, char **argv) {
-	if (argc < 4) { fprintf(stderr, "usage: switchcost alone|pair|wake|busy|local N CPU [CPU1]\n"); return 2; }
+	if (argc < 4) { fprintf(stderr, "usage: switchcost alone|pair|wake|busy|local|spread N CPU [CPU1]\n"); return 2; }
 	long n = atol(argv[2]);
 	int cpu = atoi(argv[3]);
 	int cpu1 = argc > 4 ? atoi(argv[4]) : cpu;
@@ -56,6 +63,22 @@ int main(int argc, char **argv) {
 			if (write(a2b[1], &b, 1) != 1 || read(a2b[0], &b, 1) != 1) return 1;
 		}
 		printf("alone %.1f ns/iter\n", (now() - t0) / n);
+		return 0;
+	}
+	if (!strcmp(argv[1], "spread")) {
+		double *d = malloc(sizeof *d * (n > 0 ? n : 1));
+		if (!d || n < 100) { fprintf(stderr, "spread: N of at least 100\n"); return 2; }
+		pin(cpu);
+		for (long i = 0; i < 1000; i++)
+			if (write(a2b[1], &b, 1) != 1 || read(a2b[0], &b, 1) != 1) return 1;
+		for (long i = 0; i < n; i++) {
+			double t0 = now();
+			if (write(a2b[1], &b, 1) != 1 || read(a2b[0], &b, 1) != 1) return 1;
+			d[i] = now() - t0;
+		}
+		qsort(d, n, sizeof *d, cmp_double);
+		printf("spread p1 %.0f p10 %.0f p50 %.0f p90 %.0f p99 %.0f ns/iter\n", d[n / 100],
+		       d[n / 10], d[n / 2], d[9 * n / 10], d[99 * n / 100]);
 		return 0;
 	}
 	if (!strcmp(argv[1], "local")) {
