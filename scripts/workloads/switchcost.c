@@ -19,8 +19,9 @@
  *                               30 us sleep (in which the partner goes back to its read()).
  *                               Needs no root.
  *   switchcost spread N CPU     the alone loop, each iteration timed on its own: the spread of a
- *                               write + read's CPU time (percentiles; the clock's own cost is
- *                               in every figure), which fixed per-message costs in a model lack
+ *                               write + read's time (percentiles, N >= 100; the clock's own cost
+ *                               is in every figure, an interrupt in one iteration is in the
+ *                               tail), which fixed per-message costs in a model lack
  * Prints ns per iteration (wall, CLOCK_MONOTONIC) and, for wake, busy and local, the mean
  * write() times (local: and their difference). */
 #define _GNU_SOURCE
@@ -66,8 +67,9 @@ int main(int argc, char **argv) {
 		return 0;
 	}
 	if (!strcmp(argv[1], "spread")) {
-		double *d = malloc(sizeof *d * (n > 0 ? n : 1));
-		if (!d || n < 100) { fprintf(stderr, "spread: N of at least 100\n"); return 2; }
+		if (n < 100) { fprintf(stderr, "spread: N of at least 100\n"); return 2; }
+		double *d = malloc(sizeof *d * n);
+		if (!d) { perror("malloc"); return 1; }
 		pin(cpu);
 		for (long i = 0; i < 1000; i++)
 			if (write(a2b[1], &b, 1) != 1 || read(a2b[0], &b, 1) != 1) return 1;
