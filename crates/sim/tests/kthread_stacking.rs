@@ -6,8 +6,11 @@
 //! wakee queued work for the per-cpu kthread that is now complete and the wakeup is
 //! essentially a sync wakeup. An obvious example of this pattern is IO completions."
 //!
-//! The shape: a job on CPU 0 (then allowed CPUs 0-1) hands work to CPU 0's bound worker and
-//! waits; the worker runs 20 µs and wakes it. CPU 1 is idle throughout.
+//! The shape: a job on CPU 0 (then allowed CPUs 0-1) submits an I/O (`io_submit`) and waits for
+//! it (`io_getevents`); the completion interrupt arrives on CPU 0 and queues the work on CPU 0's
+//! bound worker, which runs 20 µs and completes it (`aio_complete` wakes the job). CPU 1 is idle
+//! throughout. The job's submission wakes nobody, so nothing preempts it on its way to its wait:
+//! the wakeup this checks is the worker's alone.
 
 mod common;
 use common::*;
@@ -28,7 +31,7 @@ fn scenario(kthread: bool) -> SimConfig {
         SchedPolicy::Normal,
         vec![
             Op::Run(Some(Dist::Fixed(50 * US))),
-            Op::Send(0),
+            Op::Send(1),
             Op::Recv(1),
         ],
     );
@@ -41,12 +44,22 @@ fn scenario(kthread: bool) -> SimConfig {
         vec![
             Op::Recv(0),
             Op::Run(Some(Dist::Fixed(20 * US))),
-            Op::Send(1),
+            Op::Complete,
         ],
     );
     worker.kthread = kthread;
     let mut c = cfg(2, 1000, 200 * MS, vec![job, worker]);
-    c.channels = vec![Channel::unbounded("wq"), Channel::unbounded("done")];
+    let mut aio = Channel::unbounded("aio");
+    // Every completion's interrupt on CPU 0, completed there (rq_affinity 0) and queued on
+    // CPU 0's workqueue, whichever CPU submitted it.
+    aio.device = Some(IoDevice {
+        latency: Dist::Fixed(10 * US),
+        hardirq_ns: 2 * US,
+        irq_cpu: Some(0),
+        rq_affinity: 0,
+        workqueue: vec![0, 0],
+    });
+    c.channels = vec![Channel::unbounded("wq"), aio];
     c
 }
 
