@@ -130,11 +130,18 @@ fn receivers_block_before_a_slice_ends_under_them() {
 /// per write and per read; `session` false puts the threads in the root group instead (not
 /// how any machine ran them). Returns (wakeups on the waker's CPU, all wakeups, switches).
 fn two_groups(machine: &str, variant: &str, session: bool) -> (u64, u64, u64) {
-    wakeups_and_switches(&two_groups_json(machine, variant, session))
+    wakeups_and_switches(&two_groups_json(machine, variant, session, 1))
+}
+
+/// [`two_groups`] summed over seeds 1–`seeds`.
+fn two_groups_pooled(machine: &str, variant: &str, session: bool, seeds: u64) -> (u64, u64, u64) {
+    (1..=seeds)
+        .map(|seed| wakeups_and_switches(&two_groups_json(machine, variant, session, seed)))
+        .fold((0, 0, 0), |(l, a, s), (l1, a1, s1)| (l + l1, a + a1, s + s1))
 }
 
 /// The scenario of [`two_groups`].
-fn two_groups_json(machine: &str, variant: &str, session: bool) -> String {
+fn two_groups_json(machine: &str, variant: &str, session: bool, seed: u64) -> String {
     let (costs, send, recv) = match machine {
         "xeon" => (
             r#""switch_cost_ns": 960, "wakeup_cost_ns": 9000"#.to_string(),
@@ -147,7 +154,7 @@ fn two_groups_json(machine: &str, variant: &str, session: bool) -> String {
     let membership = if session { r#", "session": 1"# } else { "" };
     format!(
         r#"{{"version": 1, "name": "hackbench -g 2 --threads -l 2000", "cpus": 2, "hz": 250,
-           "duration_ms": 5000, "seed": 1, {costs}, "autogroup": true,
+           "duration_ms": 5000, "seed": {seed}, {costs}, "autogroup": true,
            "variants": ["{variant}"],
            "workloads": [{{"hackbench": {{"groups": 2, "fds": 20, "loops": 2000,
                            "threads": true, "send_us": {send}, "recv_us": {recv}{membership}}}}}]}}"#
@@ -222,19 +229,21 @@ fn in_its_session_6_19_keeps_the_xeon_vms_groups_mixed() {
 /// The EPYC VM (`tests/fixtures/real-epyc/hackbench.perf-script.gz`): 23 024 of 54 465
 /// wakeups (42 %) on the waker's CPU (48 % in a recording 20 minutes before), 63 472 switches
 /// in 3.78 s; its runs give 2.15 µs of CPU per write and 2.45 µs per read. The model in the
-/// session with that machine's costs: `eevdf-6.12` wakes 60 % locally with 58.6 k switches,
-/// `eevdf-6.19` 49 % with 76.3 k. Held: 35–75 % local and switches within 35 %.
+/// session with that machine's costs, seeds 1–4: `eevdf-6.12` wakes 60 % locally at every
+/// seed; `eevdf-6.19` 49, 44, 81 and 52 % (at seed 3 the two groups spend most of the run
+/// one per CPU, which neither recording shows), 56 % pooled. Held, over the four seeds
+/// pooled: 35–75 % local and switches per run within 35 % of the recording's.
 #[test]
 fn two_groups_on_the_epyc_vm_stay_mixed_as_the_machine_does() {
     for variant in ["eevdf-6.12", "eevdf-6.19"] {
-        let (local, all, switches) = two_groups("epyc-vm", variant, true);
+        let (local, all, switches) = two_groups_pooled("epyc-vm", variant, true, 4);
         assert!(
-            all > 20_000 && local * 100 >= all * 35 && local * 100 <= all * 75,
-            "{variant}: {local} of {all} local"
+            all > 4 * 20_000 && local * 100 >= all * 35 && local * 100 <= all * 75,
+            "{variant}: {local} of {all} local over four seeds"
         );
         assert!(
-            (41_250..=85_700).contains(&switches),
-            "{variant}: {switches} switches"
+            (4 * 41_250..=4 * 85_700).contains(&switches),
+            "{variant}: {switches} switches over four seeds"
         );
     }
 }
@@ -446,7 +455,7 @@ fn an_idle_cpu_is_balanced_when_the_kicks_ipi_reaches_it_as_recorded() {
     let recorded_pulls = pulls_to_idle_cpus(&imp.trace);
     let recorded = recorded_pulls.len();
 
-    let o = run_one(&two_groups_json("epyc-vm-haltpoll", "eevdf-6.19", true));
+    let o = run_one(&two_groups_json("epyc-vm-haltpoll", "eevdf-6.19", true, 1));
     let pulls = pulls_to_idle_cpus(&o.trace);
     let tick = 4_000_000;
     let soonest = pulls.iter().map(|t| t % tick).min().unwrap_or(0);
@@ -517,7 +526,7 @@ fn counted_without_a_trace_buffer_the_haltpoll_vm_migrates_and_switches_as_the_m
     let (mig_lo, mig_hi) = range(|r| r.2);
     let (sw_lo, sw_hi) = range(|r| r.3);
     let (local_lo, local_hi) = range(|r| r.1 * 1000 / r.0);
-    let o = run_one(&two_groups_json("epyc-vm-haltpoll", "eevdf-6.19", true));
+    let o = run_one(&two_groups_json("epyc-vm-haltpoll", "eevdf-6.19", true, 1));
     let migrations = o
         .trace
         .events
