@@ -137,7 +137,9 @@ fn two_groups(machine: &str, variant: &str, session: bool) -> (u64, u64, u64) {
 fn two_groups_pooled(machine: &str, variant: &str, session: bool, seeds: u64) -> (u64, u64, u64) {
     (1..=seeds)
         .map(|seed| wakeups_and_switches(&two_groups_json(machine, variant, session, seed)))
-        .fold((0, 0, 0), |(l, a, s), (l1, a1, s1)| (l + l1, a + a1, s + s1))
+        .fold((0, 0, 0), |(l, a, s), (l1, a1, s1)| {
+            (l + l1, a + a1, s + s1)
+        })
 }
 
 /// The scenario of [`two_groups`].
