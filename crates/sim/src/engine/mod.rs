@@ -94,6 +94,9 @@ struct TaskCtl {
     avg: crate::pelt::SchedAvg,
     /// Switch and wakeup costs charged while no burst was running, paid before the next op.
     owed_ns: u64,
+    /// In a system call that has done its work (a send, a read that found its message): it
+    /// returns to user space before the next op (`program.rs`, `syscall_exit`).
+    syscall: bool,
     /// A kworker's work item: the device channel of the I/O completion it took with its last
     /// read of a workqueue channel, delivered by `Op::Complete`.
     work: Option<u32>,
@@ -330,6 +333,7 @@ impl Simulator {
                 recent_used_cpu: t.affinity[0],
                 avg: crate::pelt::SchedAvg::default(),
                 owed_ns: 0,
+                syscall: false,
                 work: None,
                 affinity: {
                     let mut a = t.affinity.clone();

@@ -136,6 +136,9 @@ impl Simulator {
                 self.push(self.now + owed, Ev::BurstEnd(id as u32, gen));
                 return;
             }
+            if core::mem::take(&mut self.tasks[id].syscall) && self.syscall_exit(id, cpu) {
+                return;
+            }
             let pc = self.tasks[id].pc;
             let op = self.cfg.tasks[id].program[pc];
             match op {
@@ -184,6 +187,7 @@ impl Simulator {
                         while let Some(r) = self.chans[ch as usize].readers.pop_back() {
                             self.try_to_wake_up(r, cpu, Some(id), true);
                         }
+                        self.tasks[id].syscall = true;
                         continue;
                     }
                     let futex = self.cfg.channels[ch as usize].futex;
@@ -202,6 +206,7 @@ impl Simulator {
                         // pipe_write wakes with WF_SYNC; FUTEX_WAKE without it.
                         self.try_to_wake_up(r, cpu, Some(id), !futex);
                     }
+                    self.tasks[id].syscall = true;
                 }
                 Op::Recv(ch) if self.cfg.channels[ch as usize].poll => {
                     // poll() on the pipe: readable returns at once and reads nothing; else
@@ -254,6 +259,7 @@ impl Simulator {
                                 self.try_to_wake_up(w, cpu, Some(id), true);
                             }
                         }
+                        self.tasks[id].syscall = true;
                     } else {
                         chan.readers.push_back(id);
                         self.wait_to_read(id, ch);
@@ -345,6 +351,29 @@ impl Simulator {
         }
         let gen = self.tasks[id].gen;
         self.push(self.now, Ev::Resume(id as u32, gen));
+    }
+
+    /// A system call (a send, or a read that found its message) returns to user space, after
+    /// what it owes (a wakeup's cost) is paid: `exit_to_user_mode_loop` calls `schedule()`
+    /// while TIF_NEED_RESCHED is set, so a task whose wakeup preempted it on its own CPU (or
+    /// whose CPU has a reschedule pending) runs no further op before the switch: a pipe
+    /// writer preempted by the reader it woke has not reached its own read when it is
+    /// switched out, still runnable, and never blocks on it (the recorded pinned pair: half
+    /// of each side's switch-outs preempted, one wakeup per round trip). The switch happens
+    /// at once: its path (the rest of the call, `__schedule`, the switch) is part of
+    /// `switch_cost_ns`, which was measured on exactly this pattern. A reschedule raised by
+    /// an interrupt still takes δ (`kick`). Returns whether the task left its CPU (its
+    /// program goes on at its next op when it runs again).
+    fn syscall_exit(&mut self, id: Tid, cpu: u32) -> bool {
+        let running = |s: &Self| s.cpus[cpu as usize].rq.curr.or(s.rt_curr(cpu)) == Some(id);
+        // A kernel thread never returns to user space: under `preempt=none` it runs on until
+        // it blocks or calls `cond_resched()` (a kworker between work items); the model takes
+        // its reschedule after δ, as an interrupt's.
+        if self.tasks[id].kthread || !self.cpus[cpu as usize].rq.need_resched || !running(self) {
+            return false;
+        }
+        self.schedule(cpu);
+        !running(self)
     }
 
     /// Releases per-CPU lock `key`: each of its spinners that is on a CPU retries now (in the
