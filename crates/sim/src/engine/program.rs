@@ -359,7 +359,10 @@ impl Simulator {
     /// whose CPU has a reschedule pending) runs no further op before the switch: a pipe
     /// writer preempted by the reader it woke has not reached its own read when it is
     /// switched out, still runnable, and never blocks on it (the recorded pinned pair: half
-    /// of each side's switch-outs preempted, one wakeup per round trip). The switch happens
+    /// of each side's switch-outs preempted, one wakeup per round trip; read from the kernel's
+    /// own state, every hackbench sender whose wakeup set TIF_NEED_RESCHED was switched out
+    /// 4–7 µs later, before its next wakeup: `tests/fixtures/real-epyc/resched-pinned.txt.gz`,
+    /// `crates/cli/tests/real_resched.rs`). The switch happens
     /// at once: its path (the rest of the call, `__schedule`, the switch) is part of
     /// `switch_cost_ns`, which was measured on exactly this pattern. A reschedule raised by
     /// an interrupt still takes δ (`kick`). Returns whether the task left its CPU (its
