@@ -182,19 +182,27 @@ fn hackbench_time(s: &Scenario, o: &Output) -> u64 {
     wl::hackbench_time_ns(&o.trace, &all).expect("hackbench finishes")
 }
 
-/// Seed 000's schbench run: no real difference in wakeup latency or RPS with RUN_TO_PARITY.
+/// Seed 000's schbench run: no real difference in wakeup latency or RPS with RUN_TO_PARITY
+/// (the thread: p90 3772 µs in both, p99 7448 / 7496 µs). The model at the preset's shape
+/// (`-m 4 -t 16` on 32 CPUs): p90 3028 / 2980 µs, p99 3996 / 3996 µs; at `-m 2 -t 8` on 8
+/// CPUs, whose message threads wake their own CPU's workers far more often, the p90 was 3036
+/// against 22 µs over 10 s. Held: p90 within 25 %, p99 within 50 %, RPS within 10 %.
 #[test]
 fn schbench_no_real_difference() {
     let (s, outs) = run("schbench");
-    let figures: Vec<(u64, f64)> = outs
+    let figures: Vec<(u64, f64, u64)> = outs
         .iter()
         .map(|o| {
             let w = role_pids(&s, o, Role::Worker);
-            let p99 = wl::latency_percentiles_us(&wl::wakeup_latencies_ns(&o.trace, &w))[2];
-            (p99, wl::completions(&o.trace, &w) as f64)
+            let p = wl::latency_percentiles_us(&wl::wakeup_latencies_ns(&o.trace, &w));
+            (p[2], wl::completions(&o.trace, &w) as f64, p[1])
         })
         .collect();
     let (a, b) = (figures[0], figures[1]);
+    assert!(
+        (a.2 as f64 - b.2 as f64).abs() <= 0.25 * a.2.max(b.2) as f64,
+        "p90 wakeup latency should be close: {figures:?}"
+    );
     assert!(
         (a.1 - b.1).abs() / a.1 < 0.1,
         "RPS should be within 10%: {figures:?}"

@@ -64,8 +64,11 @@ fn presets_have_the_shapes_of_their_threads() {
     assert_eq!(s.workloads()[0].kind, WorkloadKind::Hackbench);
     assert_eq!(s.variants.len(), 4);
 
+    // schbench -m 4 -t 16 on 32 CPUs (the thread's 16 workers per message thread, two per
+    // CPU), with a housekeeping thread per CPU.
     let s = get("schbench");
-    assert_eq!(s.sim_config().tasks.len(), 2 * (1 + 8) + 8);
+    assert_eq!(s.cpus, 32);
+    assert_eq!(s.sim_config().tasks.len(), 4 * (1 + 16) + 32);
 
     // massive_intr: one hog per CPU; 8 dav1d workers and a compositor.
     let c = get("video-massive-intr").sim_config();
