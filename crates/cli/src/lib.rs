@@ -169,6 +169,13 @@ fn check_details(c: &schedlab_sim::SimConfig) -> String {
             us(c.local_wakeup_ns)
         );
     }
+    if c.cost_spread_ppm > 0 {
+        let _ = writeln!(
+            s,
+            "  cost spread: each switch and wakeup cost drawn with a standard deviation of {} % of its mean",
+            f64::from(c.cost_spread_ppm) / 1e4
+        );
+    }
     if !c.idle_states.is_empty() {
         let states: Vec<String> = c
             .idle_states

@@ -376,10 +376,11 @@ pub fn presets_text() -> String {
 pub fn machines_text() -> String {
     let mut s = format!(
         "Measured machines (a scenario's \"machine\"; its own idle_wakeup_ns, idle_states,\n\
-         switch_cost_ns, wakeup_cost_ns, ipi_cost_ns and housekeeping still win; without one:\n\
-         idle wakeup {} us whatever the idle length, no switch, wakeup or IPI cost, and\n\
-         housekeeping of {} runs a second per CPU of {} us; housekeeping runs only where a\n\
-         task may move between CPUs and no task is in a group, unless the scenario sets it):\n",
+         switch_cost_ns, wakeup_cost_ns, ipi_cost_ns, cost_spread_ppm and housekeeping still\n\
+         win; without one: idle wakeup {} us whatever the idle length, no switch, wakeup or IPI\n\
+         cost, and housekeeping of {} runs a second per CPU of {} us; housekeeping runs only\n\
+         where a task may move between CPUs and no task is in a group, unless the scenario\n\
+         sets it):\n",
         schedlab_scenario::DEFAULT_IDLE_WAKEUP_NS as f64 / 1e3,
         schedlab_scenario::DEFAULT_HOUSEKEEPING.runs_per_s,
         schedlab_scenario::DEFAULT_HOUSEKEEPING.run_ns as f64 / 1e3
@@ -406,6 +407,14 @@ pub fn machines_text() -> String {
             },
             m.fixtures
         );
+        if m.cost_spread_ppm > 0 {
+            let _ = writeln!(
+                s,
+                "  {:<w$} each cost drawn with a standard deviation of {} % of its mean",
+                "",
+                f64::from(m.cost_spread_ppm) / 1e4
+            );
+        }
         if !m.idle_states.is_empty() {
             let states: Vec<String> = m
                 .idle_states

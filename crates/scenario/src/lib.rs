@@ -449,6 +449,10 @@ pub struct Scenario {
     /// returns (`SimConfig::local_wakeup_ns`; default 0: the measured machines' switch costs
     /// include it).
     pub local_wakeup_ns: Option<u64>,
+    /// The spread of those costs: each charge is drawn about its mean with this standard
+    /// deviation, in millionths of the mean (`SimConfig::cost_spread_ppm`; default: the
+    /// machine's, else 0).
+    pub cost_spread_ppm: Option<u32>,
     /// The cache-warmth cost (default off).
     pub cache: Option<CacheSetting>,
     /// The other work of each CPU (default: where a task may run on more than one CPU and
@@ -603,6 +607,9 @@ impl Scenario {
         }
         if let Some(d) = self.local_wakeup_ns {
             m.insert("local_wakeup_ns".into(), d.into());
+        }
+        if let Some(d) = self.cost_spread_ppm {
+            m.insert("cost_spread_ppm".into(), d.into());
         }
         if let Some(c) = self.cache {
             let v = match c {
@@ -1027,6 +1034,10 @@ impl Scenario {
                 .unwrap_or(0),
             // No measured machine has it apart from its switch cost.
             local_wakeup_ns: self.local_wakeup_ns.unwrap_or(0),
+            cost_spread_ppm: self
+                .cost_spread_ppm
+                .or(machine.map(|m| m.cost_spread_ppm))
+                .unwrap_or(0),
             channels,
             tasks,
             record_snapshots: false,

@@ -115,6 +115,13 @@ fn switch_and_wakeup_costs_default_to_zero() {
     assert_eq!(s.sim_config().local_wakeup_ns, 440);
     assert!(s.to_json().contains("\"local_wakeup_ns\": 440"));
     assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
+    // The costs' spread: fixed unless given (here no machine is named).
+    assert_eq!(s.sim_config().cost_spread_ppm, 0);
+    let s =
+        Scenario::from_json(&text.replacen("9000", "9000, \"cost_spread_ppm\": 20000", 1)).unwrap();
+    assert_eq!(s.sim_config().cost_spread_ppm, 20_000);
+    assert!(s.to_json().contains("\"cost_spread_ppm\": 20000"));
+    assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
 }
 
 /// `machine` fills in the measured machine's costs where the scenario gives none; a cost the
@@ -153,6 +160,22 @@ fn a_named_machine_supplies_its_measured_costs() {
     );
     let c = with("\"machine\": \"epyc-vm\", \"switch_cost_ns\": 0").sim_config();
     assert_eq!((c.idle_wakeup_ns, c.switch_cost_ns), (3_000, 0));
+    // The costs' spread (`switchcost spread` on the EPYC VM: 2 %), not measured on the Xeon VM;
+    // the scenario's own wins.
+    assert_eq!(
+        with("\"machine\": \"epyc-vm\"")
+            .sim_config()
+            .cost_spread_ppm,
+        20_000
+    );
+    assert_eq!(
+        with("\"machine\": \"xeon-vm\"")
+            .sim_config()
+            .cost_spread_ppm,
+        0
+    );
+    let c = with("\"machine\": \"epyc-vm\", \"cost_spread_ppm\": 0").sim_config();
+    assert_eq!(c.cost_spread_ppm, 0);
     // Its idle states (idlelat: +15 µs from 200 µs of idle), unless the scenario gives its own.
     let c = with("\"machine\": \"epyc-vm\"").sim_config();
     assert_eq!(c.idle_states.len(), 3);
@@ -265,6 +288,11 @@ fn bad_values_name_the_field_and_the_allowed_range() {
         "\"duration_ms\": 3000",
         "\"duration_ms\": 3000, \"local_wakeup_ns\": 2000000",
         "local_wakeup_ns: 2000000 is out of range (allowed 0..=1000000)",
+    );
+    check_err(
+        "\"duration_ms\": 3000",
+        "\"duration_ms\": 3000, \"cost_spread_ppm\": 600000",
+        "cost_spread_ppm: 600000 is out of range (allowed 0..=500000)",
     );
     check_err(
         "\"duration_ms\": 3000",

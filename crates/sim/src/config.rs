@@ -326,6 +326,14 @@ pub struct SimConfig {
     /// ns in six runs (`tests/fixtures/real-epyc-dec5`). Where it is not measured apart it is
     /// part of `switch_cost_ns` (charged to the task switched in instead). Default 0.
     pub local_wakeup_ns: u64,
+    /// The spread of the machine's per-event costs (`switch_cost_ns`, `wakeup_cost_ns`,
+    /// `ipi_cost_ns`, `local_wakeup_ns`): each charge is drawn uniformly about its mean with
+    /// this standard deviation, in parts per million of the mean (0: fixed). A kernel path
+    /// never takes the same nanoseconds twice (a pipe write and read alone in a loop on the
+    /// EPYC VM: 381–401 ns from p10 to p90, `switchcost spread`); with fixed costs two tasks
+    /// doing the same thing tie to the nanosecond in vruntime, cycle after cycle, which
+    /// decides every comparison between them the same way. Default 0.
+    pub cost_spread_ppm: u32,
     /// Channels (programs refer to them by index).
     pub channels: Vec<Channel>,
     /// Tasks; pid = index + 1.
@@ -501,6 +509,9 @@ pub mod limits {
     pub const MAX_IDLE_STATES: usize = 8;
     /// Largest `switch_cost_ns`, `wakeup_cost_ns` and `ipi_cost_ns`.
     pub const MAX_SWITCH_COST_NS: u64 = 1_000_000;
+    /// Largest `cost_spread_ppm`: a standard deviation of half the mean (a uniform draw then
+    /// spans 0.13–1.87 times it).
+    pub const MAX_COST_SPREAD_PPM: u64 = 500_000;
     /// Largest `refill_ns` and `migrate_ns` of the cache-warmth cost.
     pub const MAX_CACHE_COST_NS: u64 = 1_000_000;
     /// Largest `hot_ns` and `cold_ns` of the cache-warmth cost (1 s).
@@ -556,6 +567,9 @@ impl SimConfig {
             || self.local_wakeup_ns > limits::MAX_SWITCH_COST_NS
         {
             return Err("switch or wakeup cost out of range".into());
+        }
+        if u64::from(self.cost_spread_ppm) > limits::MAX_COST_SPREAD_PPM {
+            return Err("cost spread out of range".into());
         }
         if let Some(c) = &self.cache {
             if c.refill_ns > limits::MAX_CACHE_COST_NS || c.migrate_ns > limits::MAX_CACHE_COST_NS {

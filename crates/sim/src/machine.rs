@@ -38,6 +38,10 @@ pub struct Machine {
     /// What the waker pays more when its wakeup sends an IPI (`SimConfig::ipi_cost_ns`):
     /// `switchcost wake` less `switchcost busy`.
     pub ipi_cost_ns: u64,
+    /// The spread of those costs from one event to the next (`SimConfig::cost_spread_ppm`):
+    /// `switchcost spread`, a pipe write and read alone in a loop, each iteration timed on its
+    /// own: its p10–p90 width over 2.563 (a normal's) as a share of its median.
+    pub cost_spread_ppm: u32,
     /// The other work of each CPU (kworkers, `rcu_preempt`, `ksoftirqd`, daemons): what the
     /// recordings' non-workload tasks ran in runs shorter than 1 ms.
     pub housekeeping: Housekeeping,
@@ -119,6 +123,8 @@ pub const MACHINES: &[Machine] = &[
         // Onto an idle CPU; a busy target's cost was not measured apart.
         wakeup_cost_ns: 9_000,
         ipi_cost_ns: 0,
+        // Not measured.
+        cost_spread_ppm: 0,
         // The hogs3 and periodic recordings' other tasks, runs under 1 ms, pooled over both
         // CPUs (real_fixtures.rs, `housekeeping_is_what_the_recordings_ran_besides`).
         housekeeping: Housekeeping {
@@ -152,6 +158,9 @@ pub const MACHINES: &[Machine] = &[
         // Onto an idle CPU; a busy target's cost was not measured apart.
         wakeup_cost_ns: 2_000,
         ipi_cost_ns: 0,
+        // switchcost spread, three runs of 200 000: p10 381–390, p50 391, p90 401 ns, so
+        // σ ≈ 20 / 2.563 ≈ 7.8 ns, 2.0 % of the median (docs/measurements.md).
+        cost_spread_ppm: 20_000,
         // The hogs3 and periodic recordings' other tasks, runs under 1 ms, pooled over both
         // CPUs (real_fixtures.rs, `housekeeping_is_what_the_recordings_ran_besides`).
         housekeeping: Housekeeping {
@@ -189,6 +198,9 @@ pub const MACHINES: &[Machine] = &[
         // (median 12.6; on `epyc-vm` 2 µs): the IPI to a halted vCPU costs the waker ~8.9 µs
         // more.
         ipi_cost_ns: 8_900,
+        // The same VM as `epyc-vm` (its `switchcost spread`); the idle driver does not enter
+        // a loop that never idles.
+        cost_spread_ppm: 20_000,
         // The hogs3 and periodic recordings' other tasks, runs under 1 ms, pooled over both
         // CPUs (real_fixtures.rs, `housekeeping_is_what_the_recordings_ran_besides`).
         housekeeping: Housekeeping {

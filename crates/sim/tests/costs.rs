@@ -208,3 +208,53 @@ fn a_read_that_waits_pays_its_wait_path_and_one_that_finds_its_message_does_not(
     let free = run(&pair(1, 1), "eevdf-6.19");
     assert_eq!(free.tasks[1].wait_cost_ns, 0);
 }
+
+/// `cost_spread_ppm`: each charge of a cost is drawn about its mean (here σ = 10 % of a 20-µs
+/// remote wakeup), from the CPU's own stream: the mean is kept, the charges vary, the same
+/// seed gives the same run and another seed another, and 0 leaves the costs fixed.
+#[test]
+fn the_costs_spread_about_their_mean() {
+    let cost = 20 * US;
+    let mut c = pair(0, 1);
+    c.wakeup_cost_ns = cost;
+    let fixed = run(&c, "eevdf-6.19");
+    c.cost_spread_ppm = 100_000;
+    let spread = run(&c, "eevdf-6.19");
+    let per_trip = |o: &Output| o.tasks[0].sum_exec_runtime_ns / o.tasks[1].wakeups;
+    // ping pays each remote wakeup before its next op; pong answers meanwhile (see above).
+    assert!(
+        per_trip(&fixed).abs_diff(ALONE_NS + cost) <= 2,
+        "{}",
+        per_trip(&fixed)
+    );
+    assert!(
+        per_trip(&spread).abs_diff(ALONE_NS + cost) <= (ALONE_NS + cost) / 200,
+        "{} per round trip, the mean {}",
+        per_trip(&spread),
+        ALONE_NS + cost
+    );
+    // The round trips' lengths vary: the times between ping's wakeups of pong.
+    let trips = |o: &Output| {
+        let t: Vec<u64> = o
+            .trace
+            .events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::Waking { pid: 2, .. }))
+            .map(|e| e.t_ns)
+            .collect();
+        t.windows(2)
+            .map(|w| w[1] - w[0])
+            .collect::<std::collections::BTreeSet<u64>>()
+    };
+    assert!(trips(&fixed).len() <= 3, "{:?}", trips(&fixed));
+    assert!(
+        trips(&spread).len() > 100,
+        "{} lengths",
+        trips(&spread).len()
+    );
+    assert_eq!(run(&c, "eevdf-6.19").trace.hash(), spread.trace.hash());
+    c.seed = 2;
+    assert_ne!(run(&c, "eevdf-6.19").trace.hash(), spread.trace.hash());
+    c.cost_spread_ppm = 0;
+    assert_eq!(run(&c, "eevdf-6.19").trace.hash(), fixed.trace.hash());
+}

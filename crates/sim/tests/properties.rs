@@ -121,6 +121,7 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
         wakeup_cost_ns: r.below(2 * US),
         ipi_cost_ns: r.below(2 * US),
         local_wakeup_ns: r.below(US),
+        cost_spread_ppm: r.below(50_000) as u32,
         channels,
         tasks,
         record_snapshots: r.below(2) == 0,

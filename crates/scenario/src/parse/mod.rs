@@ -40,6 +40,7 @@ const TOP_KEYS: &[&str] = &[
     "wakeup_cost_ns",
     "ipi_cost_ns",
     "local_wakeup_ns",
+    "cost_spread_ppm",
     "cache",
     "housekeeping",
     "variants",
@@ -374,6 +375,12 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
         Some(v) => p
             .uint("local_wakeup_ns", v, 0, limits::MAX_SWITCH_COST_NS)
             .map(Some),
+        None => Some(None),
+    };
+    let cost_spread_ppm = match o.get("cost_spread_ppm") {
+        Some(v) => p
+            .uint("cost_spread_ppm", v, 0, limits::MAX_COST_SPREAD_PPM)
+            .map(|x| Some(x as u32)),
         None => Some(None),
     };
     let cache = match o.get("cache") {
@@ -835,6 +842,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             wakeup_cost_ns: wakeup_cost_ns?,
             ipi_cost_ns: ipi_cost_ns?,
             local_wakeup_ns: local_wakeup_ns?,
+            cost_spread_ppm: cost_spread_ppm?,
             cache: cache?,
             housekeeping: housekeeping?,
             variants: variants?,

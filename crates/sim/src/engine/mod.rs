@@ -137,6 +137,8 @@ struct Cpu {
     max_idle_balance_cost: u64,
     /// `sched_rng()`'s per-CPU state (6.19's NI_RANDOM).
     sched_rng: Option<Rng>,
+    /// The draws of the machine's per-event costs on this CPU (`SimConfig::cost_spread_ppm`).
+    cost_rng: Option<Rng>,
     /// Per sched-domain level (lowest first): last balance time and `nr_balance_failed`.
     lb: [LbState; 3],
     /// `rq->next_balance`, in jiffies: the tick raises SCHED_SOFTIRQ from then on.
@@ -426,6 +428,9 @@ impl Simulator {
             c.max_idle_balance_cost = migration_cost;
             // The sched_rng streams come after the tasks' and the irq sources' (irq.rs).
             c.sched_rng = Some(Rng::new(cfg.seed, (1u64 << 41) + i as u64));
+            // The cost streams come after those.
+            c.cost_rng =
+                (cfg.cost_spread_ppm > 0).then(|| Rng::new(cfg.seed, (1u64 << 42) + i as u64));
         }
         sim.group_init();
         for (i, t) in cfg.tasks.iter().enumerate() {

@@ -410,6 +410,7 @@ impl Simulator {
         if cost == 0 {
             return;
         }
+        let cost = self.spread_cost(self.tasks[id].cpu, cost);
         let t = &mut self.tasks[id];
         match t.burst {
             Burst::Until(end) => t.burst = Burst::Until(end + cost),
@@ -436,12 +437,31 @@ impl Simulator {
     ) {
         let Some(w) = waker else { return };
         if waker_cpu == cpu {
-            self.tasks[w].owed_ns += self.cfg.local_wakeup_ns;
+            let cost = self.spread_cost(waker_cpu, self.cfg.local_wakeup_ns);
+            self.tasks[w].owed_ns += cost;
             return;
         }
         let ipi = idle_target || (!resched_was_set && self.cpus[cpu as usize].rq.need_resched);
         let ipi_cost = if ipi { self.cfg.ipi_cost_ns } else { 0 };
-        self.tasks[w].owed_ns += self.cfg.wakeup_cost_ns + ipi_cost;
+        let cost = self.spread_cost(waker_cpu, self.cfg.wakeup_cost_ns + ipi_cost);
+        self.tasks[w].owed_ns += cost;
+    }
+
+    /// One charge of a machine cost of mean `mean` on `cpu`: uniform about the mean with
+    /// standard deviation `cost_spread_ppm` millionths of it (`SimConfig::cost_spread_ppm`;
+    /// the mean itself when that is 0). Drawn from the CPU's own stream, so the tasks' draws do
+    /// not move.
+    fn spread_cost(&mut self, cpu: u32, mean: u64) -> u64 {
+        let Some(rng) = self.cpus[cpu as usize].cost_rng.as_mut() else {
+            return mean;
+        };
+        if mean == 0 {
+            return 0;
+        }
+        // A uniform of half-width h has standard deviation h / √3.
+        let h = (u128::from(mean) * u128::from(self.cfg.cost_spread_ppm) * 1_732_051
+            / 1_000_000_000_000) as u64;
+        mean - h + rng.below(2 * h + 1)
     }
 
     /// A read of channel `ch` that found nothing: the reader blocks, and owes the read's wait

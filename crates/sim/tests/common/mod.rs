@@ -48,6 +48,7 @@ pub fn cfg(cpus: u32, hz: u32, duration_ns: u64, tasks: Vec<TaskSpec>) -> SimCon
         wakeup_cost_ns: 0,
         ipi_cost_ns: 0,
         local_wakeup_ns: 0,
+        cost_spread_ppm: 0,
         channels: vec![],
         tasks,
         record_snapshots: false,
