@@ -114,6 +114,15 @@ fn mean(v: impl Iterator<Item = f64>) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 
+/// Within a factor of 2 of the recording's mean over its runs.
+fn within_twice(what: &str, model: f64, runs: &[f64]) {
+    let m = mean(runs.iter().copied());
+    assert!(
+        model >= m / 2.0 && model <= m * 2.0,
+        "{what}: model {model:.0}, machine {runs:?} (mean {m:.0}, within a factor of 2)"
+    );
+}
+
 /// Within `tol` (a fraction) of the recording's mean over its runs.
 fn near(what: &str, model: f64, runs: &[f64], tol: f64) {
     let m = mean(runs.iter().copied());
@@ -146,20 +155,8 @@ fn without_the_lock_the_model_predicts_the_machine() {
         m.wakeup[0],
         col(|f| f.wakeup[0])
     );
-    let p90 = mean(runs.iter().map(|f| f.wakeup[1]));
-    assert!(
-        m.wakeup[1] >= p90 / 2.0 && m.wakeup[1] <= p90 * 2.0,
-        "wakeup p90: model {}, machine {:?}",
-        m.wakeup[1],
-        col(|f| f.wakeup[1])
-    );
-    let p99 = mean(runs.iter().map(|f| f.wakeup[2]));
-    assert!(
-        m.wakeup[2] >= p99 / 2.0 && m.wakeup[2] <= p99 * 2.0,
-        "wakeup p99: model {}, machine {:?}",
-        m.wakeup[2],
-        col(|f| f.wakeup[2])
-    );
+    within_twice("wakeup p90", m.wakeup[1], &col(|f| f.wakeup[1]));
+    within_twice("wakeup p99", m.wakeup[2], &col(|f| f.wakeup[2]));
     near("request p50", m.request[0], &col(|f| f.request[0]), 0.15);
     near("request p90", m.request[1], &col(|f| f.request[1]), 0.15);
     near("request p99", m.request[2], &col(|f| f.request[2]), 0.15);
