@@ -9,8 +9,8 @@
 //! the sender ineligible (its slice protection then does not hold) and picks the receiver, it
 //! sets TIF_NEED_RESCHED on the sender, and the sender is switched out on its way back to user
 //! space (`exit_to_user_mode_loop`), 4–7 µs later, still runnable: it never gets to its next
-//! write, so it wakes no one else first. The model took that reschedule only after δ, so a
-//! sender went on writing and woke receiver after receiver with the reschedule pending.
+//! write, so it wakes no one else first. The model once took that reschedule only after δ,
+//! so a sender went on writing and woke receiver after receiver with the reschedule pending.
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::Read;
@@ -74,7 +74,7 @@ fn recorded_roles(rows: &[Vec<i128>]) -> (BTreeSet<i128>, BTreeSet<i128>) {
 const TIF_NEED_RESCHED: i128 = 1 << 4;
 
 /// The pinned hackbench in the model: the EPYC VM's costs, and per-message costs that give the
-/// traced run's length (1.15–1.19 s for 800 000 messages with no `perf` running).
+/// traced runs' length (1.15–1.23 s for 800 000 messages with no `perf` running).
 const SCENARIO: &str = r#"{
   "version": 1, "name": "hackbench -g 1 --threads -l 2000, pinned to CPU 1",
   "cpus": 2, "hz": 250, "duration_ms": 3000, "seed": 1, "machine": "epyc-vm",
