@@ -43,7 +43,7 @@ pub fn machine_form(ctx: &Ctx) -> Html {
     let known = schedlab_sim::MACHINES.iter().any(|k| k.name == m.machine);
     let machine_title = |name: &str| match schedlab_sim::machine(name) {
         Some(k) => format!(
-            "{}: idle wakeup {} µs, context switch {} µs, remote wakeup {} µs{}; \
+            "{}: idle wakeup {} µs, context switch {} µs, remote wakeup {} µs{}{}; \
              housekeeping {} runs a second per CPU of {} µs",
             k.description,
             k.idle_wakeup_ns as f64 / 1e3,
@@ -51,6 +51,14 @@ pub fn machine_form(ctx: &Ctx) -> Html {
             k.wakeup_cost_ns as f64 / 1e3,
             if k.ipi_cost_ns > 0 {
                 format!(" (+{} µs when it sends an IPI)", k.ipi_cost_ns as f64 / 1e3)
+            } else {
+                String::new()
+            },
+            if k.cost_spread_ppm > 0 {
+                format!(
+                    ", each cost drawn with a standard deviation of {} % of its mean",
+                    f64::from(k.cost_spread_ppm) / 1e4
+                )
             } else {
                 String::new()
             },
