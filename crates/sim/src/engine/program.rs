@@ -362,11 +362,11 @@ impl Simulator {
     /// of each side's switch-outs preempted, one wakeup per round trip; read from the kernel's
     /// own state, every hackbench sender whose wakeup set TIF_NEED_RESCHED was switched out
     /// 4–7 µs later, before its next wakeup: `tests/fixtures/real-epyc/resched-pinned.txt.gz`,
-    /// `crates/cli/tests/real_resched.rs`). The switch happens
-    /// at once: its path (the rest of the call, `__schedule`, the switch) is part of
-    /// `switch_cost_ns`, which was measured on exactly this pattern. A reschedule raised by
-    /// an interrupt still takes δ (`kick`). Returns whether the task left its CPU (its
-    /// program goes on at its next op when it runs again).
+    /// `crates/cli/tests/real_resched.rs`). The switch happens at once: its path (the rest of
+    /// the call, `__schedule`, the switch) is part of `switch_cost_ns`, which was measured on
+    /// exactly this pattern. A reschedule raised by an interrupt still takes δ (`kick`).
+    /// Returns whether the task left its CPU (its program goes on at its next op when it runs
+    /// again).
     fn syscall_exit(&mut self, id: Tid, cpu: u32) -> bool {
         let running = |s: &Self| s.cpus[cpu as usize].rq.curr.or(s.rt_curr(cpu)) == Some(id);
         // A kernel thread never returns to user space: under `preempt=none` it runs on until
