@@ -134,12 +134,11 @@ fn near(what: &str, model: f64, runs: &[f64], tol: f64) {
 }
 
 /// Without the lock the model, given only the math's measured distribution, predicts the
-/// contended runs: throughput within 10 %, the request percentiles within 15 %, and the median
-/// wakeup is immediate on both. The wakeup p90 and p99 are not the machine's: 3 564 and
-/// 6 072 µs against 2 212–2 228 and 4 440–4 824 (seeds 1–5: 3 332–3 772 and 5 528–6 264;
-/// ARCHITECTURE.md, deviation 12: the model pulls the message thread onto its waker's CPU far
-/// more often than the machine does, and there its posts to the workers preempt it); held
-/// within a factor of 2.
+/// contended runs: throughput within 10 %, the request percentiles within 15 %, the median
+/// wakeup is immediate on both, the wakeup p90 within 20 % and the p99 within 15 % (model
+/// 2 388 and 4 472 µs, seeds 1-5: 2 228-2 612 and 4 408-4 472; the machine 2 212-2 228 and
+/// 4 440-4 824). Those two counted only the wakeups of workers asleep in their `fwait`
+/// before the report took a sample per request as schbench does (3 564 and 6 072 µs then).
 #[test]
 fn without_the_lock_the_model_predicts_the_machine() {
     let ((p50, p90), _, runs) = recorded();
@@ -155,17 +154,21 @@ fn without_the_lock_the_model_predicts_the_machine() {
         m.wakeup[0],
         col(|f| f.wakeup[0])
     );
-    within_twice("wakeup p90", m.wakeup[1], &col(|f| f.wakeup[1]));
-    within_twice("wakeup p99", m.wakeup[2], &col(|f| f.wakeup[2]));
+    near("wakeup p90", m.wakeup[1], &col(|f| f.wakeup[1]), 0.20);
+    near("wakeup p99", m.wakeup[2], &col(|f| f.wakeup[2]), 0.15);
     near("request p50", m.request[0], &col(|f| f.request[0]), 0.15);
     near("request p90", m.request[1], &col(|f| f.request[1]), 0.15);
     near("request p99", m.request[2], &col(|f| f.request[2]), 0.15);
 }
 
 /// The lock halves the machine's throughput (a worker preempted inside its math keeps its
-/// CPU's lock and the other worker there spins); the model loses at least as much: in both,
-/// at least 40 % of the requests and the request median at least 1.5× longer. (The model
-/// loses more, and its wakeup p90 is not the machine's: ARCHITECTURE.md, deviation 12.)
+/// CPU's lock and the other worker there spins); the model loses as much: in both, at least
+/// 40 % of the requests and the request median at least 1.5× longer. With the lock the model
+/// predicts the machine's throughput within 15 % (191 against 201-214 requests/s; 185-191
+/// over seeds 1-5), its request p90 and p99 and its wakeup p99 within 15 %, and its wakeup
+/// p90 within a factor of 2 (3 196 µs against 4 312-4 424; 2 972-3 196 over seeds). Its
+/// request median is 35 % longer than the machine's (23.9 ms against 17.1-18.7), not held
+/// (ARCHITECTURE.md, deviation 12).
 #[test]
 fn the_lock_costs_the_model_as_it_costs_the_machine() {
     let ((p50, p90), lock, nolock) = recorded();
@@ -183,6 +186,31 @@ fn the_lock_costs_the_model_as_it_costs_the_machine() {
     assert!(
         machine_x >= 1.5 && model_x >= 1.5,
         "request median with / without the lock: machine {machine_x:.2}, model {model_x:.2}"
+    );
+    let col = |f: fn(&Figures) -> f64| lock.iter().map(f).collect::<Vec<f64>>();
+    near("requests/s with the lock", ml.rps, &col(|f| f.rps), 0.15);
+    near(
+        "request p90 with the lock",
+        ml.request[1],
+        &col(|f| f.request[1]),
+        0.15,
+    );
+    near(
+        "request p99 with the lock",
+        ml.request[2],
+        &col(|f| f.request[2]),
+        0.15,
+    );
+    near(
+        "wakeup p99 with the lock",
+        ml.wakeup[2],
+        &col(|f| f.wakeup[2]),
+        0.15,
+    );
+    within_twice(
+        "wakeup p90 with the lock",
+        ml.wakeup[1],
+        &col(|f| f.wakeup[1]),
     );
 }
 
@@ -361,4 +389,125 @@ fn select_records_carry_wake_wide_and_wake_affine_weight_inputs() {
         wide_n > 10 && narrow_n > 10 && this_n > 10 && prev_n > 0,
         "wide {wide_n}, not wide {narrow_n}, this_eff < prev_eff {this_n}, otherwise {prev_n}"
     );
+}
+
+/// schbench's own report of a traced run, and its trace.
+struct TracedRun {
+    /// `lock` or `nolock` (`-L`).
+    mode: String,
+    /// schbench's wakeup samples.
+    samples: f64,
+    /// schbench's wakeup p50 / p90 / p99, µs.
+    wakeup: [f64; 3],
+    /// schbench's request p50 / p90 / p99, µs.
+    request: [f64; 3],
+    /// The `perf script` text, gzipped.
+    bytes: Vec<u8>,
+}
+
+/// The traced runs (`scripts/record-schbench-traced.sh` → `real-epyc/schbench-traced.txt` and
+/// `schbench-traced-{lock,nolock}.perf-script.gz`).
+fn traced_runs() -> Vec<TracedRun> {
+    let dir = format!(
+        "{}/../../tests/fixtures/real-epyc",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let path = format!("{dir}/schbench-traced.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut out = Vec::new();
+    for section in text.split("\n== traced run, ").skip(1) {
+        let mode = section.split(':').next().unwrap().to_string();
+        let samples = section
+            .lines()
+            .find(|l| l.starts_with("Wakeup Latencies"))
+            .and_then(|l| l.split('(').nth(3))
+            .and_then(|x| x.split_whitespace().next())
+            .and_then(|x| x.parse().ok())
+            .expect("the wakeup samples' count");
+        let trace = format!("{dir}/schbench-traced-{mode}.perf-script.gz");
+        let bytes = std::fs::read(&trace).unwrap_or_else(|e| panic!("{trace}: {e}"));
+        out.push(TracedRun {
+            mode,
+            samples,
+            wakeup: percentiles(section, "Wakeup Latencies"),
+            request: percentiles(section, "Request Latencies"),
+            bytes,
+        });
+    }
+    assert_eq!(out.len(), 2, "a traced run with the lock and one without");
+    out
+}
+
+/// p50 / p90 / p99 of `ns` as schbench prints them: µs, in its histogram's buckets.
+fn schbench_percentiles(ns: &[u64]) -> [f64; 3] {
+    let mut h = Hist::new();
+    for &v in ns {
+        h.add(v / 1000);
+    }
+    let p = h.percentiles();
+    let at = |q: f64| p.iter().find(|x| x.p == q).unwrap().value as f64;
+    [at(50.0), at(90.0), at(99.0)]
+}
+
+/// Read off a real run's trace, the report's schbench samples are schbench's own: for the
+/// same run, as many wakeup and request samples as schbench counted (one each per request,
+/// whether or not the worker slept in its `fwait`: most of them it did not), and the same
+/// percentiles within a few microseconds at the median and 10 % above it (wakeup p50 / p90 /
+/// p99 11 / 4 280 / 6 136 µs against schbench's 12 / 4 312 / 6 136 with the lock, 12 / 1 762 /
+/// 4 216 against 10 / 1 854 / 4 216 without). Counting only the wakeups of workers asleep in
+/// their `fwait`, as the report did before, gave about 40 % of the samples.
+#[test]
+fn the_samples_read_off_a_real_trace_are_schbench_s_own() {
+    for TracedRun {
+        mode,
+        samples,
+        wakeup,
+        request,
+        bytes,
+    } in traced_runs()
+    {
+        let imp = schedlab_trace::import_bytes(&bytes, Default::default()).expect("import");
+        let mut threads: Vec<(u32, schedlab_sim::Pid)> = imp
+            .pids
+            .iter()
+            .filter(|t| t.comm == "schbench")
+            .map(|t| (t.real_pid, t.pid))
+            .collect();
+        threads.sort();
+        assert_eq!(
+            threads.len(),
+            6,
+            "{mode}: main, the message thread, 4 workers"
+        );
+        let msg = [threads[1].1];
+        let workers: Vec<schedlab_sim::Pid> = threads[2..].iter().map(|t| t.1).collect();
+        let sb = wl::schbench_samples(&imp.trace, &workers, &msg);
+        let (n, r) = (sb.wakeup_ns.len() as f64, sb.request_ns.len() as f64);
+        assert!(
+            (n - samples).abs() <= 0.02 * samples && (r - samples).abs() <= 0.02 * samples,
+            "{mode}: {n} wakeup and {r} request samples, schbench {samples}"
+        );
+        let (w, q) = (
+            schbench_percentiles(&sb.wakeup_ns),
+            schbench_percentiles(&sb.request_ns),
+        );
+        assert!(
+            (w[0] - wakeup[0]).abs() <= 5.0,
+            "{mode}: wakeup p50 {} µs, schbench {}",
+            w[0],
+            wakeup[0]
+        );
+        for (what, got, want) in [
+            ("wakeup p90", w[1], wakeup[1]),
+            ("wakeup p99", w[2], wakeup[2]),
+            ("request p50", q[0], request[0]),
+            ("request p90", q[1], request[1]),
+            ("request p99", q[2], request[2]),
+        ] {
+            assert!(
+                (got - want).abs() <= 0.1 * want,
+                "{mode}: {what} {got} µs, schbench {want}"
+            );
+        }
+    }
 }

@@ -223,9 +223,18 @@ fn woken(st: &mut BTreeMap<Pid, (ReqState, Option<u64>)>, pid: Pid, t: u64) {
 /// `workers` and `message_threads`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SchbenchSamples {
-    /// Wakeup latencies, ns: from a message thread's `sched_waking` of a worker blocked on its
-    /// futex to the worker's switch-in (`msg_and_wait`'s delta; a wake that finds the worker
-    /// not yet asleep leaves no trace and no sample).
+    /// Wakeup latencies, ns, one per request, as `msg_and_wait` measures them: from the
+    /// message thread's list walk (`xlist_wake_all` stamps every worker it takes off its list
+    /// with the walk's start) to the worker past its `fwait`. A worker asleep on its futex is
+    /// woken by the walk: from the message thread's `sched_waking` of it to its switch-in. A
+    /// worker the walk took off the list before it slept never sleeps (`fpost` sets the futex
+    /// word and its `fwait` returns at once): from the message thread's first switch-in after
+    /// the worker's post woke it to the worker's switch-out into the request's `usleep`,
+    /// which follows its `fwait` with nothing between, so a worker preempted at its post
+    /// (the message thread pulled onto its CPU) counts the time it waited to run again. When
+    /// the post woke nobody (the message thread was awake), the walk came within a
+    /// microsecond or two of it: 1 µs. Validated against schbench's own report of the same
+    /// runs (`real_schbench`).
     pub wakeup_ns: Vec<u64>,
     /// Request latencies, ns, in completion order: from the worker's switch-out into the
     /// request's `usleep` to its next switch-out in state S (its futex wait, or the next
@@ -254,6 +263,22 @@ enum SbPhase {
     Math,
 }
 
+/// One schbench worker's state for [`schbench_samples`].
+#[derive(Clone, Copy, Debug)]
+struct SbWorker {
+    phase: SbPhase,
+    /// When it entered `phase` (`Woken`: the message thread's `sched_waking` of it).
+    since: u64,
+    /// The start of its current request (its `usleep`).
+    start: Option<u64>,
+    /// Its post's `sched_waking` of a message thread in this round: (when, which one).
+    post: Option<(u64, Pid)>,
+    /// That message thread's first switch-in after the post: its list walk.
+    walk: Option<u64>,
+    /// In `Posted`: the S switch-out that ended the math (the `fwait` or the `usleep`).
+    out: u64,
+}
+
 /// schbench's samples (see [`SchbenchSamples`]). A wakeup counts as the message thread's when
 /// a task of `message_threads` is running on the CPU its `sched_waking` fired on; the worker's
 /// loop (wait, `usleep`, math) tells the `usleep`'s timer apart from it otherwise.
@@ -269,25 +294,66 @@ pub fn schbench_samples(
         .iter()
         .any(|e| matches!(e.kind, EventKind::Waking { .. }));
     let mut curr: Vec<Pid> = vec![0; trace.cpus as usize];
-    // Per worker: phase, the time it entered it, the start of its current request.
-    let mut st: Vec<(SbPhase, u64, Option<u64>)> = vec![(SbPhase::Unknown, 0, None); set.0.len()];
+    let mut st: Vec<SbWorker> = vec![
+        SbWorker {
+            phase: SbPhase::Unknown,
+            since: 0,
+            start: None,
+            post: None,
+            walk: None,
+            out: 0,
+        };
+        set.0.len()
+    ];
+    // Per message thread: the workers whose post woke it and which wait for its walk.
+    let mut awaiting: Vec<Vec<usize>> = vec![Vec::new(); msg.0.len()];
     let mut out = SchbenchSamples::default();
     for e in &trace.events {
         let t = e.t_ns;
+        let cur = curr.get(e.cpu as usize).copied();
         let woken = match e.kind {
             EventKind::Waking { pid, .. } => Some(pid),
             EventKind::Wakeup { pid, .. } if !has_waking => Some(pid),
             _ => None,
         };
+        if let Some(m) = woken.and_then(|p| msg.index(p)) {
+            // A worker's post that woke its message thread.
+            if let Some(i) = cur.and_then(|c| set.index(c)) {
+                let s = &mut st[i];
+                if s.phase == SbPhase::Math {
+                    s.post = Some((t, msg.0[m]));
+                    s.walk = None;
+                    awaiting[m].push(i);
+                }
+            }
+        }
         if let Some(i) = woken.and_then(|p| set.index(p)) {
-            let by_msg = curr.get(e.cpu as usize).is_some_and(|&c| msg.contains(c));
+            let by_msg = cur.is_some_and(|c| msg.contains(c));
             let s = &mut st[i];
-            match s.0 {
-                SbPhase::Posted | SbPhase::Unknown if by_msg => *s = (SbPhase::Woken, t, None),
-                // The usleep's timer: the S switch-out began a request.
-                SbPhase::Posted => s.0 = SbPhase::Math,
-                SbPhase::Sleeping => s.0 = SbPhase::Math,
+            match s.phase {
+                SbPhase::Posted | SbPhase::Unknown if by_msg => {
+                    s.phase = SbPhase::Woken;
+                    s.since = t;
+                    s.start = None;
+                }
+                // The usleep's timer: the S switch-out began a request, and the worker had
+                // not slept in its fwait: the walk had taken it off the list already.
+                SbPhase::Posted => {
+                    let walk = match s.post {
+                        Some(_) => s.walk.filter(|&w| w <= s.out),
+                        None => Some(s.out.saturating_sub(1_000)),
+                    };
+                    if let Some(w) = walk {
+                        out.wakeup_ns.push(s.out - w);
+                    }
+                    s.phase = SbPhase::Math;
+                }
+                SbPhase::Sleeping => s.phase = SbPhase::Math,
                 _ => {}
+            }
+            if s.phase == SbPhase::Math {
+                s.post = None;
+                s.walk = None;
             }
         }
         if let EventKind::Switch {
@@ -299,29 +365,50 @@ pub fn schbench_samples(
             if let Some(c) = curr.get_mut(e.cpu as usize) {
                 *c = next_pid;
             }
+            if let Some(m) = msg.index(next_pid) {
+                for i in awaiting[m].drain(..) {
+                    let s = &mut st[i];
+                    if s.post.is_some_and(|(_, p)| p == next_pid) && s.walk.is_none() {
+                        s.walk = Some(t);
+                    }
+                }
+            }
             if let Some(i) = set.index(prev_pid) {
                 if prev_state == PrevState::Sleeping {
                     let s = &mut st[i];
-                    match s.0 {
-                        SbPhase::Started => *s = (SbPhase::Sleeping, t, Some(t)),
+                    match s.phase {
+                        SbPhase::Started => {
+                            s.phase = SbPhase::Sleeping;
+                            s.since = t;
+                            s.start = Some(t);
+                        }
                         SbPhase::Math => {
-                            if let Some(start) = s.2 {
+                            if let Some(start) = s.start {
                                 out.request_ns.push(t - start);
                                 out.done_ns.push(t);
                             }
                             // This may be the next request's usleep.
-                            *s = (SbPhase::Posted, t, Some(t));
+                            s.phase = SbPhase::Posted;
+                            s.since = t;
+                            s.start = Some(t);
+                            s.out = t;
                         }
-                        SbPhase::Unknown => *s = (SbPhase::Posted, t, None),
+                        SbPhase::Unknown => {
+                            s.phase = SbPhase::Posted;
+                            s.since = t;
+                            s.start = None;
+                            s.post = None;
+                            s.out = t;
+                        }
                         _ => {}
                     }
                 }
             }
             if let Some(i) = set.index(next_pid) {
                 let s = &mut st[i];
-                if s.0 == SbPhase::Woken {
-                    out.wakeup_ns.push(t - s.1);
-                    s.0 = SbPhase::Started;
+                if s.phase == SbPhase::Woken {
+                    out.wakeup_ns.push(t - s.since);
+                    s.phase = SbPhase::Started;
                 }
             }
         }

@@ -266,10 +266,12 @@ fn rates_and_compact_percentiles() {
 }
 
 /// schbench.c v1.0's samples off a trace of a worker (pid 2) and its message thread (pid 1): a
-/// wakeup latency per message-thread wake of a waiting worker (`msg_and_wait`), a request per
-/// `usleep` + math (`worker_thread`: `work_start` is taken before the usleep), whether or not
-/// the worker had to wait for its next wake, and the usleep's timer is not the message
-/// thread's wake even when the message thread is on the CPU it fires on.
+/// wakeup latency per request (`msg_and_wait`): from the message thread's wake to the worker
+/// running when it slept in its `fwait`, from the walk that took it off the list to its
+/// `usleep` when it did not (preempted at its post by the message thread, or its post woke
+/// nobody), a request per `usleep` + math (`worker_thread`: `work_start` is taken before the
+/// usleep), whether or not the worker had to wait for its next wake, and the usleep's timer
+/// is not the message thread's wake even when the message thread is on the CPU it fires on.
 #[test]
 fn schbench_samples_follow_the_worker_loop() {
     let t = grouped_trace(
@@ -285,8 +287,11 @@ fn schbench_samples_follow_the_worker_loop() {
             sw(60, 0, 2, 'S', 0),   // usleep: the request starts
             waking(160, 0, 2),      // its timer
             sw(170, 0, 0, 'R', 2),  //
-            sw(1170, 0, 2, 'S', 0), // math done (1110); its next wake was already posted...
-            waking(1270, 0, 2),     // ...so this is the next usleep's timer
+            waking(1160, 0, 1),     // its post wakes the message thread...
+            sw(1161, 0, 2, 'R', 1), // ...which preempts it: the walk takes it off the list
+            sw(1166, 0, 1, 'S', 2), // before it reached its fwait, so it never sleeps there:
+            sw(1170, 0, 2, 'S', 0), // math done (1110) and this is the next usleep...
+            waking(1270, 0, 2),     // ...as its timer shows: wakeup latency 1170 - 1161
             sw(1280, 0, 0, 'R', 2),
             sw(2280, 0, 2, 'S', 0), // request 2 done (1110): now a futex wait
             sw(2300, 1, 0, 'R', 1),
@@ -298,11 +303,12 @@ fn schbench_samples_follow_the_worker_loop() {
             waking(2430, 0, 2), // the timer, with the message thread on the CPU
             sw(2440, 0, 1, 'S', 2),
             sw(3440, 0, 2, 'S', 0), // request 3 done (1110)
+            waking(3540, 0, 2),     // a timer: its post had woken nobody (1 µs)
         ],
         4000,
     );
     let s = schbench_samples(&t, &[2], &[1]);
-    assert_eq!(s.wakeup_ns, [20, 10]);
+    assert_eq!(s.wakeup_ns, [20, 9, 10, 1000]);
     assert_eq!(s.request_ns, [1110, 1110, 1110]);
     assert_eq!(s.done_ns, [1170, 2280, 3440]);
     assert_eq!(per_second(&s.done_ns, 4000), Vec::<u64>::new());
