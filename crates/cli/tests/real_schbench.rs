@@ -92,20 +92,10 @@ fn model(lock: bool, mean_us: f64, sd_us: f64) -> Figures {
     let workers = role_pids(&infos, &o, &[Role::Worker]);
     let msg = role_pids(&infos, &o, &[Role::MessageThread]);
     let sb = wl::schbench_samples(&o.trace, &workers, &msg);
-    // As schbench prints them: µs in its histogram's buckets.
-    let pct = |ns: &[u64]| {
-        let mut h = Hist::new();
-        for &v in ns {
-            h.add(v / 1000);
-        }
-        let p = h.percentiles();
-        let at = |q: f64| p.iter().find(|x| x.p == q).unwrap().value as f64;
-        [at(50.0), at(90.0), at(99.0)]
-    };
     Figures {
         rps: sb.done_ns.len() as f64 / (o.trace.end_ns as f64 / 1e9),
-        wakeup: pct(&sb.wakeup_ns),
-        request: pct(&sb.request_ns),
+        wakeup: schbench_percentiles(&sb.wakeup_ns),
+        request: schbench_percentiles(&sb.request_ns),
     }
 }
 
@@ -247,6 +237,34 @@ fn the_report_shows_the_spinning() {
     }
 }
 
+/// A real schbench run's trace imported, and its threads in creation order (schbench's main
+/// thread creates the message thread, which creates its workers): the message thread and
+/// the workers.
+fn real_threads(
+    bytes: &[u8],
+    what: &str,
+) -> (
+    schedlab_trace::Import,
+    schedlab_sim::Pid,
+    Vec<schedlab_sim::Pid>,
+) {
+    let imp = schedlab_trace::import_bytes(bytes, Default::default()).expect("import");
+    let mut threads: Vec<(u32, schedlab_sim::Pid)> = imp
+        .pids
+        .iter()
+        .filter(|t| t.comm == "schbench")
+        .map(|t| (t.real_pid, t.pid))
+        .collect();
+    threads.sort();
+    assert_eq!(
+        threads.len(),
+        6,
+        "{what}: main, the message thread, 4 workers"
+    );
+    let workers = threads[2..].iter().map(|t| t.1).collect();
+    (imp, threads[1].1, workers)
+}
+
 /// Of the message thread's wakeups by a worker on the other CPU than the one it last ran on:
 /// (pulled to the worker's CPU, left on its own). `msg` is the message thread.
 fn pulls(trace: &schedlab_sim::Trace, msg: schedlab_sim::Pid) -> (u64, u64) {
@@ -302,17 +320,8 @@ fn the_message_thread_mostly_stays_where_it_ran() {
         env!("CARGO_MANIFEST_DIR")
     );
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let imp = schedlab_trace::import_bytes(&bytes, Default::default()).expect("import");
-    // schbench's main thread creates the message thread, which creates its workers.
-    let mut threads: Vec<(u32, schedlab_sim::Pid)> = imp
-        .pids
-        .iter()
-        .filter(|t| t.comm == "schbench")
-        .map(|t| (t.real_pid, t.pid))
-        .collect();
-    threads.sort();
-    assert_eq!(threads.len(), 6, "main, the message thread, 4 workers");
-    let (pulled, stayed) = pulls(&imp.trace, threads[1].1);
+    let (imp, msg, _) = real_threads(&bytes, "the lock run");
+    let (pulled, stayed) = pulls(&imp.trace, msg);
     let machine = pulled as f64 / (pulled + stayed) as f64;
     assert!(
         pulled + stayed > 200 && machine < 0.35,
@@ -466,22 +475,8 @@ fn the_samples_read_off_a_real_trace_are_schbench_s_own() {
         bytes,
     } in traced_runs()
     {
-        let imp = schedlab_trace::import_bytes(&bytes, Default::default()).expect("import");
-        let mut threads: Vec<(u32, schedlab_sim::Pid)> = imp
-            .pids
-            .iter()
-            .filter(|t| t.comm == "schbench")
-            .map(|t| (t.real_pid, t.pid))
-            .collect();
-        threads.sort();
-        assert_eq!(
-            threads.len(),
-            6,
-            "{mode}: main, the message thread, 4 workers"
-        );
-        let msg = [threads[1].1];
-        let workers: Vec<schedlab_sim::Pid> = threads[2..].iter().map(|t| t.1).collect();
-        let sb = wl::schbench_samples(&imp.trace, &workers, &msg);
+        let (imp, msg, workers) = real_threads(&bytes, &mode);
+        let sb = wl::schbench_samples(&imp.trace, &workers, &[msg]);
         let (n, r) = (sb.wakeup_ns.len() as f64, sb.request_ns.len() as f64);
         assert!(
             (n - samples).abs() <= 0.02 * samples && (r - samples).abs() <= 0.02 * samples,
