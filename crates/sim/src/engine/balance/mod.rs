@@ -139,12 +139,13 @@ impl Simulator {
         // sched_balance_update_blocked_averages(this CPU).
         self.update_blocked_averages(cpu);
         if self.jiffies() >= self.cpus[cpu as usize].next_balance {
-            let idle = if self.idle_cpu(cpu) {
-                IdleType::Idle
-            } else {
-                IdleType::NotIdle
-            };
-            self.rebalance_domains(cpu, idle);
+            // sched_balance_softirq: "enum cpu_idle_type idle = this_rq->idle_balance ?
+            // CPU_IDLE : CPU_NOT_IDLE;", rq->idle_balance fixed by sched_tick as idle_cpu()
+            // at the tick. The softirq runs at that interrupt's exit, before the interrupted
+            // task goes on, and only a busy CPU's tick gets here: whatever its task did in
+            // the δ the model puts between the tick and its softirq, it balances as a busy
+            // CPU.
+            self.rebalance_domains(cpu, IdleType::NotIdle);
         }
         if self.idle_cpu(cpu) {
             return;
