@@ -122,3 +122,67 @@ fn cfs_5_14_has_no_sis_util() {
     assert!(err.contains("SIS_UTIL"), "{err}");
     assert!(Variant::parse("cfs-6.1:NO_SIS_UTIL").is_ok());
 }
+
+/// With SMT (two CPUs a core: {0, 1}, {2, 3}) the same busy LLC: a task whose previous CPU
+/// is 2 wakes onto its idle sibling, CPU 3. `select_idle_sibling` (6.1–6.19): "if
+/// (!has_idle_core && cpus_share_cache(prev, target)) { i = select_idle_smt(p, sd, prev); ... }"
+/// before `select_idle_cpu`, so SIS_UTIL's nr_idle_scan of 0 does not stop it. The periodic
+/// task is held on CPU 2 for 30 periods, until about 360–380 ms (its affinity, then `sched_setaffinity` to 2–3
+/// while it runs there, which leaves it on CPU 2); CPU 3's hog exits at 400 ms.
+#[test]
+fn an_idle_smt_sibling_of_prev_is_taken_whatever_sis_util_allows() {
+    let mut c = scenario();
+    c.smt = 2;
+    let p = &mut c.tasks[PERIODIC as usize - 1];
+    p.affinity = vec![2];
+    p.program = vec![
+        Op::Run(Some(Dist::Fixed(MS))),
+        Op::Sleep(Dist::Fixed(9 * MS)),
+        Op::Loop {
+            start: 0,
+            times: 30,
+        },
+        Op::Affinity { first: 2, last: 3 },
+        Op::Run(Some(Dist::Fixed(MS))),
+        Op::Sleep(Dist::Fixed(9 * MS)),
+    ];
+    for variant in ["cfs-6.1", "eevdf-6.6", "eevdf-6.12", "eevdf-6.19"] {
+        let out = run(&c, variant);
+        let m = moves(&out);
+        let first = m.first().expect("the periodic task reaches CPU 3");
+        assert_eq!(first.1, 3, "{variant}: {m:?}");
+        assert!(first.2, "{variant}: by a wakeup (select_idle_smt): {m:?}");
+        // CPU 3's hog (pid 4) exits after its 400 ms of CPU time (a little later in wall
+        // time: the ticks' interrupts are not its).
+        let idle_from = out
+            .trace
+            .events
+            .iter()
+            .find(|e| {
+                matches!(
+                    e.kind,
+                    EventKind::Switch {
+                        prev_pid: 4,
+                        prev_state: PrevState::Dead,
+                        ..
+                    }
+                )
+            })
+            .map_or(u64::MAX, |e| e.t_ns);
+        let woken = out
+            .trace
+            .events
+            .iter()
+            .find(|e| {
+                e.t_ns > idle_from
+                    && matches!(e.kind, EventKind::Wakeup { pid, .. } if pid == PERIODIC)
+            })
+            .map(|e| e.t_ns);
+        assert!(
+            woken.is_some_and(|w| first.0 <= w),
+            "{variant}: at its first wakeup after CPU 3 went idle ({woken:?}): {m:?}"
+        );
+        // Once there it stays: its previous CPU is idle at every wakeup.
+        assert_eq!(m.len(), 1, "{variant}: {m:?}");
+    }
+}

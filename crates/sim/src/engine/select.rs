@@ -210,7 +210,9 @@ impl Simulator {
 
     /// `select_idle_sibling`: an idle CPU near `target`, else `target`. With SIS_UTIL the scan
     /// of the LLC (`select_idle_cpu`) looks at no more than the LLC's `nr_idle_scan` CPUs the
-    /// task may use, and at none (not even for an idle core) when that is 0.
+    /// task may use, and at none (not even for an idle core) when that is 0; an idle SMT
+    /// sibling of prev, looked at when the LLC has no idle core, comes before that scan and
+    /// whatever its limit.
     pub(super) fn select_idle_sibling(
         &mut self,
         id: Tid,
@@ -266,22 +268,33 @@ impl Simulator {
         } else {
             usize::MAX
         };
-        if smt > 1 && limit > 0 {
-            // An idle core first (all siblings idle), then an idle SMT sibling of prev.
-            for cpu in scan.clone() {
+        if smt > 1 {
+            // "has_idle_core = test_idle_cores(target)": the LLC has a core whose siblings are
+            // all idle (the kernel keeps it as a hint; the model knows it).
+            let idle_core = scan.clone().find(|&cpu| {
                 let core = cpu / smt * smt;
-                if cpu == core && (core..core + smt).all(|c| self.idle_cpu(c)) {
+                cpu == core && (core..core + smt).all(|c| self.idle_cpu(c))
+            });
+            match idle_core {
+                // select_idle_cpu's idle-core scan (none when SIS_UTIL's nr is 1).
+                Some(core) if limit > 0 => {
                     if let Some(c) = (core..core + smt).find(|&c| self.allowed(id, c)) {
                         return (c, Sis::IdleCore);
                     }
                 }
-            }
-            if self.share_cache(prev, target) {
-                let core = prev / smt * smt;
-                if let Some(c) = (core..core + smt)
-                    .find(|&c| c != prev && self.idle_cpu(c) && self.allowed(id, c))
-                {
-                    return (c, Sis::IdleSmt);
+                Some(_) => {}
+                // "if (!has_idle_core && cpus_share_cache(prev, target))
+                // select_idle_smt(p, sd, prev)": before select_idle_cpu and not limited by
+                // SIS_UTIL; an idle or SCHED_IDLE-only sibling of prev.
+                None => {
+                    if self.share_cache(prev, target) {
+                        let core = prev / smt * smt;
+                        if let Some(c) = (core..core + smt).find(|&c| {
+                            c != prev && self.idle_or_sched_idle(c) && self.allowed(id, c)
+                        }) {
+                            return (c, Sis::IdleSmt);
+                        }
+                    }
                 }
             }
         }
