@@ -509,3 +509,56 @@ fn the_samples_read_off_a_real_trace_are_schbench_s_own() {
         }
     }
 }
+
+/// The message thread's CPU time in `trace`, per request its workers completed.
+fn message_thread_us_per_request(
+    trace: &schedlab_sim::Trace,
+    msg: schedlab_sim::Pid,
+    workers: &[schedlab_sim::Pid],
+) -> f64 {
+    let ns: u64 = trace
+        .events
+        .iter()
+        .filter_map(|e| match e.kind {
+            schedlab_sim::EventKind::StatRuntime { pid, runtime_ns } if pid == msg => {
+                Some(runtime_ns)
+            }
+            _ => None,
+        })
+        .sum();
+    let requests = wl::schbench_samples(trace, workers, &[msg]).done_ns.len();
+    ns as f64 / 1000.0 / requests.max(1) as f64
+}
+
+/// The message thread's CPU per request: the generator's `think_us` (5 µs per worker woken,
+/// not measured) with the machine's switch and wakeup costs, against the traced runs'
+/// `sched_stat_runtime` of schbench's message thread (the list walk, `gettimeofday`, the
+/// futex calls, its switches): 8.3 µs a request with the lock and 6.4 without, the model
+/// 7.5 and 7.7 (3 s, seed 1). Held within 25 %.
+#[test]
+fn the_message_thread_costs_what_the_machines_costs_per_request() {
+    let ((p50, p90), _, _) = recorded();
+    let sd = (p90 - p50) / 1.2816;
+    for run in traced_runs() {
+        let (imp, msg, workers) = real_threads(&run.bytes, &run.mode);
+        let machine = message_thread_us_per_request(&imp.trace, msg, &workers);
+        let json = format!(
+            r#"{{"version": 1, "name": "schbench", "cpus": 2, "hz": 250, "duration_ms": 3000,
+                "seed": 1, "machine": "epyc-vm", "variants": ["eevdf-6.19"],
+                "workloads": [{{"schbench": {{"message_threads": 1, "workers": 4,
+                    "request_us": {{"normal": [{p50}, {sd}]}}, "lock": {}}}}}]}}"#,
+            run.mode == "lock"
+        );
+        let s = Scenario::from_json(&json).unwrap();
+        let o = simulate(&s.sim_config(), &s.variants()[0]).unwrap();
+        let infos = s.workloads();
+        let workers = role_pids(&infos, &o, &[Role::Worker]);
+        let msg = role_pids(&infos, &o, &[Role::MessageThread]);
+        let model = message_thread_us_per_request(&o.trace, msg[0], &workers);
+        assert!(
+            (model - machine).abs() <= 0.25 * machine && machine > 1.0,
+            "{}: the message thread's CPU per request, model {model:.2} µs, machine {machine:.2}",
+            run.mode
+        );
+    }
+}
