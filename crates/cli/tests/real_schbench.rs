@@ -77,11 +77,21 @@ fn recorded() -> ((f64, f64), Vec<Figures>, Vec<Figures>) {
     (math.expect("the -C run"), lock, nolock)
 }
 
-/// The model on the recording's shape with the math drawn from a normal distribution of this
-/// median and standard deviation, µs.
-fn model(lock: bool, mean_us: f64, sd_us: f64) -> Figures {
+/// The model on the recording's shape (2 CPUs, HZ=250, the EPYC VM, `eevdf-6.19`, seed 1)
+/// for `ms` milliseconds, with the math drawn from a normal distribution of this median and
+/// standard deviation, µs: the run, its message thread and its workers.
+fn model_run(
+    lock: bool,
+    mean_us: f64,
+    sd_us: f64,
+    ms: u64,
+) -> (
+    schedlab_sim::Output,
+    schedlab_sim::Pid,
+    Vec<schedlab_sim::Pid>,
+) {
     let json = format!(
-        r#"{{"version": 1, "name": "schbench", "cpus": 2, "hz": 250, "duration_ms": 10000,
+        r#"{{"version": 1, "name": "schbench", "cpus": 2, "hz": 250, "duration_ms": {ms},
             "seed": 1, "machine": "epyc-vm", "variants": ["eevdf-6.19"],
             "workloads": [{{"schbench": {{"message_threads": 1, "workers": 4,
                 "request_us": {{"normal": [{mean_us}, {sd_us}]}}, "lock": {lock}}}}}]}}"#
@@ -91,7 +101,13 @@ fn model(lock: bool, mean_us: f64, sd_us: f64) -> Figures {
     let infos = s.workloads();
     let workers = role_pids(&infos, &o, &[Role::Worker]);
     let msg = role_pids(&infos, &o, &[Role::MessageThread]);
-    let sb = wl::schbench_samples(&o.trace, &workers, &msg);
+    (o, msg[0], workers)
+}
+
+/// [`model_run`] over 10 s, as schbench reports it.
+fn model(lock: bool, mean_us: f64, sd_us: f64) -> Figures {
+    let (o, msg, workers) = model_run(lock, mean_us, sd_us, 10_000);
+    let sb = wl::schbench_samples(&o.trace, &workers, &[msg]);
     Figures {
         rps: sb.done_ns.len() as f64 / (o.trace.end_ns as f64 / 1e9),
         wakeup: schbench_percentiles(&sb.wakeup_ns),
@@ -542,19 +558,8 @@ fn the_message_thread_costs_what_the_machines_costs_per_request() {
     for run in traced_runs() {
         let (imp, msg, workers) = real_threads(&run.bytes, &run.mode);
         let machine = message_thread_us_per_request(&imp.trace, msg, &workers);
-        let json = format!(
-            r#"{{"version": 1, "name": "schbench", "cpus": 2, "hz": 250, "duration_ms": 3000,
-                "seed": 1, "machine": "epyc-vm", "variants": ["eevdf-6.19"],
-                "workloads": [{{"schbench": {{"message_threads": 1, "workers": 4,
-                    "request_us": {{"normal": [{p50}, {sd}]}}, "lock": {}}}}}]}}"#,
-            run.mode == "lock"
-        );
-        let s = Scenario::from_json(&json).unwrap();
-        let o = simulate(&s.sim_config(), &s.variants()[0]).unwrap();
-        let infos = s.workloads();
-        let workers = role_pids(&infos, &o, &[Role::Worker]);
-        let msg = role_pids(&infos, &o, &[Role::MessageThread]);
-        let model = message_thread_us_per_request(&o.trace, msg[0], &workers);
+        let (o, msg, workers) = model_run(run.mode == "lock", p50, sd, 3_000);
+        let model = message_thread_us_per_request(&o.trace, msg, &workers);
         assert!(
             (model - machine).abs() <= 0.25 * machine && machine > 1.0,
             "{}: the message thread's CPU per request, model {model:.2} µs, machine {machine:.2}",

@@ -267,7 +267,8 @@ enum SbPhase {
 #[derive(Clone, Copy, Debug)]
 struct SbWorker {
     phase: SbPhase,
-    /// When it entered `phase` (`Woken`: the message thread's `sched_waking` of it).
+    /// When it entered `phase` (`Woken`: the message thread's `sched_waking` of it;
+    /// `Posted`: the S switch-out that ended the math, its `fwait` or its `usleep`).
     since: u64,
     /// The start of its current request (its `usleep`).
     start: Option<u64>,
@@ -275,8 +276,6 @@ struct SbWorker {
     post: Option<(u64, Pid)>,
     /// That message thread's first switch-in after the post: its list walk.
     walk: Option<u64>,
-    /// In `Posted`: the S switch-out that ended the math (the `fwait` or the `usleep`).
-    out: u64,
 }
 
 /// schbench's samples (see [`SchbenchSamples`]). A wakeup counts as the message thread's when
@@ -301,7 +300,6 @@ pub fn schbench_samples(
             start: None,
             post: None,
             walk: None,
-            out: 0,
         };
         set.0.len()
     ];
@@ -340,11 +338,11 @@ pub fn schbench_samples(
                 // not slept in its fwait: the walk had taken it off the list already.
                 SbPhase::Posted => {
                     let walk = match s.post {
-                        Some(_) => s.walk.filter(|&w| w <= s.out),
-                        None => Some(s.out.saturating_sub(1_000)),
+                        Some(_) => s.walk.filter(|&w| w <= s.since),
+                        None => Some(s.since.saturating_sub(1_000)),
                     };
                     if let Some(w) = walk {
-                        out.wakeup_ns.push(s.out - w);
+                        out.wakeup_ns.push(s.since - w);
                     }
                     s.phase = SbPhase::Math;
                 }
@@ -391,14 +389,12 @@ pub fn schbench_samples(
                             s.phase = SbPhase::Posted;
                             s.since = t;
                             s.start = Some(t);
-                            s.out = t;
                         }
                         SbPhase::Unknown => {
                             s.phase = SbPhase::Posted;
                             s.since = t;
                             s.start = None;
                             s.post = None;
-                            s.out = t;
                         }
                         _ => {}
                     }

@@ -147,6 +147,9 @@ impl Simulator {
             // CPU.
             self.rebalance_domains(cpu, IdleType::NotIdle);
         }
+        // nohz_balancer_kick returns on rq->idle_balance, fixed at the tick; here a CPU whose
+        // task blocked in δ does not kick either (it is the first idle CPU kick_ilb would
+        // find, and with no task left it would not ask for a balance).
         if self.idle_cpu(cpu) {
             return;
         }
