@@ -330,8 +330,8 @@ fn pulls(trace: &schedlab_sim::Trace, msg: schedlab_sim::Pid) -> (u64, u64) {
 /// workload on the same VM later gave 23–51 % (docs/measurements.md). With the VM's measured
 /// housekeeping set on this scenario the model pulls it at 35–61 % over seeds 1–5: the
 /// machine's own background wakeups raise the workers' flips there (ARCHITECTURE.md,
-/// deviation 12, why grouped scenarios leave housekeeping out). Held below 95 %, a guard
-/// on the model's own figure.
+/// deviation 12; "Housekeeping" says why grouped scenarios leave it out). Held below 95 %,
+/// a guard on the model's own figure.
 #[test]
 fn the_message_thread_mostly_stays_where_it_ran() {
     let path = format!(
