@@ -241,6 +241,13 @@ pub enum Step {
     LockCpu(String),
     /// `{"unlock_cpu": "name"}`: release the lock of array `name` the task holds. Takes no time.
     UnlockCpu(String),
+    /// `{"send": "chan", "reply_to": "answers{i}"}`: write a message to `chan` that names
+    /// channel `answers{i}` for its answer (see [`Step::Reply`]); a channel written this way
+    /// is written no other way.
+    Request(String, String),
+    /// `{"reply": true}`: write a message to the channel named by the request this task last
+    /// read (`reply_to`); after a read of anything else, nothing.
+    Reply,
 }
 
 /// The machine's cache and SMT layout (`"topology": {"llc_size": L, "smt": S}`).
@@ -1120,6 +1127,11 @@ fn push_ops(
             },
             Step::LockCpu(l) => Op::LockCpu(lock_index(locks, l)),
             Step::UnlockCpu(l) => Op::UnlockCpu(lock_index(locks, l)),
+            Step::Request(c, r) => Op::Request {
+                to: chan(c.replace("{i}", i)),
+                reply_to: chan(r.replace("{i}", i)),
+            },
+            Step::Reply => Op::Reply,
             Step::Loop(n, body) => {
                 let start = ops.len() as u32;
                 push_ops(body, i, chan, locks, ops);
@@ -1183,6 +1195,13 @@ impl Step {
             }
             Step::UnlockCpu(l) => {
                 p.insert("unlock_cpu".into(), l.clone().into());
+            }
+            Step::Request(c, r) => {
+                p.insert("send".into(), c.clone().into());
+                p.insert("reply_to".into(), r.clone().into());
+            }
+            Step::Reply => {
+                p.insert("reply".into(), true.into());
             }
         }
         Value::Object(p)

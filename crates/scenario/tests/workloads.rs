@@ -71,7 +71,7 @@ fn trace(program: &[Op], cap: usize) -> Vec<Op> {
 
 fn chan<'a>(c: &'a SimConfig, op: &Op) -> &'a str {
     match op {
-        Op::Send(i) | Op::Recv(i) => &c.channels[*i as usize].name,
+        Op::Send(i) | Op::Recv(i) | Op::Request { to: i, .. } => &c.channels[*i as usize].name,
         _ => panic!("{op:?} has no channel"),
     }
 }
@@ -265,15 +265,18 @@ fn schbench_follows_schbench_c() {
     assert!(matches!(mt[0], Op::Recv(_)));
     assert_eq!(chan(&c, &mt[0]), "sb0.post");
     assert_eq!(mt[1], Op::Run(Some(Dist::Fixed(5_000))));
-    assert!(matches!(mt[2], Op::Send(_)));
-    assert_eq!(chan(&c, &mt[2]), "sb0.wake");
-    for w in &c.tasks[1..] {
+    // xlist_wake_all's fpost of the worker whose request it took.
+    assert_eq!(mt[2], Op::Reply);
+    for (i, w) in c.tasks[1..].iter().enumerate() {
         let p = &w.program;
         assert_eq!(p.len(), 6, "{p:?}");
-        assert!(matches!(p[0], Op::Send(_)));
+        // xlist_add of itself, then fpost of the message thread's futex; then fwait on its own.
+        let Op::Request { reply_to, .. } = p[0] else {
+            panic!("{:?}", p[0])
+        };
         assert_eq!(chan(&c, &p[0]), "sb0.post");
-        assert!(matches!(p[1], Op::Recv(_)));
-        assert_eq!(chan(&c, &p[1]), "sb0.wake");
+        assert_eq!(c.channels[reply_to as usize].name, format!("sb0.wake{i}"));
+        assert_eq!(p[1], Op::Recv(reply_to));
         assert_eq!(p[2], Op::Sleep(Dist::Fixed(100_000)));
         assert_eq!(p[3], Op::LockCpu(0));
         assert_eq!(p[4], Op::Run(Some(Dist::Fixed(request_ns))));
@@ -343,18 +346,19 @@ fn schbench_defaults_and_channels_per_message_thread() {
         assert_eq!(mt.len(), 1);
         assert_eq!(chan(&c, &mt[0].program[0]), format!("sb{m}.post"));
         assert_eq!(mt[0].program[1], Op::Run(Some(Dist::Fixed(2_000))));
-        assert_eq!(chan(&c, &mt[0].program[2]), format!("sb{m}.wake"));
+        assert_eq!(mt[0].program[2], Op::Reply);
         let workers: Vec<_> = c.tasks.iter().filter(|t| t.group == 2 * m + 1).collect();
         assert_eq!(workers.len(), 4);
-        for t in workers {
+        for (i, t) in workers.into_iter().enumerate() {
             assert_eq!(chan(&c, &t.program[0]), format!("sb{m}.post"));
-            assert_eq!(chan(&c, &t.program[1]), format!("sb{m}.wake"));
+            assert_eq!(chan(&c, &t.program[1]), format!("sb{m}.wake{i}"));
             // One lock array for all the run's workers, whichever message thread they post.
             assert_eq!(t.program[3], Op::LockCpu(0));
             assert_eq!(t.program[4], Op::Run(Some(Dist::Fixed(50_000))));
         }
     }
-    assert_eq!(c.channels.len(), 6);
+    // Each message thread's futex word and each worker's.
+    assert_eq!(c.channels.len(), 3 * (1 + 4));
 }
 
 #[test]

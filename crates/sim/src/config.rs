@@ -110,6 +110,22 @@ pub enum Op {
     /// it that is on a CPU retries at once, and the first to do so takes it. Does nothing if the
     /// task holds none of `set`'s locks. Takes no time.
     UnlockCpu(u32),
+    /// Write one message to channel `to`, as [`Op::Send`] does, that names channel `reply_to`
+    /// for its answer: a request with a return address, such as a schbench worker adding
+    /// itself to its message thread's list (`xlist_add`) and posting the message thread's
+    /// futex. A channel written with it is written with nothing else (checked), so every
+    /// message it holds carries one.
+    Request {
+        /// The channel written.
+        to: u32,
+        /// The channel the reader's [`Op::Reply`] writes.
+        reply_to: u32,
+    },
+    /// Write one message, as [`Op::Send`] does, to the channel named by the message this
+    /// task's last read took ([`Op::Request`]'s `reply_to`): schbench's message thread posting
+    /// the futex of a worker it took off its list (`xlist_wake_all` → `fpost`). With no such
+    /// message, nothing. Takes no time.
+    Reply,
 }
 
 /// The most per-CPU lock arrays ([`Op::LockCpu`]) a configuration may use.
@@ -525,6 +541,31 @@ pub mod limits {
 }
 
 impl SimConfig {
+    /// Per channel, whether it is written other than by [`Op::Request`]: by a send, as a
+    /// request's reply channel, by a device's completions or by an interrupt's work items.
+    fn written_otherwise(&self) -> Vec<bool> {
+        let mut w = alloc::vec![false; self.channels.len()];
+        let mut mark = |c: u32| {
+            if let Some(x) = w.get_mut(c as usize) {
+                *x = true;
+            }
+        };
+        for op in self.tasks.iter().flat_map(|t| &t.program) {
+            match *op {
+                Op::Send(c) | Op::Request { reply_to: c, .. } => mark(c),
+                _ => {}
+            }
+        }
+        for d in self.channels.iter().filter_map(|c| c.device.as_ref()) {
+            d.workqueue.iter().for_each(|&c| mark(c));
+        }
+        self.irq_load
+            .iter()
+            .filter_map(|q| q.queue_work)
+            .for_each(mark);
+        w
+    }
+
     /// Checks the engine's preconditions. A config built by the scenario crate always passes.
     pub fn check(&self) -> Result<(), String> {
         if self.cpus == 0 || self.cpus > limits::MAX_CPUS {
@@ -601,15 +642,18 @@ impl SimConfig {
             }
             if let Some(w) = q.queue_work {
                 // A plain channel that only interrupts write (its messages are work items).
-                let plain = (w as usize) < self.channels.len()
-                    && self.channels[w as usize].device.is_none()
-                    && !self.channels[w as usize].futex
-                    && !self.channels[w as usize].poll
-                    && !self
-                        .channels
-                        .iter()
-                        .any(|c| c.device.as_ref().is_some_and(|d| d.workqueue.contains(&w)))
-                    && !self.tasks.iter().any(|t| t.program.contains(&Op::Send(w)));
+                let plain =
+                    (w as usize) < self.channels.len()
+                        && self.channels[w as usize].device.is_none()
+                        && !self.channels[w as usize].futex
+                        && !self.channels[w as usize].poll
+                        && !self
+                            .channels
+                            .iter()
+                            .any(|c| c.device.as_ref().is_some_and(|d| d.workqueue.contains(&w)))
+                        && !self.tasks.iter().flat_map(|t| &t.program).any(
+                            |op| matches!(*op, Op::Send(c) | Op::Request { to: c, .. } if c == w),
+                        );
                 if !plain {
                     return Err(format!(
                         "irq source {i}: queue_work must name a plain channel that no task or device writes"
@@ -663,6 +707,7 @@ impl SimConfig {
         if self.tasks.len() > limits::MAX_TASKS {
             return Err("too many tasks".into());
         }
+        let other_writes = self.written_otherwise();
         for (i, t) in self.tasks.iter().enumerate() {
             if !(-20..=19).contains(&t.nice) {
                 return Err(format!("task {i}: nice out of range"));
@@ -688,7 +733,20 @@ impl SimConfig {
                 }
                 match *op {
                     Op::Run(_) | Op::Sleep(_) | Op::Exit | Op::WaitPeriod(_) => progress = true,
-                    Op::Recv(_) | Op::Complete => {}
+                    Op::Recv(_) | Op::Complete | Op::Reply => {}
+                    Op::Request { to, reply_to } => {
+                        if to as usize >= self.channels.len()
+                            || reply_to as usize >= self.channels.len()
+                        {
+                            return Err(format!("task {i}: unknown channel {to} or {reply_to}"));
+                        }
+                        let c = &self.channels[to as usize];
+                        if c.poll || c.device.is_some() || other_writes[to as usize] {
+                            return Err(format!(
+                                "task {i}: step {idx}: a request's channel {to} must be a pipe or a futex word that nothing else writes"
+                            ));
+                        }
+                    }
                     Op::LockCpu(set) | Op::UnlockCpu(set) => {
                         if set >= MAX_LOCK_SETS {
                             return Err(format!(

@@ -90,6 +90,7 @@ pub(super) const STEP_KEYS: &[&str] = &[
     "complete",
     "lock_cpu",
     "unlock_cpu",
+    "reply",
 ];
 pub(super) const KINDS: &str = "hackbench, schbench, pipe_pair, massive_intr, periodic, fio_like";
 /// One hour, the longest duration anywhere in a scenario.
@@ -492,6 +493,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
     };
     // The concrete channels the tasks use, once their programs have been checked.
     let mut used_channels = None;
+    let mut requested = std::collections::BTreeMap::new();
     if let (Some(ts), Some(ws), Some(cpus)) = (&tasks, &workloads, cpus) {
         let user: u64 = ts.iter().map(|t| t.count).sum();
         let generated = ws
@@ -552,7 +554,9 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                     ),
                 );
             } else {
-                used_channels = Some(check_channels(&mut p, &all, &irq_work));
+                let (used, requests) = check_channels(&mut p, &all, &irq_work);
+                used_channels = Some(used);
+                requested = requests;
                 program::check_locks(&mut p, &all);
             }
         }
@@ -742,6 +746,34 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                         ),
                     );
                     break;
+                }
+            }
+        }
+    }
+    // A channel requests are written to is a pipe or a futex word, and no device's workqueue.
+    if let Some(chans) = &channels {
+        for (name, path) in &requested {
+            if let Some(c) = chans
+                .iter()
+                .find(|c| c.matches(name) && (c.poll || c.device.is_some()))
+            {
+                p.err(
+                    path,
+                    format!(
+                        "channel \"{name}\" is listed in channels as {}; a request's channel is a pipe or a futex word",
+                        if c.poll { "a polled pipe" } else { "a device" }
+                    ),
+                );
+            }
+            let workqueue = chans
+                .iter()
+                .filter_map(|c| c.device.as_ref()?.workqueue.as_ref());
+            for w in workqueue {
+                if (0..cpus.unwrap_or(0)).any(|k| w.replace("{cpu}", &k.to_string()) == *name) {
+                    p.err(
+                        path,
+                        format!("channel \"{name}\" is a device's workqueue; a request's channel carries only requests"),
+                    );
                 }
             }
         }

@@ -303,7 +303,9 @@ pub(super) fn program(p: &mut P, path: &str, v: &Value) -> Option<Vec<Step>> {
             | Step::Affinity(_)
             | Step::Complete(_)
             | Step::LockCpu(_)
-            | Step::UnlockCpu(_) => false,
+            | Step::UnlockCpu(_)
+            | Step::Request(..)
+            | Step::Reply => false,
         }
     }
     if !steps.iter().any(progresses) {
@@ -385,6 +387,27 @@ pub(super) fn loop_step(p: &mut P, path: &str, o: &Map<String, Value>) -> Option
     Some(Step::Loop(times?, body?))
 }
 
+/// `{"send": "chan", "reply_to": "answers{i}"}`.
+fn request_step(p: &mut P, path: &str, o: &Map<String, Value>) -> Option<Step> {
+    p.unknown_keys(path, o, &["send", "reply_to"]);
+    let name = |p: &mut P, key: &str, what: &str| -> Option<String> {
+        let kp = join(path, key);
+        let Some(v) = o.get(key) else {
+            p.err(&kp, format!("missing (required with {what})"));
+            return None;
+        };
+        let name = p.string(&kp, v, 64)?;
+        if name.is_empty() {
+            p.err(&kp, "channel name must not be empty");
+            return None;
+        }
+        Some(name)
+    };
+    let to = name(p, "send", "reply_to: the channel the request is written to");
+    let reply = name(p, "reply_to", "send: the channel its answer comes back on");
+    Some(Step::Request(to?, reply?))
+}
+
 pub(super) fn step(p: &mut P, path: &str, v: &Value) -> Option<Step> {
     let Value::Object(o) = v else {
         p.err(
@@ -398,6 +421,9 @@ pub(super) fn step(p: &mut P, path: &str, v: &Value) -> Option<Step> {
     };
     if o.contains_key("loop") || o.contains_key("steps") {
         return loop_step(p, path, o);
+    }
+    if o.contains_key("reply_to") {
+        return request_step(p, path, o);
     }
     if o.len() != 1 {
         p.err(
@@ -468,6 +494,13 @@ pub(super) fn step(p: &mut P, path: &str, v: &Value) -> Option<Step> {
             }
             Some(Step::Affinity(cpus))
         }
+        "reply" => match val {
+            Value::Bool(true) => Some(Step::Reply),
+            _ => {
+                p.err(&kp, format!("expected true, got {}", show(val)));
+                None
+            }
+        },
         "exit" => match val {
             Value::Bool(true) => Some(Step::Exit),
             _ => {
@@ -596,27 +629,45 @@ pub(super) fn check_locks(p: &mut P, tasks: &[TaskGroup]) {
     }
 }
 
+/// How a step uses a channel, for [`check_channels`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Use {
+    Write,
+    Read,
+    /// Written by a request (`{"send": …, "reply_to": …}`): nothing else may write it.
+    Request,
+}
+
 /// Every channel that is read must be written somewhere, and the other way round: a typo in a
 /// channel name would otherwise leave a task blocked forever.
-/// Checks that every channel read is written and every channel written is read; returns the
-/// concrete names of all channels the tasks use. `irq_work` are the interrupts' workqueue
-/// channels (`"irq"`'s `"queue_work"`, with their paths): written by interrupts only, and each
-/// must be read by a task (its kworker).
+/// Checks that every channel read is written and every channel written is read, and that a
+/// channel requests are written to is written no other way; returns the concrete names of all
+/// channels the tasks use, and those written by requests with the path of one such step.
+/// `irq_work` are the interrupts' workqueue channels (`"irq"`'s `"queue_work"`, with their
+/// paths): written by interrupts only, and each must be read by a task (its kworker).
 pub(super) fn check_channels(
     p: &mut P,
     tasks: &[TaskGroup],
     irq_work: &[(String, String)],
-) -> std::collections::BTreeSet<String> {
-    use std::collections::BTreeSet;
+) -> (
+    std::collections::BTreeSet<String>,
+    std::collections::BTreeMap<String, String>,
+) {
+    use std::collections::{BTreeMap, BTreeSet};
     /// Sends and reads of `steps` (inside loops too) with their paths.
-    fn walk<'a>(steps: &'a [Step], path: &str, out: &mut Vec<(bool, &'a str, String)>) {
+    fn walk<'a>(steps: &'a [Step], path: &str, out: &mut Vec<(Use, &'a str, String)>) {
         for (i, s) in steps.iter().enumerate() {
             match s {
-                Step::Send(c) => out.push((true, c, format!("{path}[{i}].send"))),
+                Step::Send(c) => out.push((Use::Write, c, format!("{path}[{i}].send"))),
                 // A kworker's completions stand for the writes to its workqueue, which the
                 // device makes.
-                Step::Complete(c) => out.push((true, c, format!("{path}[{i}].complete"))),
-                Step::Recv(c) => out.push((false, c, format!("{path}[{i}].recv"))),
+                Step::Complete(c) => out.push((Use::Write, c, format!("{path}[{i}].complete"))),
+                Step::Recv(c) => out.push((Use::Read, c, format!("{path}[{i}].recv"))),
+                // A request's reply channel is written by the reader's reply.
+                Step::Request(c, r) => {
+                    out.push((Use::Request, c, format!("{path}[{i}].send")));
+                    out.push((Use::Write, r, format!("{path}[{i}].reply_to")));
+                }
                 Step::Loop(_, body) => walk(body, &format!("{path}[{i}].steps"), out),
                 _ => {}
             }
@@ -625,22 +676,47 @@ pub(super) fn check_channels(
     // Concrete channel names, with `{i}` expanded for every instance of its group.
     let mut sent = BTreeSet::new();
     let mut read = BTreeSet::new();
+    let mut requested: BTreeMap<String, String> = BTreeMap::new();
     let mut uses: Vec<(bool, String, String)> = vec![];
     for (g, t) in tasks.iter().enumerate() {
         let mut steps = vec![];
         walk(&t.program, &format!("tasks[{g}].program"), &mut steps);
-        for (is_send, c, path) in steps {
+        for (how, c, path) in steps {
             let instances = if c.contains("{i}") { t.count } else { 1 };
             for n in 0..instances {
                 let name = c.replace("{i}", &n.to_string());
-                if is_send {
-                    sent.insert(name.clone());
-                } else {
-                    read.insert(name.clone());
+                match how {
+                    Use::Read => {
+                        read.insert(name.clone());
+                    }
+                    Use::Request => {
+                        requested.entry(name.clone()).or_insert(path.clone());
+                        sent.insert(name.clone());
+                    }
+                    Use::Write => {
+                        sent.insert(name.clone());
+                    }
                 }
-                uses.push((is_send, name, path.clone()));
+                if how != Use::Request {
+                    uses.push((how == Use::Write, name, path.clone()));
+                }
             }
         }
+    }
+    for (name, by) in &requested {
+        let other = uses
+            .iter()
+            .find(|(w, n, _)| *w && n == name)
+            .map(|(_, _, path)| path.as_str());
+        if let Some(other) = other {
+            p.err(
+                other,
+                format!("channel \"{name}\" carries requests (written with reply_to by {by}); nothing else may write it, as each of its messages names where its answer goes"),
+            );
+        }
+    }
+    for (name, path) in &requested {
+        uses.push((true, name.clone(), path.clone()));
     }
     for (name, path) in irq_work {
         if !read.contains(name) {
@@ -673,5 +749,5 @@ pub(super) fn check_channels(
             reported.remove(&path);
         }
     }
-    sent.union(&read).cloned().collect()
+    (sent.union(&read).cloned().collect(), requested)
 }

@@ -109,15 +109,16 @@ pub(crate) fn channel_specs(cpus: u64, workloads: &[Workload]) -> Vec<crate::Cha
             }
         }
         if let Workload::Schbench(s) = w {
-            // Each thread's futex word (fpost / fwait): a wake without WF_SYNC. At most one
-            // post per worker is outstanding, so neither ever fills.
+            // Each thread's futex word (fpost / fwait): a wake without WF_SYNC. The message
+            // thread's word carries the workers' requests (at most one outstanding per worker),
+            // each worker's its own wakes (at most one outstanding), so none ever fills.
             let prefix = prefix_of(workloads, k);
             let workers = s.workers_for(cpus);
             for m in 0..s.message_threads {
-                for name in ["post", "wake"] {
+                for (name, capacity) in [("post", workers), ("wake{i}", 1)] {
                     out.push(crate::ChannelSpec {
                         name: format!("{prefix}{m}.{name}"),
-                        capacity: workers,
+                        capacity,
                         wake_writer_at: None,
                         futex: true,
                         poll: false,
@@ -275,13 +276,13 @@ pub(crate) fn expand(
                     None => Step::Run(Duration::Fixed(Number::from(s.request_ns())), Unit::Ns),
                 };
                 for m in 0..s.message_threads {
-                    let (post, wake) = (format!("{prefix}{m}.post"), format!("{prefix}{m}.wake"));
-                    // Sleep on its futex until a worker posts; wake one queued worker per post.
-                    let mt = vec![
-                        Step::Recv(post.clone()),
-                        run_us(&s.think_us),
-                        Step::Send(wake.clone()),
-                    ];
+                    let (post, wake) = (
+                        format!("{prefix}{m}.post"),
+                        format!("{prefix}{m}.wake{{i}}"),
+                    );
+                    // Sleep on its futex until a worker posts; take each queued worker off
+                    // its list and post that worker's futex (xlist_wake_all).
+                    let mt = vec![Step::Recv(post.clone()), run_us(&s.think_us), Step::Reply];
                     add(
                         &mut groups,
                         Role::MessageThread,
@@ -290,7 +291,7 @@ pub(crate) fn expand(
                     // msg_and_wait (post the message thread, wait on its own futex), then a
                     // request: usleep, then do_work's matrix multiplications.
                     let mut worker = vec![
-                        Step::Send(post),
+                        Step::Request(post, wake.clone()),
                         Step::Recv(wake),
                         Step::Sleep(Duration::Fixed(s.sleep_us.clone()), Unit::Us),
                     ];

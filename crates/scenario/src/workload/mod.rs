@@ -199,11 +199,13 @@ impl Default for Hackbench {
 /// does no work of its own: it sleeps on its futex until a worker posts, wakes every worker
 /// queued on its list (`xlist_wake_all`), and sleeps again; it never waits for answers.
 ///
-/// The model keeps that shape with two futex channels per message thread (`sb{m}.post`,
-/// `sb{m}.wake`, both `"futex": true`): a worker sends to `post` and reads `wake`, a message
-/// thread reads `post`, pays `think_us` and sends to `wake`, once per queued worker. A post or
-/// wake that finds nobody waiting is kept, as the futex word stays set until its owner's next
-/// `fwait`. Wakeup latency (schbench's: from the message thread's wake to the worker running)
+/// The model keeps that shape with futex channels (`"futex": true`): the message thread's
+/// word `sb{m}.post` and each worker's own `sb{m}.wake{i}`. A worker writes a request to `post`
+/// that names its own word for the answer (`{"send": "sb0.post", "reply_to": "sb0.wake{i}"}`:
+/// it adds itself to the list, then posts) and reads its word; a message thread reads `post`,
+/// pays `think_us` and posts the word of the worker whose request it took (`{"reply": true}`),
+/// once per queued worker. A post that finds nobody waiting is kept, as the futex word stays
+/// set until its owner's next `fwait`. Wakeup latency (schbench's: from the message thread's wake to the worker running)
 /// and request latency (from the start of the `usleep` to the end of the math) are what
 /// schbench reports.
 ///

@@ -97,8 +97,9 @@ struct TaskCtl {
     /// In a system call that has done its work (a send, a read that found its message): it
     /// returns to user space before the next op (`program.rs`, `syscall_exit`).
     syscall: bool,
-    /// A kworker's work item: the device channel of the I/O completion it took with its last
-    /// read of a workqueue channel, delivered by `Op::Complete`.
+    /// What the message taken by its last read carries: a kworker's work item (the device
+    /// channel of an I/O completion, delivered by `Op::Complete`) or a request's reply channel
+    /// (written by `Op::Reply`).
     work: Option<u32>,
     /// `p->cpus_ptr`, sorted: the configured affinity until an [`Op::Affinity`] step changes it.
     ///

@@ -165,49 +165,25 @@ impl Simulator {
                     self.sleep_for(id, start + k * period - self.now);
                     return;
                 }
-                Op::Send(ch) if self.cfg.channels[ch as usize].device.is_some() => {
-                    // io_submit: the I/O is in flight; the device answers later (io.rs).
-                    self.advance_pc(id);
-                    self.io_submit(id, ch, cpu);
-                }
                 Op::Send(ch) => {
-                    let chan = &mut self.chans[ch as usize];
-                    if chan.count >= chan.capacity {
-                        // pipe_write on a full pipe: sleep until a reader makes room.
-                        chan.writers.push_back(id);
-                        self.block(id, TState::Sleeping);
+                    if !self.send(id, ch, cpu, None) {
                         return;
                     }
-                    if self.cfg.channels[ch as usize].poll {
-                        // pipe_write → wake_up_interruptible_sync_poll: every poller, from the
-                        // head of the wait queue (the latest to wait first), WF_SYNC; the
-                        // message stays for later polls.
-                        chan.count += 1;
-                        self.advance_pc(id);
-                        while let Some(r) = self.chans[ch as usize].readers.pop_back() {
-                            self.try_to_wake_up(r, cpu, Some(id), true);
-                        }
-                        self.tasks[id].syscall = true;
-                        continue;
-                    }
-                    let futex = self.cfg.channels[ch as usize].futex;
-                    let reader = chan.readers.pop_front();
-                    match reader {
-                        // fpost: the waiter's own futex word is set, so the message is its
-                        // alone; its FUTEX_WAIT returns (the read is done).
-                        Some(r) if futex => {
-                            self.advance_pc(r);
-                            self.tasks[r].stats.reads += 1;
-                        }
-                        _ => self.chans[ch as usize].count += 1,
-                    }
-                    self.advance_pc(id);
-                    if let Some(r) = reader {
-                        // pipe_write wakes with WF_SYNC; FUTEX_WAKE without it.
-                        self.try_to_wake_up(r, cpu, Some(id), !futex);
-                    }
-                    self.tasks[id].syscall = true;
                 }
+                Op::Request { to, reply_to } => {
+                    if !self.send(id, to, cpu, Some(reply_to)) {
+                        return;
+                    }
+                }
+                Op::Reply => match self.tasks[id].work {
+                    Some(ch) => {
+                        if !self.send(id, ch, cpu, None) {
+                            return;
+                        }
+                        self.tasks[id].work = None;
+                    }
+                    None => self.advance_pc(id),
+                },
                 Op::Recv(ch) if self.cfg.channels[ch as usize].poll => {
                     // poll() on the pipe: readable returns at once and reads nothing; else
                     // wait on its queue (poll_wait) until a send wakes every waiter.
@@ -351,6 +327,63 @@ impl Simulator {
         }
         let gen = self.tasks[id].gen;
         self.push(self.now, Ev::Resume(id as u32, gen));
+    }
+
+    /// `id`, running on `cpu`, writes one message to channel `ch` (carrying `payload`: a
+    /// request's reply channel) and its op is done; false when the channel is full and `id`
+    /// now waits for room (the op runs again when it is woken).
+    fn send(&mut self, id: Tid, ch: u32, cpu: u32, payload: Option<u32>) -> bool {
+        if self.cfg.channels[ch as usize].device.is_some() {
+            // io_submit: the I/O is in flight; the device answers later (io.rs).
+            self.advance_pc(id);
+            self.io_submit(id, ch, cpu);
+            return true;
+        }
+        let chan = &mut self.chans[ch as usize];
+        if chan.count >= chan.capacity {
+            // pipe_write on a full pipe: sleep until a reader makes room.
+            chan.writers.push_back(id);
+            self.block(id, TState::Sleeping);
+            return false;
+        }
+        if self.cfg.channels[ch as usize].poll {
+            // pipe_write → wake_up_interruptible_sync_poll: every poller, from the head of the
+            // wait queue (the latest to wait first), WF_SYNC; the message stays for later polls.
+            chan.count += 1;
+            self.advance_pc(id);
+            while let Some(r) = self.chans[ch as usize].readers.pop_back() {
+                self.try_to_wake_up(r, cpu, Some(id), true);
+            }
+            self.tasks[id].syscall = true;
+            return true;
+        }
+        let futex = self.cfg.channels[ch as usize].futex;
+        let reader = chan.readers.pop_front();
+        match reader {
+            // fpost: the waiter's own futex word is set, so the message is its alone; its
+            // FUTEX_WAIT returns (the read is done).
+            Some(r) if futex => {
+                self.advance_pc(r);
+                self.tasks[r].stats.reads += 1;
+                if payload.is_some() {
+                    self.tasks[r].work = payload;
+                }
+            }
+            _ => {
+                let chan = &mut self.chans[ch as usize];
+                chan.count += 1;
+                if let Some(p) = payload {
+                    chan.payloads.push_back(p);
+                }
+            }
+        }
+        self.advance_pc(id);
+        if let Some(r) = reader {
+            // pipe_write wakes with WF_SYNC; FUTEX_WAKE without it.
+            self.try_to_wake_up(r, cpu, Some(id), !futex);
+        }
+        self.tasks[id].syscall = true;
+        true
     }
 
     /// A system call (a send, or a read that found its message) returns to user space, after
