@@ -142,7 +142,7 @@ fn near(what: &str, model: f64, runs: &[f64], tol: f64) {
 /// Without the lock the model, given only the math's measured distribution, predicts the
 /// contended runs: throughput within 10 %, the request percentiles within 15 %, the median
 /// wakeup is immediate on both, the wakeup p90 within 20 % and the p99 within 15 % (model
-/// 2 042 and 4 424 µs, seeds 1-5: 2 042-2 380 and 4 424-4 456; the machine 2 212-2 228 and
+/// 2 228 and 4 440 µs, seeds 1-5: 2 228-2 508 and 4 440-4 680; the machine 2 212-2 228 and
 /// 4 440-4 824). Those two counted only the wakeups of workers asleep in their `fwait`
 /// before the report took a sample per request as schbench does (3 564 and 6 072 µs then),
 /// and read 2 388 and 4 472 µs while the workers shared one futex channel for their wakes.
@@ -171,9 +171,9 @@ fn without_the_lock_the_model_predicts_the_machine() {
 /// The lock halves the machine's throughput (a worker preempted inside its math keeps its
 /// CPU's lock and the other worker there spins); the model loses as much: in both, at least
 /// 40 % of the requests and the request median at least 1.5× longer. With the lock the model
-/// predicts the machine's throughput within 15 % (187 against 201-214 requests/s; 187-192
+/// predicts the machine's throughput within 15 % (196 against 201-214 requests/s; 186-196
 /// over seeds 1-5), its request p90 and p99 and its wakeup p99 within 15 %, and its wakeup
-/// p90 within a factor of 2 (3 036 µs against 4 312-4 424; 3 036-3 260 over seeds). Its
+/// p90 within a factor of 2 (3 468 µs against 4 312-4 424; 2 860-3 468 over seeds). Its
 /// request median is 35 % longer than the machine's (23.9 ms against 17.1-18.7), not held
 /// (ARCHITECTURE.md, deviation 12).
 #[test]

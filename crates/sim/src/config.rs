@@ -111,10 +111,14 @@ pub enum Op {
     /// task holds none of `set`'s locks. Takes no time.
     UnlockCpu(u32),
     /// Write one message to channel `to`, as [`Op::Send`] does, that names channel `reply_to`
-    /// for its answer: a request with a return address, such as a schbench worker adding
-    /// itself to its message thread's list (`xlist_add`) and posting the message thread's
-    /// futex. A channel written with it is written with nothing else (checked), so every
-    /// message it holds carries one.
+    /// for its answer: a request with a return address. A channel written with it is written
+    /// with nothing else (checked), so every message it holds carries one. On a pipe the
+    /// requests queue in order. On a futex word ([`Channel::futex`]) they go onto a list
+    /// beside the word, as schbench's worker adds itself to its message thread's list
+    /// (`xlist_add`, a lock-free push at the head) and then posts the word: a waiting reader
+    /// is woken and takes the list when it runs, and a read with no taken requests left
+    /// takes the whole list at once (`xlist_splice`) and returns its requests newest first,
+    /// one a read, without waiting (the list walk of `xlist_wake_all`).
     Request {
         /// The channel written.
         to: u32,
@@ -150,7 +154,8 @@ pub struct Channel {
     /// `pipe_write` passes it. A message sent to a waiting reader is that reader's (its read
     /// is done when it wakes; no other reader can take it, as each waiter has a word of its
     /// own); one sent while no reader waits is kept, as a futex word set before its waiter
-    /// gets to `FUTEX_WAIT` makes the wait return at once.
+    /// gets to `FUTEX_WAIT` makes the wait return at once. Requests ([`Op::Request`]) go onto
+    /// a list beside the word instead, which the woken reader takes when it runs.
     pub futex: bool,
     /// A pipe its readers wait on in `poll()` rather than `read()`: a waiting reader is on
     /// the pipe's wait queue non-exclusively, added at its head (`poll_wait` →

@@ -202,10 +202,11 @@ impl Default for Hackbench {
 /// The model keeps that shape with futex channels (`"futex": true`): the message thread's
 /// word `sb{m}.post` and each worker's own `sb{m}.wake{i}`. A worker writes a request to `post`
 /// that names its own word for the answer (`{"send": "sb0.post", "reply_to": "sb0.wake{i}"}`:
-/// it adds itself to the list, then posts) and reads its word; a message thread reads `post`,
-/// pays `think_us` and posts the word of the worker whose request it took (`{"reply": true}`),
-/// once per queued worker. A post that finds nobody waiting is kept, as the futex word stays
-/// set until its owner's next `fwait`. Wakeup latency (schbench's: from the message thread's wake to the worker running)
+/// it adds itself to the list, then posts) and reads its word; a message thread reads `post`
+/// (taking the whole list when it has walked the last one, newest first, as `xlist_splice`
+/// and the walk do), pays `think_us` and posts the word of the worker whose request it took
+/// (`{"reply": true}`), once per listed worker. A post that finds nobody waiting is kept, as
+/// the futex word stays set until its owner's next `fwait`. Wakeup latency (schbench's: from the message thread's wake to the worker running)
 /// and request latency (from the start of the `usleep` to the end of the math) are what
 /// schbench reports.
 ///

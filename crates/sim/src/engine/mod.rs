@@ -101,6 +101,9 @@ struct TaskCtl {
     /// channel of an I/O completion, delivered by `Op::Complete`) or a request's reply channel
     /// (written by `Op::Reply`).
     work: Option<u32>,
+    /// Requests taken off a futex word's list and not yet read, as (channel, reply channel),
+    /// the next to read last (`Op::Recv` on a futex word carrying `Op::Request`s).
+    batch: Vec<(u32, u32)>,
     /// `p->cpus_ptr`, sorted: the configured affinity until an [`Op::Affinity`] step changes it.
     ///
     /// [`Op::Affinity`]: crate::config::Op::Affinity
@@ -338,6 +341,7 @@ impl Simulator {
                 owed_ns: 0,
                 syscall: false,
                 work: None,
+                batch: Vec::new(),
                 affinity: {
                     let mut a = t.affinity.clone();
                     a.sort_unstable();

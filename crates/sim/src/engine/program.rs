@@ -196,6 +196,35 @@ impl Simulator {
                     }
                 }
                 Op::Recv(ch) => {
+                    if let Some(k) = self.tasks[id].batch.iter().rposition(|b| b.0 == ch) {
+                        // The next request of the list it took: a walk in user space.
+                        let (_, reply) = self.tasks[id].batch.remove(k);
+                        self.tasks[id].work = Some(reply);
+                        self.tasks[id].stats.reads += 1;
+                        self.advance_pc(id);
+                        continue;
+                    }
+                    let chan = &mut self.chans[ch as usize];
+                    if chan.count > 0
+                        && self.cfg.channels[ch as usize].futex
+                        && !chan.payloads.is_empty()
+                    {
+                        // xlist_splice: the whole list, newest first (it was pushed at its
+                        // head); the reader answers one request a read.
+                        let n = chan.payloads.len() as u64;
+                        chan.count -= n;
+                        let t = &mut self.tasks[id];
+                        t.batch.extend(chan.payloads.drain(..).map(|r| (ch, r)));
+                        t.work = t.batch.pop().map(|b| b.1);
+                        t.stats.reads += 1;
+                        self.advance_pc(id);
+                        // Writers waiting for room retry (they find it empty).
+                        while let Some(w) = self.chans[ch as usize].writers.pop_front() {
+                            self.try_to_wake_up(w, cpu, Some(id), false);
+                        }
+                        self.tasks[id].syscall = true;
+                        continue;
+                    }
                     let chan = &mut self.chans[ch as usize];
                     if chan.count > 0 {
                         chan.count -= 1;
@@ -361,13 +390,11 @@ impl Simulator {
         let reader = chan.readers.pop_front();
         match reader {
             // fpost: the waiter's own futex word is set, so the message is its alone; its
-            // FUTEX_WAIT returns (the read is done).
-            Some(r) if futex => {
+            // FUTEX_WAIT returns (the read is done). A request goes onto the word's list,
+            // which the woken reader takes when it runs.
+            Some(r) if futex && payload.is_none() => {
                 self.advance_pc(r);
                 self.tasks[r].stats.reads += 1;
-                if payload.is_some() {
-                    self.tasks[r].work = payload;
-                }
             }
             _ => {
                 let chan = &mut self.chans[ch as usize];
