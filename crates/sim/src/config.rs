@@ -128,7 +128,8 @@ pub enum Op {
     /// Write one message, as [`Op::Send`] does, to the channel named by the message this
     /// task's last read took ([`Op::Request`]'s `reply_to`): schbench's message thread posting
     /// the futex of a worker it took off its list (`xlist_wake_all` → `fpost`). With no such
-    /// message, nothing. Takes no time.
+    /// message (its last read took anything else, or it has answered it), nothing. Takes no
+    /// time.
     Reply,
 }
 

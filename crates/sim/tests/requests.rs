@@ -68,3 +68,32 @@ fn a_request_channel_is_written_only_by_requests() {
     c.tasks[1].program[0] = Op::Request { to: 0, reply_to: 7 };
     assert!(c.check().is_err());
 }
+
+#[test]
+fn a_reply_answers_only_the_request_just_read() {
+    // The server reads a request, then a plain message on channel 2 (a ticker's), then
+    // replies: its last read named no answer's channel, so the reply writes nothing and the
+    // client waits for ever.
+    let mut c = pair(vec![
+        Op::Request { to: 0, reply_to: 1 },
+        Op::Recv(1),
+        Op::Run(Some(Dist::Fixed(US))),
+    ]);
+    c.tasks[0].program = vec![
+        Op::Recv(0),
+        Op::Recv(2),
+        Op::Run(Some(Dist::Fixed(US))),
+        Op::Reply,
+    ];
+    c.tasks.push(task(
+        "ticker",
+        0,
+        SchedPolicy::Normal,
+        vec![Op::Send(2), Op::Sleep(Dist::Fixed(MS))],
+    ));
+    c.channels.push(Channel::unbounded("tick"));
+    assert!(c.check().is_ok(), "{:?}", c.check());
+    let out = run(&c, "eevdf-6.19");
+    assert_eq!(out.tasks[1].reads, 0, "the client got no answer");
+    assert_eq!(out.tasks[0].reads, 2, "one request and one tick read");
+}

@@ -188,6 +188,7 @@ impl Simulator {
                     // poll() on the pipe: readable returns at once and reads nothing; else
                     // wait on its queue (poll_wait) until a send wakes every waiter.
                     if self.chans[ch as usize].count > 0 {
+                        self.tasks[id].work = None;
                         self.advance_pc(id);
                     } else {
                         self.chans[ch as usize].readers.push_back(id);
@@ -233,10 +234,12 @@ impl Simulator {
                             // it runs the function: the next interrupt queues it again.
                             Some(item) if item & super::irq::IRQ_WORK != 0 => {
                                 self.irq_pending[(item & !super::irq::IRQ_WORK) as usize] = false;
+                                self.tasks[id].work = None;
                             }
-                            // A kworker takes a work item off its workqueue.
+                            // A kworker takes a work item off its workqueue (or a reader a
+                            // request off a pipe).
                             Some(item) => self.tasks[id].work = Some(item),
-                            None => {}
+                            None => self.tasks[id].work = None,
                         }
                         if self.cfg.channels[ch as usize].device.is_some() {
                             self.tasks[id].stats.io_completions += 1;
@@ -395,6 +398,7 @@ impl Simulator {
             Some(r) if futex && payload.is_none() => {
                 self.advance_pc(r);
                 self.tasks[r].stats.reads += 1;
+                self.tasks[r].work = None;
             }
             _ => {
                 let chan = &mut self.chans[ch as usize];
@@ -445,9 +449,12 @@ impl Simulator {
         self.locks.owner[key] = None;
         for i in 0..self.locks.spinners[key].len() {
             let t = self.locks.spinners[key][i];
-            if self.tasks[t].burst == Burst::Spin {
-                let gen = self.tasks[t].gen;
-                self.push(self.now, Ev::Resume(t as u32, gen));
+            // A spinner whose retry is already due (an earlier release at this instant: a
+            // task that took this lock after migrating drops it at once) retries once.
+            let ev = Ev::Resume(t as u32, self.tasks[t].gen);
+            let due = self.queue.pending(ev).is_some_and(|old| self.live(old));
+            if self.tasks[t].burst == Burst::Spin && !due {
+                self.push(self.now, ev);
             }
         }
     }
