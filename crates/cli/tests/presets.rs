@@ -9,7 +9,7 @@ use std::sync::{Mutex, OnceLock};
 
 use schedlab_report::workload as wl;
 use schedlab_scenario::presets::{preset, presets};
-use schedlab_scenario::{Role, Scenario};
+use schedlab_scenario::{Role, Scenario, Workload};
 use schedlab_sim::{simulate, EventKind, Output, Pid, PrevState};
 
 /// A preset's scenario and one output per variant.
@@ -188,17 +188,27 @@ fn hackbench_time(s: &Scenario, o: &Output) -> u64 {
 
 /// schbench's figures per variant, as its report gives them: (wakeup p50 / p90 / p99 / p99.9,
 /// request p50 / p90 / p99, requests a second), µs; with one wakeup sample per request
-/// (`msg_and_wait`), as the thread's counts show, checked within 2 %.
+/// (`msg_and_wait`), as the thread's counts show, checked within 2 %, and no request shorter
+/// than its `usleep` and its math.
 fn schbench_figures(s: &Scenario, outs: &[Output]) -> Vec<([u64; 4], [u64; 3], f64)> {
+    let Some(Workload::Schbench(params)) = s.workloads().into_iter().map(|i| i.params).next()
+    else {
+        panic!("no schbench in {}", s.name)
+    };
     outs.iter()
         .map(|o| {
             let w = role_pids(s, o, Role::Worker);
             let m = role_pids(s, o, Role::MessageThread);
-            let sb = wl::schbench_samples(&o.trace, &w, &m);
+            let sb = wl::schbench_samples(&o.trace, &w, &m, params.sleep_ns());
             let (n, r) = (sb.wakeup_ns.len() as f64, sb.done_ns.len() as f64);
             assert!(
                 (n - r).abs() <= 0.02 * r,
                 "{n} wakeup samples, {r} requests"
+            );
+            let shortest = sb.request_ns.iter().min().copied().unwrap_or(0);
+            assert!(
+                shortest >= params.sleep_ns() + params.request_ns(),
+                "a request of {shortest} ns, shorter than its usleep and math"
             );
             let p = wl::latency_percentiles_us(&sb.wakeup_ns);
             let q = wl::latency_percentiles_us(&sb.request_ns);
@@ -219,7 +229,7 @@ fn within_twice(what: &str, model: f64, thread: f64) {
 /// Seed 000's schbench run: no real difference in wakeup latency or RPS with RUN_TO_PARITY
 /// (the thread: p90 3772 µs in both, p99 7448 / 7496 µs, one wakeup sample per request:
 /// 941 339 and 941 598). The model at the preset's shape (`-m 4 -t 16` on 32 CPUs), with
-/// schbench's samples: p90 3172 / 3164 µs, p99 3988 / 3980 µs, 5 363 wakeup samples for 5 297
+/// schbench's samples: p90 3172 / 3164 µs, p99 3988 / 3980 µs, 5 365 wakeup samples for 5 299
 /// requests. Held: the two variants' p90 within 25 % of each other and of the thread's, p99
 /// within 50 % of each other (the thread's p99 is nearly twice the model's: ARCHITECTURE.md,
 /// deviation 12), RPS within 10 %, a wakeup sample per request within 2 %.

@@ -107,7 +107,7 @@ fn model_run(
 /// [`model_run`] over 10 s, as schbench reports it.
 fn model(lock: bool, mean_us: f64, sd_us: f64) -> Figures {
     let (o, msg, workers) = model_run(lock, mean_us, sd_us, 10_000);
-    let sb = wl::schbench_samples(&o.trace, &workers, &[msg]);
+    let sb = wl::schbench_samples(&o.trace, &workers, &[msg], wl::SCHBENCH_USLEEP_NS);
     Figures {
         rps: sb.done_ns.len() as f64 / (o.trace.end_ns as f64 / 1e9),
         wakeup: schbench_percentiles(&sb.wakeup_ns),
@@ -496,7 +496,7 @@ fn the_samples_read_off_a_real_trace_are_schbench_s_own() {
     } in traced_runs()
     {
         let (imp, msg, workers) = real_threads(&bytes, &mode);
-        let sb = wl::schbench_samples(&imp.trace, &workers, &[msg]);
+        let sb = wl::schbench_samples(&imp.trace, &workers, &[msg], wl::SCHBENCH_USLEEP_NS);
         let (n, r) = (sb.wakeup_ns.len() as f64, sb.request_ns.len() as f64);
         assert!(
             (n - samples).abs() <= 0.02 * samples && (r - samples).abs() <= 0.02 * samples,
@@ -543,7 +543,9 @@ fn message_thread_us_per_request(
             _ => None,
         })
         .sum();
-    let requests = wl::schbench_samples(trace, workers, &[msg]).done_ns.len();
+    let requests = wl::schbench_samples(trace, workers, &[msg], wl::SCHBENCH_USLEEP_NS)
+        .done_ns
+        .len();
     ns as f64 / 1000.0 / requests.max(1) as f64
 }
 

@@ -63,7 +63,7 @@ pub fn workload_figures(infos: &[WorkloadInfo], r: &Output) -> Figures {
             Workload::Schbench(s) => {
                 let workers = pids_of(r, info, &[Role::Worker]);
                 let msg = pids_of(r, info, &[Role::MessageThread]);
-                let sb = wl::schbench_samples(&r.trace, &workers, &msg);
+                let sb = wl::schbench_samples(&r.trace, &workers, &msg, s.sleep_ns());
                 let rps = wl::per_second(&sb.done_ns, end);
                 text.push_str(&wl::format_schbench(
                     (end / 1_000_000_000).max(1),

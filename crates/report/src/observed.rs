@@ -12,7 +12,7 @@
 //! ```
 
 use schedlab_scenario::presets::ThreadFigure;
-use schedlab_scenario::{Role, Scenario};
+use schedlab_scenario::{Role, Scenario, Workload};
 use schedlab_sim::Output;
 
 use crate::figures::{role_pids, summaries};
@@ -94,7 +94,14 @@ pub fn model_value(key: &str, sc: &Scenario, out: &Output) -> Option<f64> {
         let infos = sc.workloads();
         let workers = role_pids(&infos, out, &[Role::Worker]);
         let msg = role_pids(&infos, out, &[Role::MessageThread]);
-        (!workers.is_empty()).then(|| wl::schbench_samples(&out.trace, &workers, &msg))
+        let sleep_ns = infos
+            .iter()
+            .find_map(|i| match &i.params {
+                Workload::Schbench(s) => Some(s.sleep_ns()),
+                _ => None,
+            })
+            .unwrap_or(wl::SCHBENCH_USLEEP_NS);
+        (!workers.is_empty()).then(|| wl::schbench_samples(&out.trace, &workers, &msg, sleep_ns))
     };
     let pct = |samples: &mut Vec<u64>, p: f64| {
         samples.sort_unstable();

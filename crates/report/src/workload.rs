@@ -276,15 +276,43 @@ struct SbWorker {
     post: Option<(u64, Pid)>,
     /// That message thread's first switch-in after the post: its list walk.
     walk: Option<u64>,
+    /// Taken for the message thread's wake while it was `Posted`, should the worker's next run
+    /// show it was the `usleep`'s timer: its request's start, the sample the timer would have
+    /// given, and the index of the sample taken instead.
+    alt: Option<(Option<u64>, Option<u64>, usize)>,
+    /// `Started`: its CPU time since the wake (to its last switch-out), and its last switch-in.
+    ran: u64,
+    on_since: Option<u64>,
 }
+
+impl SbWorker {
+    /// The sample the `usleep`'s timer gives a worker `Posted` since `since`: from the walk
+    /// that took it off the list (1 µs when its post woke nobody) to its `usleep`.
+    fn timer_sample(&self) -> Option<u64> {
+        let walk = match self.post {
+            Some(_) => self.walk.filter(|&w| w <= self.since),
+            None => Some(self.since.saturating_sub(1_000)),
+        };
+        walk.map(|w| self.since - w)
+    }
+}
+
+/// schbench v1.0's `usleep(100)` before each request's math, ns.
+pub const SCHBENCH_USLEEP_NS: u64 = 100_000;
 
 /// schbench's samples (see [`SchbenchSamples`]). A wakeup counts as the message thread's when
 /// a task of `message_threads` is running on the CPU its `sched_waking` fired on; the worker's
-/// loop (wait, `usleep`, math) tells the `usleep`'s timer apart from it otherwise.
+/// loop (wait, `usleep`, math) tells the `usleep`'s timer apart from it otherwise. When the
+/// timer fires where the message thread is running, the wake is taken for the message
+/// thread's until the worker's next run shows otherwise: a worker that runs `sleep_ns` (the
+/// `usleep`, schbench v1.0's 100 µs) of CPU or more before it sleeps again did its math, so the
+/// wake was its timer (from `fwait` to `usleep` a worker runs microseconds; the math,
+/// milliseconds), and its samples are taken again as the timer's.
 pub fn schbench_samples(
     trace: &Trace,
     workers: &[Pid],
     message_threads: &[Pid],
+    sleep_ns: u64,
 ) -> SchbenchSamples {
     let set = PidSet::new(workers);
     let msg = PidSet::new(message_threads);
@@ -300,6 +328,9 @@ pub fn schbench_samples(
             start: None,
             post: None,
             walk: None,
+            alt: None,
+            ran: 0,
+            on_since: None,
         };
         set.0.len()
     ];
@@ -318,7 +349,9 @@ pub fn schbench_samples(
             // A worker's post that woke its message thread.
             if let Some(i) = cur.and_then(|c| set.index(c)) {
                 let s = &mut st[i];
-                if s.phase == SbPhase::Math {
+                // (Started: unless the wake that began it turns out to be the usleep's timer,
+                // a worker does not post before its next usleep.)
+                if matches!(s.phase, SbPhase::Math | SbPhase::Started) {
                     s.post = Some((t, msg.0[m]));
                     s.walk = None;
                     awaiting[m].push(i);
@@ -330,6 +363,7 @@ pub fn schbench_samples(
             let s = &mut st[i];
             match s.phase {
                 SbPhase::Posted | SbPhase::Unknown if by_msg => {
+                    s.alt = (s.phase == SbPhase::Posted).then(|| (s.start, s.timer_sample(), 0));
                     s.phase = SbPhase::Woken;
                     s.since = t;
                     s.start = None;
@@ -337,12 +371,8 @@ pub fn schbench_samples(
                 // The usleep's timer: the S switch-out began a request, and the worker had
                 // not slept in its fwait: the walk had taken it off the list already.
                 SbPhase::Posted => {
-                    let walk = match s.post {
-                        Some(_) => s.walk.filter(|&w| w <= s.since),
-                        None => Some(s.since.saturating_sub(1_000)),
-                    };
-                    if let Some(w) = walk {
-                        out.wakeup_ns.push(s.since - w);
+                    if let Some(v) = s.timer_sample() {
+                        out.wakeup_ns.push(v);
                     }
                     s.phase = SbPhase::Math;
                 }
@@ -372,10 +402,31 @@ pub fn schbench_samples(
                 }
             }
             if let Some(i) = set.index(prev_pid) {
+                let s = &mut st[i];
+                if s.phase == SbPhase::Started {
+                    s.ran += t - s.on_since.take().unwrap_or(t);
+                }
                 if prev_state == PrevState::Sleeping {
-                    let s = &mut st[i];
                     match s.phase {
+                        // It ran a whole usleep of CPU since the wake: that was the math, and
+                        // the wake the usleep's timer; this ends the request.
+                        SbPhase::Started if s.ran >= sleep_ns && s.alt.is_some() => {
+                            let (start, timer, k) = s.alt.take().unwrap_or_default();
+                            if let (Some(v), Some(x)) = (timer, out.wakeup_ns.get_mut(k)) {
+                                *x = v;
+                            }
+                            if let Some(start) = start {
+                                out.request_ns.push(t - start);
+                                out.done_ns.push(t);
+                            }
+                            s.phase = SbPhase::Posted;
+                            s.since = t;
+                            s.start = Some(t);
+                        }
                         SbPhase::Started => {
+                            s.alt = None;
+                            s.post = None;
+                            s.walk = None;
                             s.phase = SbPhase::Sleeping;
                             s.since = t;
                             s.start = Some(t);
@@ -403,8 +454,15 @@ pub fn schbench_samples(
             if let Some(i) = set.index(next_pid) {
                 let s = &mut st[i];
                 if s.phase == SbPhase::Woken {
+                    if let Some(alt) = s.alt.as_mut() {
+                        alt.2 = out.wakeup_ns.len();
+                    }
                     out.wakeup_ns.push(t - s.since);
                     s.phase = SbPhase::Started;
+                    s.ran = 0;
+                }
+                if s.phase == SbPhase::Started {
+                    s.on_since = Some(t);
                 }
             }
         }

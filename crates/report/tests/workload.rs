@@ -6,7 +6,7 @@ use common::*;
 use schedlab_report::percentiles::{format_schbench_block, Hist};
 use schedlab_report::wakeup;
 use schedlab_report::workload::*;
-use schedlab_sim::Trace;
+use schedlab_sim::{Event, Trace};
 
 const SEC: u64 = 1_000_000_000;
 
@@ -265,6 +265,23 @@ fn rates_and_compact_percentiles() {
     assert_eq!(latency_percentiles_us(&[7_000]), [7; 4]);
 }
 
+/// A schbench worker (pid 2) and its message thread (pid 1), to the first request's math: the
+/// worker's first futex wait, the message thread's wake (wakeup latency 20), its `usleep`
+/// from 60 (the request starts), the timer at 160 and the math from 170.
+fn first_request() -> Vec<Event> {
+    vec![
+        sw(0, 0, 0, 'R', 2),
+        sw(10, 0, 2, 'S', 0),
+        sw(20, 1, 0, 'R', 1),
+        waking(30, 1, 2),
+        sw(35, 1, 1, 'S', 0),
+        sw(50, 0, 0, 'R', 2),
+        sw(60, 0, 2, 'S', 0),
+        waking(160, 0, 2),
+        sw(170, 0, 0, 'R', 2),
+    ]
+}
+
 /// schbench.c v1.0's samples off a trace of a worker (pid 2) and its message thread (pid 1): a
 /// wakeup latency per request (`msg_and_wait`): from the message thread's wake to the worker
 /// running when it slept in its `fwait`, from the walk that took it off the list to its
@@ -277,42 +294,112 @@ fn schbench_samples_follow_the_worker_loop() {
     let t = grouped_trace(
         2,
         &[(1, "schbench", Some(0)), (2, "schbench", Some(1))],
-        vec![
-            sw(0, 0, 0, 'R', 2),
-            sw(10, 0, 2, 'S', 0), // first futex wait
-            sw(20, 1, 0, 'R', 1),
-            waking(30, 1, 2), // the message thread wakes it
-            sw(35, 1, 1, 'S', 0),
-            sw(50, 0, 0, 'R', 2),   // wakeup latency 20
-            sw(60, 0, 2, 'S', 0),   // usleep: the request starts
-            waking(160, 0, 2),      // its timer
-            sw(170, 0, 0, 'R', 2),  //
-            waking(1160, 0, 1),     // its post wakes the message thread...
-            sw(1161, 0, 2, 'R', 1), // ...which preempts it: the walk takes it off the list
-            sw(1166, 0, 1, 'S', 2), // before it reached its fwait, so it never sleeps there:
-            sw(1170, 0, 2, 'S', 0), // math done (1110) and this is the next usleep...
-            waking(1270, 0, 2),     // ...as its timer shows: wakeup latency 1170 - 1161
-            sw(1280, 0, 0, 'R', 2),
-            sw(2280, 0, 2, 'S', 0), // request 2 done (1110): now a futex wait
-            sw(2300, 1, 0, 'R', 1),
-            waking(2310, 1, 2), // the message thread's wake
-            sw(2315, 1, 1, 'S', 0),
-            sw(2320, 0, 0, 'R', 2), // wakeup latency 10
-            sw(2330, 0, 2, 'S', 0), // usleep
-            sw(2400, 0, 0, 'R', 1),
-            waking(2430, 0, 2), // the timer, with the message thread on the CPU
-            sw(2440, 0, 1, 'S', 2),
-            sw(3440, 0, 2, 'S', 0), // request 3 done (1110)
-            waking(3540, 0, 2),     // a timer: its post had woken nobody (1 µs)
-        ],
+        [
+            first_request(),
+            vec![
+                waking(1160, 0, 1),     // its post wakes the message thread...
+                sw(1161, 0, 2, 'R', 1), // ...which preempts it: the walk takes it off the list
+                sw(1166, 0, 1, 'S', 2), // before it reached its fwait, so it never sleeps there:
+                sw(1170, 0, 2, 'S', 0), // math done (1110) and this is the next usleep...
+                waking(1270, 0, 2),     // ...as its timer shows: wakeup latency 1170 - 1161
+                sw(1280, 0, 0, 'R', 2),
+                sw(2280, 0, 2, 'S', 0), // request 2 done (1110): now a futex wait
+                sw(2300, 1, 0, 'R', 1),
+                waking(2310, 1, 2), // the message thread's wake
+                sw(2315, 1, 1, 'S', 0),
+                sw(2320, 0, 0, 'R', 2), // wakeup latency 10
+                sw(2330, 0, 2, 'S', 0), // usleep
+                sw(2400, 0, 0, 'R', 1),
+                waking(2430, 0, 2), // the timer, with the message thread on the CPU
+                sw(2440, 0, 1, 'S', 2),
+                sw(3440, 0, 2, 'S', 0), // request 3 done (1110)
+                waking(3540, 0, 2),     // a timer: its post had woken nobody (1 µs)
+            ],
+        ]
+        .concat(),
         4000,
     );
-    let s = schbench_samples(&t, &[2], &[1]);
+    let s = schbench_samples(&t, &[2], &[1], SCHBENCH_USLEEP_NS);
     assert_eq!(s.wakeup_ns, [20, 9, 10, 1000]);
     assert_eq!(s.request_ns, [1110, 1110, 1110]);
     assert_eq!(s.done_ns, [1170, 2280, 3440]);
     assert_eq!(per_second(&s.done_ns, 4000), Vec::<u64>::new());
     assert_eq!(per_second(&[5, SEC + 1, SEC + 2], 2 * SEC), [1, 2]);
+}
+
+/// The `usleep`'s timer firing where the message thread runs is taken for the message
+/// thread's wake until the worker runs a whole `usleep` (here 100) of CPU, its math, before
+/// it sleeps again, which shows it was the timer: the request goes on to that sleep, and the
+/// wakeup sample is from the walk that took it off the list (1 µs when its post woke nobody,
+/// the message thread being awake).
+#[test]
+fn schbench_samples_tell_the_timer_from_the_walk() {
+    // (the message thread runs where the timer fires, the post woke the message thread)
+    let events = |msg_on_cpu: bool, posted: bool| {
+        let mut e = first_request();
+        if posted {
+            e.push(waking(1160, 0, 1)); // its post wakes the message thread...
+            e.push(sw(1161, 0, 2, 'R', 1)); // ...which preempts it: the walk
+            e.push(sw(1166, 0, 1, 'S', 2)); // and goes back to sleep
+        }
+        e.push(sw(1170, 0, 2, 'S', 0)); // math done (1110); the next usleep
+        if msg_on_cpu {
+            // The message thread runs on CPU 0 again when the timer fires there.
+            e.push(sw(1200, 0, 0, 'R', 1));
+            e.push(waking(1270, 0, 2));
+            e.push(sw(1275, 0, 1, 'S', 2));
+        } else {
+            e.push(waking(1270, 0, 2));
+            e.push(sw(1275, 0, 0, 'R', 2));
+        }
+        e.push(sw(2275, 0, 2, 'S', 0)); // request 2 done (1105)
+        grouped_trace(
+            2,
+            &[(1, "schbench", Some(0)), (2, "schbench", Some(1))],
+            e,
+            3000,
+        )
+    };
+    for (msg_on_cpu, posted, walk) in [(false, true, 9), (true, true, 9), (true, false, 1000)] {
+        let s = schbench_samples(&events(msg_on_cpu, posted), &[2], &[1], 100);
+        let case = format!("message thread on the CPU {msg_on_cpu}, post woke it {posted}");
+        assert_eq!(s.wakeup_ns, [20, walk], "{case}");
+        assert_eq!(s.request_ns, [1110, 1105], "{case}");
+        assert_eq!(s.done_ns, [1170, 2275], "{case}");
+    }
+}
+
+/// A walk can reach a worker long after it began (the message thread preempted in it): the
+/// worker, asleep in its `fwait` meanwhile, is woken by the message thread a whole `usleep`
+/// after it slept, runs no CPU to speak of and sleeps in its `usleep`: that wake was the
+/// message thread's.
+#[test]
+fn schbench_samples_keep_a_late_walk_s_wake() {
+    let t = grouped_trace(
+        2,
+        &[(1, "schbench", Some(0)), (2, "schbench", Some(1))],
+        [
+            first_request(),
+            vec![
+                waking(1160, 0, 1),     // its post wakes the message thread...
+                sw(1161, 0, 2, 'R', 1), // ...whose walk begins...
+                sw(1162, 0, 1, 'R', 2), // ...and is preempted before it reaches the worker
+                sw(1170, 0, 2, 'S', 0), // math done (1110): its fwait
+                sw(1300, 0, 0, 'R', 1),
+                waking(1320, 0, 2),     // the walk reaches it, 150 after it slept
+                sw(1325, 0, 1, 'S', 2), // wakeup latency 5
+                sw(1325, 0, 2, 'S', 0), // its usleep at once
+                waking(1425, 0, 2),     // the timer
+                sw(1430, 0, 0, 'R', 2),
+                sw(2430, 0, 2, 'S', 0), // request 2 done (1105)
+            ],
+        ]
+        .concat(),
+        3000,
+    );
+    let s = schbench_samples(&t, &[2], &[1], 100);
+    assert_eq!(s.wakeup_ns, [20, 5]);
+    assert_eq!(s.request_ns, [1110, 1105]);
 }
 
 /// The lock line: the workers' spinning as a share of their CPU time.

@@ -280,6 +280,11 @@ impl Schbench {
         }
     }
 
+    /// The `usleep` before the math, ns.
+    pub fn sleep_ns(&self) -> u64 {
+        (self.sleep_us.as_f64().unwrap_or(100.0) * 1e3).round() as u64
+    }
+
     /// Workers per message thread on a machine with `cpus` CPUs (`-t`, or schbench's default).
     pub fn workers_for(&self, cpus: u64) -> u64 {
         if self.workers == 0 {
