@@ -9,7 +9,8 @@
 # (hackbench).
 set -eu
 # ONLY="hogs3 pingpong-cross" re-records just those (metadata.txt is appended to, not rewritten).
-# The parts: hogs3 hogs3-long periodic pingpong-cross pingpong-free pingpong-one pp2hog hackbench hackbench-pinned costs idlelat.
+# The parts: hogs3 hogs3-long hogs-nice periodic pingpong-cross pingpong-free pingpong-one pp2hog hackbench hackbench-pinned
+# hackbench-pipe hackbench-root launcher-flips costs idlelat.
 ONLY=${ONLY:-}
 want() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) true ;; *) false ;; esac; }
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -106,6 +107,17 @@ echo "hogs3-long-$i: sh -c '$HOG' x3 unpinned; perf sched record -- sleep 10 (af
 done
 
 fi
+if want hogs-nice; then
+wait_quiet hogs-nice
+# 1c. Two nice-0 hogs and a nice-5 hog, unpinned, 10 s: the balancer cannot even out 2 x 1024
+# and 335 on two CPUs; the recorded kernel moves the nice-5 hog about 11 times a second.
+sh -c "$HOG" & a=$!; sh -c "$HOG" & b=$!; nice -n 5 sh -c "$HOG" & c=$!
+sleep 1
+record hogs-nice 10
+stop $a $b $c
+echo "hogs-nice: sh -c '$HOG' x2 + nice -n 5 sh -c '$HOG', unpinned; perf sched record -- sleep 10 (after 1 s warm-up); pids $a $b nice5=$c" >> "$META"
+
+fi
 if want periodic; then
 wait_quiet periodic
 # 2. Two hogs and a periodic task (1 ms of CPU, 9 ms sleep), unpinned, 5 s.
@@ -180,6 +192,48 @@ perf sched record -q -o "$TMP/hackbench-pinned.data" -- taskset -c 1 hackbench -
 keep "$TMP/hackbench-pinned.data" "$OUT/hackbench-pinned.perf-script.gz"
 echo "hackbench-pinned: perf sched record -- taskset -c 1 hackbench -g 1 --threads -l 2000: $(tr '\n' ' ' < "$TMP/hbp.txt")" >> "$META"
 for i in 1 2 3; do echo "hackbench-pinned without perf, run $i: $(taskset -c 1 hackbench -g 1 --threads -l 2000 2>&1 | tr '\n' ' ')" >> "$META"; done
+fi
+if want hackbench-pipe; then
+# 6b. hackbench over pipes, 4 groups, twice: where the threads are after main's start wakeup,
+# and the share of wakeups on the waker's CPU, over pipes rather than socketpairs.
+for i in 1 2; do
+wait_quiet "hackbench-pipe-$i"
+perf sched record -q -o "$TMP/hackbench-pipe.data" -- hackbench -p -g 4 --threads -l 1000 > "$TMP/hbpipe.txt" 2>&1 || true
+keep "$TMP/hackbench-pipe.data" "$OUT/hackbench-pipe-$i.perf-script.gz"
+echo "hackbench-pipe-$i: perf sched record -- hackbench -p -g 4 --threads -l 1000: $(tr '\n' ' ' < "$TMP/hbpipe.txt")" >> "$META"
+done
+for i in 1 2 3; do echo "hackbench-pipe without perf, run $i: $(hackbench -p -g 4 --threads -l 1000 2>&1 | tr '\n' ' ')" >> "$META"; done
+fi
+if want hackbench-root; then
+# 6d. The same hackbench as part 5 in the root task group, three times: autogroup off for the
+# runs (every other fixture ran in this shell's autogroup session), restored afterwards.
+ag=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo 0)
+if echo 0 > /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || [ "$ag" = 0 ]; then
+	for i in 1 2 3; do
+	wait_quiet "hackbench-root-$i"
+	perf sched record -q -o "$TMP/hackbench-root.data" -- hackbench -g 2 --threads -l 2000 > "$TMP/hbroot.txt" 2>&1 || true
+	keep "$TMP/hackbench-root.data" "$OUT/hackbench-root-$i.perf-script.gz"
+	echo "hackbench-root-$i: sched_autogroup_enabled 0 (root group; $(grep -m1 '^1:cpu' /proc/self/cgroup 2>/dev/null || echo 'cgroup v2')); perf sched record -- hackbench -g 2 --threads -l 2000: $(tr '\n' ' ' < "$TMP/hbroot.txt")" >> "$META"
+	done
+	echo "$ag" > /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || true
+else
+	echo "hackbench-root: cannot turn autogroup off here, skipped" >> "$META"
+fi
+fi
+if want launcher-flips; then
+# 6c. The wakee_flips a workload inherits from the process that forks it (dup_task_struct
+# copies them; __sched_fork does not reset them): the parent's at each sched_process_fork,
+# for hackbench started from this shell (three times) and from perf record. Needs bpftrace.
+if command -v bpftrace >/dev/null; then
+	bpftrace -e 'tracepoint:sched:sched_process_fork /comm == "bash" || comm == "sh" || comm == "perf"/ { printf("fork by %s: wakee_flips %u\n", comm, curtask->wakee_flips); }' > "$TMP/flips.txt" 2>/dev/null &
+	bt=$!; sleep 5
+	for i in 1 2 3; do hackbench -g 1 -f 2 --threads -l 10 >/dev/null 2>&1; done
+	perf sched record -q -o "$TMP/flips.data" -- hackbench -g 1 -f 2 --threads -l 10 >/dev/null 2>&1 || true
+	sleep 1; kill $bt 2>/dev/null; wait $bt 2>/dev/null || true
+	echo "launcher-flips (bpftrace, parent's wakee_flips at each fork; three hackbench runs from the shell, then one under perf record): $(grep '^fork' "$TMP/flips.txt" | tr '\n' ';')" >> "$META"
+else
+	echo "launcher-flips: bpftrace not installed, skipped" >> "$META"
+fi
 fi
 if want costs; then
 wait_quiet costs

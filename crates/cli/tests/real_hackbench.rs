@@ -250,14 +250,41 @@ fn two_groups_on_the_epyc_vm_stay_mixed_as_the_machine_does() {
     }
 }
 
-/// Every machine against `eevdf-6.19` in the session: the groups stay mixed, as every
-/// recording shows them (the recordings 65 %, 42 % and 37 % local, the haltpoll VM's
-/// re-recordings 39.5–49 %; the model 55.5 %, 51.9 % and 45.5 %). In the root group the same
-/// model settles the two groups one per CPU on every machine (99.9 % and 98.8 % local; 91 %
-/// on the haltpoll VM, whose housekeeping, which runs only in the root-group case, moves a
-/// thread now and then), which no recording shows.
+/// The share of `threads`' `sched_waking` events that fired on the CPU the wakee last ran
+/// on (the waker's CPU is its previous one), of all their wakings.
+fn recorded_local(trace: &Trace, threads: &[Pid]) -> (u64, u64) {
+    let (mut local, mut all) = (0, 0);
+    for e in &trace.events {
+        if let EventKind::Waking { pid, target_cpu } = e.kind {
+            if threads.contains(&pid) {
+                all += 1;
+                local += u64::from(target_cpu == e.cpu);
+            }
+        }
+    }
+    (local, all)
+}
+
+/// Every machine against `eevdf-6.19`, in the session and in the root group: the groups stay
+/// mixed, as every recording shows them (in the session the recordings 65 %, 42 % and 37 %
+/// local, the haltpoll VM's re-recordings 39.5–49 %; in the root group, recorded on the EPYC
+/// VM with autogroup off, `hackbench-root-1..3`, 34–53 %). The model used to settle the two
+/// groups one per CPU in the root group (95–99.5 % local), because main's start wakeups moved
+/// most threads onto its CPU; with the flips the threads copy from their launcher
+/// ([`main_s_start_wakeup_moves_few_threads_to_its_cpu_as_recorded`]) they stay mixed there
+/// too.
 #[test]
 fn in_the_sessions_group_the_groups_stay_mixed_as_on_every_machine() {
+    for i in 1..=3 {
+        let (trace, pids) =
+            recorded_hackbench(&format!("real-epyc/hackbench-root-{i}.perf-script.gz"));
+        let (local, all) = recorded_local(&trace, &pids[1..]);
+        eprintln!("recorded root group, run {i}: {local} of {all} local");
+        assert!(
+            all > 50_000 && mixed(local, all),
+            "hackbench-root-{i}: {local} of {all} local"
+        );
+    }
     for machine in ["xeon", "epyc-vm", "epyc-vm-haltpoll"] {
         let (local, all, _) = two_groups(machine, "eevdf-6.19", true);
         assert!(
@@ -266,8 +293,8 @@ fn in_the_sessions_group_the_groups_stay_mixed_as_on_every_machine() {
         );
         let (local, all, _) = two_groups(machine, "eevdf-6.19", false);
         assert!(
-            local * 100 >= all * 85,
-            "{machine}: {local} of {all} local in the root group (settled)"
+            mixed(local, all),
+            "{machine}: {local} of {all} local in the root group"
         );
     }
     // The haltpoll VM's switches: 75 886 recorded (64–81 k re-recorded), the model 77.8 k
@@ -327,6 +354,154 @@ fn main_starts_the_threads_latest_poller_first_as_recorded() {
     let (down, pairs) = descending_start(&o.trace, &threads);
     assert_eq!(pairs, 79);
     assert!(down >= 75, "model: {down} of {pairs} pairs descend");
+}
+
+/// The threads main's start wakeup moved onto main's CPU, of the threads it woke: a
+/// thread's first `sched_waking` is main's write to the start pipe (on main's CPU, where the
+/// tracepoint fires), and a move is the thread's `sched_migrate_task` to that CPU within
+/// 20 µs of it.
+fn start_pulls(trace: &Trace, threads: &[Pid]) -> (usize, usize) {
+    let mut first: HashMap<Pid, (u64, u32)> = HashMap::new();
+    let mut pulled = BTreeSet::new();
+    for e in &trace.events {
+        match e.kind {
+            EventKind::Waking { pid, .. } if threads.contains(&pid) => {
+                first.entry(pid).or_insert((e.t_ns, e.cpu));
+            }
+            EventKind::MigrateTask { pid, dest_cpu, .. } => {
+                if let Some(&(t, cpu)) = first.get(&pid) {
+                    if e.t_ns <= t + 20_000 && dest_cpu == cpu {
+                        pulled.insert(pid);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    (pulled.len(), first.len())
+}
+
+/// A hackbench scenario on 2 CPUs at HZ=250 cut to its start (30 ms): `fds` 20, `threads`,
+/// with the given groups, loops, machine, fd kind, per-message costs and membership, and the
+/// launcher's `wakee_flips` (`None`: the default).
+fn start_json(
+    machine: &str,
+    groups: u64,
+    pipe: bool,
+    session: bool,
+    costs: (f64, f64),
+    flips: Option<u32>,
+) -> String {
+    let session = if session { r#", "session": 1"# } else { "" };
+    let flips = flips.map_or(String::new(), |f| {
+        format!(r#""launcher_wakee_flips": {f}, "#)
+    });
+    format!(
+        r#"{{"version": 1, "name": "start", "cpus": 2, "hz": 250, "duration_ms": 30, "seed": 1,
+            "machine": "{machine}", "autogroup": true, {flips}"variants": ["eevdf-6.19"],
+            "workloads": [{{"hackbench": {{"groups": {groups}, "fds": 20, "loops": 1000,
+                "threads": true, "pipe": {pipe}, "send_us": {}, "recv_us": {}{session}}}}}]}}"#,
+        costs.0, costs.1
+    )
+}
+
+/// The model's [`start_pulls`] for a scenario of [`start_json`].
+fn model_start_pulls(json: &str) -> (usize, usize) {
+    let s = Scenario::from_json(json).unwrap();
+    let o = simulate(&s.sim_config(), &s.variants()[0]).unwrap();
+    let threads = role_pids(&s.workloads(), &o, &[Role::Receiver, Role::Sender]);
+    start_pulls(&o.trace, &threads)
+}
+
+/// hackbench's threads copy `wakee_flips` from main, and main from the shell or `perf` that
+/// started it (`dup_task_struct` copies them and `__sched_fork` does not reset them: 1–5 at
+/// the forks measured here, tests/fixtures/real-epyc/metadata.txt). With a 2-CPU LLC,
+/// `wake_wide` spreads main's start wakeups as soon as its own flips, which grow by one per
+/// thread it wakes, reach twice the threads': only its first few wakeups are affine. Every
+/// recording moves 0–8 of its threads onto main's CPU (eight recordings, on three machines,
+/// in a session and in the root group, over sockets and pipes); the model, with the default
+/// launcher's flips, moves 1–8 in the scenario of each.
+#[test]
+fn main_s_start_wakeup_moves_few_threads_to_its_cpu_as_recorded() {
+    for (name, threads) in [
+        ("real/hackbench", 80),
+        ("real-epyc/hackbench", 80),
+        ("real-epyc-haltpoll/hackbench", 80),
+        ("real-epyc/hackbench-pipe-1", 160),
+        ("real-epyc/hackbench-pipe-2", 160),
+        ("real-epyc/hackbench-root-1", 80),
+        ("real-epyc/hackbench-root-2", 80),
+        ("real-epyc/hackbench-root-3", 80),
+    ] {
+        let (trace, pids) = recorded_hackbench(&format!("{name}.perf-script.gz"));
+        assert_eq!(pids.len(), threads + 1, "{name}: main and its threads");
+        let (pulled, woken) = start_pulls(&trace, &pids[1..]);
+        eprintln!("{name}: {pulled} of {woken} moved");
+        assert!(
+            woken == threads && pulled <= 8,
+            "{name}: {pulled} of {woken} threads moved to main's CPU"
+        );
+    }
+    for (what, json) in [
+        (
+            "xeon-vm",
+            start_json("xeon-vm", 2, false, true, (0.8, 1.07), None),
+        ),
+        (
+            "epyc-vm",
+            start_json("epyc-vm", 2, false, true, (2.15, 2.45), None),
+        ),
+        (
+            "epyc-vm-haltpoll",
+            start_json("epyc-vm-haltpoll", 2, false, true, (1.89, 2.05), None),
+        ),
+        (
+            "epyc-vm, pipes",
+            start_json("epyc-vm", 4, true, true, (0.49, 0.39), None),
+        ),
+        (
+            "epyc-vm, root group",
+            start_json("epyc-vm", 2, false, false, (2.15, 2.45), None),
+        ),
+    ] {
+        let (pulled, woken) = model_start_pulls(&json);
+        eprintln!("model, {what}: {pulled} of {woken} moved");
+        assert!(
+            woken >= 80 && (1..=8).contains(&pulled),
+            "model, {what}: {pulled} of {woken} threads moved to main's CPU"
+        );
+    }
+}
+
+/// The arithmetic of that rule, from fair.c: a launcher's flips `L` reach main and every
+/// thread; main's first `record_wakee` halves its own (the stamp it copied is over a second
+/// old) and counts the thread, so main's flips run `L/2 + 1`, `L/2 + 2`, ... over its
+/// wakeups, while the threads keep `L` (they have woken nobody yet). `wake_wide` on a 2-CPU
+/// LLC is false while the smaller of the two is under 2 or the larger under twice the
+/// smaller: with `L` = 4 for main's flips 3 to 7 (5 wakeups), with 8 for 5 to 15 (11); with
+/// 0 it is never true, and `wake_affine` (the threads' blocked load on the CPU they were
+/// forked on against main's nearly idle one) moves most of them.
+#[test]
+fn a_launchers_flips_bound_the_affine_start_wakeups() {
+    let pulls = |flips| {
+        model_start_pulls(&start_json(
+            "epyc-vm",
+            2,
+            false,
+            true,
+            (2.15, 2.45),
+            Some(flips),
+        ))
+        .0
+    };
+    let (none, four, eight) = (pulls(0), pulls(4), pulls(8));
+    eprintln!("moved with launcher flips 0 / 4 / 8: {none} / {four} / {eight}");
+    assert!(none >= 30, "launcher flips 0: {none} of 80 moved");
+    assert!((1..=5).contains(&four), "launcher flips 4: {four} moved");
+    assert!(
+        (four + 1..=11).contains(&eight),
+        "launcher flips 8: {eight} moved (4: {four})"
+    );
 }
 
 /// On one CPU a session's group is the only entity at the root, so its tasks are scheduled

@@ -71,6 +71,11 @@ pub const DEFAULT_IRQ_NS: u64 = 5_000;
 /// measured on Linux 6.18, 2-vCPU VM (the `xeon-vm` machine; docs/measurements.md;
 /// `SimConfig::idle_wakeup_ns`).
 pub const DEFAULT_IDLE_WAKEUP_NS: u64 = 17_000;
+/// Default `wakee_flips` of the process that starts the tasks: an interactive shell's,
+/// measured on Linux 6.18 (the EPYC VM) as the flips `hackbench` had at its fork from `bash`
+/// in three runs (4 each; `perf record` as the parent: 5, docs/measurements.md;
+/// `SimConfig::launcher_wakee_flips`).
+pub const DEFAULT_LAUNCHER_WAKEE_FLIPS: u32 = 4;
 /// Default housekeeping of a scenario that names no machine, where a task may move between
 /// CPUs (see [`HousekeepingSetting`]): the median
 /// of the measured machines' (13, 15 and 28 runs a second per CPU; 51, 69 and 114 µs), which
@@ -460,6 +465,9 @@ pub struct Scenario {
     /// deviation, in millionths of the mean (`SimConfig::cost_spread_ppm`; default: the
     /// machine's, else 0).
     pub cost_spread_ppm: Option<u32>,
+    /// The `wakee_flips` every task copies from the process that starts it
+    /// (`SimConfig::launcher_wakee_flips`; default [`DEFAULT_LAUNCHER_WAKEE_FLIPS`]).
+    pub launcher_wakee_flips: Option<u32>,
     /// The cache-warmth cost (default off).
     pub cache: Option<CacheSetting>,
     /// The other work of each CPU (default: where a task may run on more than one CPU and
@@ -617,6 +625,9 @@ impl Scenario {
         }
         if let Some(d) = self.cost_spread_ppm {
             m.insert("cost_spread_ppm".into(), d.into());
+        }
+        if let Some(d) = self.launcher_wakee_flips {
+            m.insert("launcher_wakee_flips".into(), d.into());
         }
         if let Some(c) = self.cache {
             let v = match c {
@@ -1045,6 +1056,9 @@ impl Scenario {
                 .cost_spread_ppm
                 .or(machine.map(|m| m.cost_spread_ppm))
                 .unwrap_or(0),
+            launcher_wakee_flips: self
+                .launcher_wakee_flips
+                .unwrap_or(DEFAULT_LAUNCHER_WAKEE_FLIPS),
             channels,
             tasks,
             record_snapshots: false,

@@ -356,6 +356,14 @@ pub struct SimConfig {
     /// doing the same thing tie to the nanosecond in vruntime, cycle after cycle, which
     /// decides every comparison between them the same way. Default 0.
     pub cost_spread_ppm: u32,
+    /// The `wakee_flips` of the process that starts the run's tasks (a shell, `perf record`),
+    /// which every task it forks copies (`dup_task_struct`; `__sched_fork` does not reset
+    /// them), along with a decay stamp more than a second old: a task's first `record_wakee`
+    /// halves them. `wake_wide` compares them with the LLC's size, so they decide where the
+    /// first wakeups of a run go on machines whose LLC spans a few CPUs (hackbench's start:
+    /// main's wakeups of the threads stay affine only until main's own flips reach twice the
+    /// threads'). Kernel threads and daemons start at 0.
+    pub launcher_wakee_flips: u32,
     /// Channels (programs refer to them by index).
     pub channels: Vec<Channel>,
     /// Tasks; pid = index + 1.
@@ -534,6 +542,9 @@ pub mod limits {
     /// Largest `cost_spread_ppm`: a standard deviation of half the mean (a uniform draw then
     /// spans 0.13–1.87 times it).
     pub const MAX_COST_SPREAD_PPM: u64 = 500_000;
+    /// Largest `launcher_wakee_flips` (a task that switched wakee 100 000 times within the
+    /// last second or two).
+    pub const MAX_LAUNCHER_WAKEE_FLIPS: u64 = 100_000;
     /// Largest `refill_ns` and `migrate_ns` of the cache-warmth cost.
     pub const MAX_CACHE_COST_NS: u64 = 1_000_000;
     /// Largest `hot_ns` and `cold_ns` of the cache-warmth cost (1 s).
@@ -617,6 +628,9 @@ impl SimConfig {
         }
         if u64::from(self.cost_spread_ppm) > limits::MAX_COST_SPREAD_PPM {
             return Err("cost spread out of range".into());
+        }
+        if u64::from(self.launcher_wakee_flips) > limits::MAX_LAUNCHER_WAKEE_FLIPS {
+            return Err("launcher wakee_flips out of range".into());
         }
         if let Some(c) = &self.cache {
             if c.refill_ns > limits::MAX_CACHE_COST_NS || c.migrate_ns > limits::MAX_CACHE_COST_NS {

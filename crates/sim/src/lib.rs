@@ -15,7 +15,7 @@
 //!     program: vec![Op::Run(None)], start_ns: 0, kthread: false, daemon: false,
 //! };
 //! let cfg = SimConfig {
-//!     cpus: 16, llc_size: 0, smt: 1, hz: 1000, duration_ns: 1_000_000_000, seed: 1, switch_delay_ns: 5_000, irq_ns: 5_000, idle_wakeup_ns: 0, idle_states: vec![], switch_cost_ns: 0, wakeup_cost_ns: 0, ipi_cost_ns: 0, local_wakeup_ns: 0, cost_spread_ppm: 0,
+//!     cpus: 16, llc_size: 0, smt: 1, hz: 1000, duration_ns: 1_000_000_000, seed: 1, switch_delay_ns: 5_000, irq_ns: 5_000, idle_wakeup_ns: 0, idle_states: vec![], switch_cost_ns: 0, wakeup_cost_ns: 0, ipi_cost_ns: 0, local_wakeup_ns: 0, cost_spread_ppm: 0, launcher_wakee_flips: 0,
 //!     channels: vec![], record_snapshots: false, record_decisions: false, irq_load: vec![],
 //!     cache: None,
 //!     cgroups: Default::default(),

@@ -122,6 +122,7 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
         ipi_cost_ns: r.below(2 * US),
         local_wakeup_ns: r.below(US),
         cost_spread_ppm: r.below(50_000) as u32,
+        launcher_wakee_flips: r.below(8) as u32,
         channels,
         tasks,
         record_snapshots: r.below(2) == 0,

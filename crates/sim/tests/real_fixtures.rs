@@ -831,3 +831,71 @@ fn machine_costs_are_the_recorded_medians() {
         }
     }
 }
+
+/// Recorded on the EPYC VM (`hogs-nice`, 10 s): two nice-0 hogs and a nice-5 hog, unpinned
+/// on two CPUs. No placement evens out 1024 + 1024 + 335: the nice-5 hog is moved from one
+/// CPU to the other 8.3 times a second (11 in an earlier recording of the same workload), the
+/// nice-0 hogs 0.3–0.4 times, and the nice-0 hogs get 846 and 851 ‰ of a CPU, the nice-5 hog
+/// 285 ‰ (its weight's part of two CPUs would be 281 ‰).
+#[test]
+fn recorded_nice_mixed_hogs_on_the_epyc_vm() {
+    let r = load_from("real-epyc", "hogs-nice");
+    let hogs = r.top("sh", 3);
+    let (light, heavy) = (&hogs[2], &hogs[..2]);
+    for (pid, f) in heavy {
+        let share = r.share_permille(f);
+        let mig = r.per_s_milli(f.migrations);
+        assert!(
+            (820..=880).contains(&share) && mig <= 1_000,
+            "nice-0 hog {pid}: {share}‰ of a CPU, {mig} milli-migrations/s"
+        );
+    }
+    let share = r.share_permille(light.1);
+    let mig = r.per_s_milli(light.1.migrations);
+    assert!(
+        (260..=310).contains(&share) && (6_000..=14_000).contains(&mig),
+        "nice-5 hog: {share}‰ of a CPU, {mig} milli-migrations/s"
+    );
+}
+
+/// Model: the same three hogs with the EPYC VM's costs and housekeeping, 10 s, under CFS and
+/// EEVDF at two seeds, held to the recording: each nice-0 hog 820–900 ‰ of a CPU and moved at
+/// most 1.5 times a second, the nice-5 hog 240–320 ‰ and moved 5–15 times a second. What
+/// moves it is `detach_tasks`' rule (a task moves only if its load, halved for each failed
+/// attempt, fits the imbalance): the imbalance between 2048 and 335 is half their difference,
+/// which a nice-0 hog's 1024 fits only after a failure and the nice-5 hog's 335 at once, so
+/// after the first pull the nice-5 hog is the one that moves back and forth.
+#[test]
+fn model_nice_mixed_hogs_move_as_recorded() {
+    let m = epyc();
+    for variant in ["cfs-6.1", "eevdf-6.19"] {
+        for seed in 1..=2 {
+            let mut tasks = vec![
+                on(hog("h0", 0), &[0, 1]),
+                on(hog("h1", 0), &[0, 1]),
+                on(hog("h5", 5), &[0, 1]),
+            ];
+            tasks.extend(m.housekeeping.tasks(2, 1));
+            let mut c = cfg(2, 250, 10_000 * MS, tasks);
+            c.seed = seed;
+            c.idle_wakeup_ns = m.idle_wakeup_ns;
+            c.idle_states = m.idle_states.to_vec();
+            c.switch_cost_ns = m.switch_cost_ns;
+            c.wakeup_cost_ns = m.wakeup_cost_ns;
+            c.ipi_cost_ns = m.ipi_cost_ns;
+            let out = run(&c, variant);
+            for pid in 1..=2 {
+                let (share, mig) = model_figures(&out, pid);
+                assert!(
+                    (820..=900).contains(&share) && mig <= 1_500,
+                    "{variant}, seed {seed}: nice-0 hog {pid}: {share}‰, {mig} milli-migrations/s"
+                );
+            }
+            let (share, mig) = model_figures(&out, 3);
+            assert!(
+                (240..=320).contains(&share) && (5_000..=15_000).contains(&mig),
+                "{variant}, seed {seed}: nice-5 hog: {share}‰, {mig} milli-migrations/s"
+            );
+        }
+    }
+}

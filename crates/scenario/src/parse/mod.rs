@@ -41,6 +41,7 @@ const TOP_KEYS: &[&str] = &[
     "ipi_cost_ns",
     "local_wakeup_ns",
     "cost_spread_ppm",
+    "launcher_wakee_flips",
     "cache",
     "housekeeping",
     "variants",
@@ -381,6 +382,17 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
     let cost_spread_ppm = match o.get("cost_spread_ppm") {
         Some(v) => p
             .uint("cost_spread_ppm", v, 0, limits::MAX_COST_SPREAD_PPM)
+            .map(|x| Some(x as u32)),
+        None => Some(None),
+    };
+    let launcher_wakee_flips = match o.get("launcher_wakee_flips") {
+        Some(v) => p
+            .uint(
+                "launcher_wakee_flips",
+                v,
+                0,
+                limits::MAX_LAUNCHER_WAKEE_FLIPS,
+            )
             .map(|x| Some(x as u32)),
         None => Some(None),
     };
@@ -875,6 +887,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             ipi_cost_ns: ipi_cost_ns?,
             local_wakeup_ns: local_wakeup_ns?,
             cost_spread_ppm: cost_spread_ppm?,
+            launcher_wakee_flips: launcher_wakee_flips?,
             cache: cache?,
             housekeeping: housekeeping?,
             variants: variants?,

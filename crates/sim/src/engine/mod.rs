@@ -84,9 +84,13 @@ struct TaskCtl {
     stats: TaskStats,
     /// Iteration counters of the program's loops, by step index (allocated on first use).
     loops: Vec<u32>,
-    /// `wakee_flips`, `wakee_flip_decay_ts`, `last_wakee` (for `wake_wide`).
+    /// `wakee_flips`, `wakee_flip_decay_ts`, `last_wakee` (for `wake_wide`). A task starts
+    /// with what `dup_task_struct` copied from the process that forked it (`__sched_fork`
+    /// resets none of the three): the launcher's flips ([`SimConfig::launcher_wakee_flips`]),
+    /// its last wakee (someone outside the run: `None`) and a decay stamp more than a second
+    /// old (`None`), so its first `record_wakee` halves them.
     wakee_flips: u32,
-    wakee_flip_decay_ns: u64,
+    wakee_flip_decay_ns: Option<u64>,
     last_wakee: Option<Tid>,
     /// `recent_used_cpu`.
     recent_used_cpu: u32,
@@ -333,8 +337,13 @@ impl Simulator {
                 rng: Rng::new(cfg.seed, i as u64),
                 stats: TaskStats::default(),
                 loops: Vec::new(),
-                wakee_flips: 0,
-                wakee_flip_decay_ns: 0,
+                // Kernel threads and the machine's daemons were not started from the launcher.
+                wakee_flips: if t.kthread || t.daemon {
+                    0
+                } else {
+                    cfg.launcher_wakee_flips
+                },
+                wakee_flip_decay_ns: None,
                 last_wakee: None,
                 recent_used_cpu: t.affinity[0],
                 avg: crate::pelt::SchedAvg::default(),

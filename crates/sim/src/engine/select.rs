@@ -35,13 +35,16 @@ impl Simulator {
         self.idle_cpu(cpu) || self.sched_idle_cpu(cpu)
     }
 
-    /// `record_wakee`: the waker counts how often it switches wakee; flips halve every second.
+    /// `record_wakee`: the waker counts how often it switches wakee; flips halve at most once
+    /// a second, at the waker's next wakeup (a stamp inherited from the launcher is older).
     pub(super) fn record_wakee(&mut self, waker: Tid, wakee: Tid) {
         let now = self.now;
         let t = &mut self.tasks[waker];
-        if now > t.wakee_flip_decay_ns + 1_000_000_000 {
+        if t.wakee_flip_decay_ns
+            .is_none_or(|d| now > d + 1_000_000_000)
+        {
             t.wakee_flips >>= 1;
-            t.wakee_flip_decay_ns = now;
+            t.wakee_flip_decay_ns = Some(now);
         }
         if t.last_wakee != Some(wakee) {
             t.last_wakee = Some(wakee);
@@ -58,7 +61,7 @@ impl Simulator {
         if master < slave {
             core::mem::swap(&mut master, &mut slave);
         }
-        !(slave < factor || master < slave * factor)
+        !(slave < factor || u64::from(master) < u64::from(slave) * u64::from(factor))
     }
 
     /// `select_task_rq_fair` for a wakeup (`select_task_rq` in core.c calls it), with the path

@@ -49,6 +49,7 @@ pub fn cfg(cpus: u32, hz: u32, duration_ns: u64, tasks: Vec<TaskSpec>) -> SimCon
         ipi_cost_ns: 0,
         local_wakeup_ns: 0,
         cost_spread_ppm: 0,
+        launcher_wakee_flips: 0,
         channels: vec![],
         tasks,
         record_snapshots: false,
