@@ -74,18 +74,10 @@ fn model_three_hogs_share_two_cpus() {
     let (mut moves, mut quick) = (0, 0);
     for variant in ["cfs-6.1", "eevdf-6.19"] {
         for seed in 1..=3 {
-            let mut tasks: Vec<TaskSpec> = (0..3)
+            let tasks: Vec<TaskSpec> = (0..3)
                 .map(|i| on(hog(&format!("h{i}"), 0), &[0, 1]))
                 .collect();
-            tasks.extend(m.housekeeping.tasks(2, 1));
-            let mut c = cfg(2, 250, 10_000 * MS, tasks);
-            c.seed = seed;
-            c.idle_wakeup_ns = m.idle_wakeup_ns;
-            c.idle_states = m.idle_states.to_vec();
-            c.switch_cost_ns = m.switch_cost_ns;
-            c.wakeup_cost_ns = m.wakeup_cost_ns;
-            c.ipi_cost_ns = m.ipi_cost_ns;
-            let out = run(&c, variant);
+            let out = run(&on_machine(m, tasks, 10_000 * MS, seed), variant);
             let mut last: [Option<u64>; 4] = [None; 4];
             for e in &out.trace.events {
                 if let EventKind::MigrateTask { pid, .. } = e.kind {
@@ -119,6 +111,20 @@ fn model_three_hogs_share_two_cpus() {
         quick * 100 <= moves,
         "{quick} of {moves} moves came within 50 ms of the same hog's previous one"
     );
+}
+
+/// `tasks` on a measured machine's 2 CPUs at HZ=250 for `duration_ns`: its costs, and its
+/// housekeeping after them (in the root group, the model's task group 1).
+fn on_machine(m: &Machine, mut tasks: Vec<TaskSpec>, duration_ns: u64, seed: u64) -> SimConfig {
+    tasks.extend(m.housekeeping.tasks(2, 1));
+    let mut c = cfg(2, 250, duration_ns, tasks);
+    c.seed = seed;
+    c.idle_wakeup_ns = m.idle_wakeup_ns;
+    c.idle_states = m.idle_states.to_vec();
+    c.switch_cost_ns = m.switch_cost_ns;
+    c.wakeup_cost_ns = m.wakeup_cost_ns;
+    c.ipi_cost_ns = m.ipi_cost_ns;
+    c
 }
 
 /// The periodic task of scripts/workloads/periodic.c: 1 ms of CPU, then a 9-ms nanosleep.
@@ -870,20 +876,12 @@ fn model_nice_mixed_hogs_move_as_recorded() {
     let m = epyc();
     for variant in ["cfs-6.1", "eevdf-6.19"] {
         for seed in 1..=2 {
-            let mut tasks = vec![
+            let tasks = vec![
                 on(hog("h0", 0), &[0, 1]),
                 on(hog("h1", 0), &[0, 1]),
                 on(hog("h5", 5), &[0, 1]),
             ];
-            tasks.extend(m.housekeeping.tasks(2, 1));
-            let mut c = cfg(2, 250, 10_000 * MS, tasks);
-            c.seed = seed;
-            c.idle_wakeup_ns = m.idle_wakeup_ns;
-            c.idle_states = m.idle_states.to_vec();
-            c.switch_cost_ns = m.switch_cost_ns;
-            c.wakeup_cost_ns = m.wakeup_cost_ns;
-            c.ipi_cost_ns = m.ipi_cost_ns;
-            let out = run(&c, variant);
+            let out = run(&on_machine(m, tasks, 10_000 * MS, seed), variant);
             for pid in 1..=2 {
                 let (share, mig) = model_figures(&out, pid);
                 assert!(
