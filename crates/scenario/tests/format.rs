@@ -122,6 +122,13 @@ fn switch_and_wakeup_costs_default_to_zero() {
     assert_eq!(s.sim_config().cost_spread_ppm, 20_000);
     assert!(s.to_json().contains("\"cost_spread_ppm\": 20000"));
     assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
+    // The launcher's wakee_flips: an interactive shell's 4 unless given.
+    assert_eq!(s.sim_config().launcher_wakee_flips, 4);
+    let s = Scenario::from_json(&text.replacen("9000", "9000, \"launcher_wakee_flips\": 0", 1))
+        .unwrap();
+    assert_eq!(s.sim_config().launcher_wakee_flips, 0);
+    assert!(s.to_json().contains("\"launcher_wakee_flips\": 0"));
+    assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
 }
 
 /// `machine` fills in the measured machine's costs where the scenario gives none; a cost the
@@ -293,6 +300,16 @@ fn bad_values_name_the_field_and_the_allowed_range() {
         "\"duration_ms\": 3000",
         "\"duration_ms\": 3000, \"cost_spread_ppm\": 600000",
         "cost_spread_ppm: 600000 is out of range (allowed 0..=500000)",
+    );
+    check_err(
+        "\"duration_ms\": 3000",
+        "\"duration_ms\": 3000, \"launcher_wakee_flips\": 100001",
+        "launcher_wakee_flips: 100001 is out of range (allowed 0..=100000)",
+    );
+    check_err(
+        "\"duration_ms\": 3000",
+        "\"duration_ms\": 3000, \"launcher_wakee_flips\": -1",
+        "launcher_wakee_flips: expected a whole number 0..=100000, got -1",
     );
     check_err(
         "\"duration_ms\": 3000",
