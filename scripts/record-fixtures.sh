@@ -9,7 +9,7 @@
 # (hackbench).
 set -eu
 # ONLY="hogs3 pingpong-cross" re-records just those (metadata.txt is appended to, not rewritten).
-# The parts: hogs3 hogs3-long hogs-nice periodic pingpong-cross pingpong-free pingpong-one pp2hog hackbench hackbench-pinned
+# The parts: hogs3 hogs3-long hogs-nice hogs5 periodic periodic4 pingpong-cross pingpong-free pingpong-one pp2hog hackbench hackbench-pinned
 # hackbench-pipe hackbench-root launcher-flips costs idlelat.
 ONLY=${ONLY:-}
 want() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) true ;; *) false ;; esac; }
@@ -118,6 +118,18 @@ stop $a $b $c
 echo "hogs-nice: sh -c '$HOG' x2 + nice -n 5 sh -c '$HOG', unpinned; perf sched record -- sleep 10 (after 1 s warm-up); pids $a $b nice5=$c" >> "$META"
 
 fi
+if want hogs5; then
+wait_quiet hogs5
+# 1d. Five nice-0 hogs, unpinned, 10 s: three on one CPU, two on the other, and the balancer
+# moving one across as the imbalance allows.
+pids=""
+for i in 1 2 3 4 5; do sh -c "$HOG" & pids="$pids $!"; done
+sleep 1
+record hogs5 10
+stop $pids
+echo "hogs5: sh -c '$HOG' x5 unpinned; perf sched record -- sleep 10 (after 1 s warm-up); pids$pids" >> "$META"
+
+fi
 if want periodic; then
 wait_quiet periodic
 # 2. Two hogs and a periodic task (1 ms of CPU, 9 ms sleep), unpinned, 5 s.
@@ -126,6 +138,18 @@ sleep 1
 record periodic 5
 stop $a $b $p
 echo "periodic: sh -c '$HOG' x2 + periodic 1000 9000 (scripts/workloads/periodic.c) unpinned; perf sched record -- sleep 5 (after 1 s); pids $a $b periodic=$p" >> "$META"
+
+fi
+if want periodic4; then
+wait_quiet periodic4
+# 2b. Two hogs and four periodic tasks (1 ms of CPU, 4 ms sleep), unpinned, 10 s: wakeups
+# onto busy CPUs, where the periodic tasks wait for a hog's slice or preempt it.
+sh -c "$HOG" & a=$!; sh -c "$HOG" & b=$!
+pp=""; for i in 1 2 3 4; do "$TMP/periodic" 1000 4000 & pp="$pp $!"; done
+sleep 1
+record periodic4 10
+stop $a $b $pp
+echo "periodic4: sh -c '$HOG' x2 + periodic 1000 4000 x4 (scripts/workloads/periodic.c) unpinned; perf sched record -- sleep 10 (after 1 s); pids $a $b periodic=$pp" >> "$META"
 
 fi
 if want pingpong-cross; then
