@@ -73,7 +73,7 @@ pub const DEFAULT_IRQ_NS: u64 = 5_000;
 pub const DEFAULT_IDLE_WAKEUP_NS: u64 = 17_000;
 /// Default `wakee_flips` of the process that starts the tasks: an interactive shell's,
 /// measured on Linux 6.18 (the EPYC VM) as the flips `hackbench` had at its fork from `bash`
-/// in three runs (4 each; `perf record` as the parent: 5, docs/measurements.md;
+/// in three runs (4 each; a script's `sh` 1–2, `perf record` 3–5: docs/measurements.md;
 /// `SimConfig::launcher_wakee_flips`).
 pub const DEFAULT_LAUNCHER_WAKEE_FLIPS: u32 = 4;
 /// Default housekeeping of a scenario that names no machine, where a task may move between
