@@ -774,3 +774,202 @@ fn counted_without_a_trace_buffer_the_haltpoll_vm_migrates_and_switches_as_the_m
         "{switches} switches against {sw_lo}–{sw_hi}"
     );
 }
+
+/// The median of three or more figures.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The number that follows `key` in `text`, with its decimals (`alone 653.5 ns/iter`).
+fn decimal_after(text: &str, key: &str) -> Option<f64> {
+    let at = text.find(key)? + key.len();
+    text[at..]
+        .trim_start()
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// A machine's costs as `scripts/record-fixtures.sh` (part `costs`) measured them beside its
+/// recordings, the medians of its three runs of `scripts/workloads/switchcost.c`, in ns:
+/// (switch: a pinned pair's round trip less twice the same write and read alone, halved;
+/// a wakeup onto the other, busy CPU, which sends no IPI: the waking write less a plain one;
+/// the IPI to an idle CPU: the same onto the idle CPU less the busy one).
+fn measured_costs(metadata: &str) -> (u64, u64, u64) {
+    let (mut switch, mut busy, mut idle) = (vec![], vec![], vec![]);
+    for line in metadata.lines().filter(|l| l.starts_with("costs, run ")) {
+        let parts: Vec<&str> = line.split(" | ").collect();
+        let seg = |name: &str| parts.iter().find(|p| p.contains(name)).copied();
+        let (Some(alone), Some(pair), Some(wake), Some(busy_seg)) =
+            (seg("alone "), seg("pair "), seg("wake "), seg("busy "))
+        else {
+            continue;
+        };
+        let alone = decimal_after(alone, "alone").unwrap();
+        let pair = decimal_after(pair, "pair").unwrap();
+        switch.push((pair - 2.0 * alone) / 2.0);
+        let woke = |s: &str| {
+            decimal_after(s, "write waking the partner").unwrap()
+                - decimal_after(s, "write alone").unwrap()
+        };
+        busy.push(woke(busy_seg));
+        idle.push(woke(wake));
+    }
+    assert!(switch.len() >= 3, "three cost runs in the metadata");
+    let (switch, busy, idle) = (median(switch), median(busy), median(idle));
+    (switch as u64, busy as u64, (idle - busy).max(0.0) as u64)
+}
+
+/// The recorded wake-to-run of a wakeup onto an idle CPU, p50 (the pinned ping-pong across
+/// the two CPUs: every wakeup lands on the partner's idle CPU), in ns.
+fn idle_wake_to_run(name: &str) -> u64 {
+    let imp = schedlab_trace::import_bytes(&fixture(name), Default::default()).expect("import");
+    let mut waking: HashMap<Pid, u64> = HashMap::new();
+    let mut d = vec![];
+    for e in &imp.trace.events {
+        match e.kind {
+            EventKind::Waking { pid, .. } => {
+                waking.insert(pid, e.t_ns);
+            }
+            EventKind::Switch {
+                prev_pid: 0,
+                next_pid,
+                ..
+            } => {
+                if let Some(t) = waking.remove(&next_pid) {
+                    d.push(e.t_ns - t);
+                }
+            }
+            _ => {}
+        }
+    }
+    d.sort_unstable();
+    d[d.len() / 2]
+}
+
+/// What a recorded hackbench's senders and receivers ran per message, in µs, once the
+/// per-event charges the model makes separately are taken out: `switch_ns` for every switch
+/// into the task, `wakeup_ns` for every wakeup it made onto another CPU and `ipi_ns` more
+/// when that CPU was idle. `threads` are main, then per group 20 receivers and 20 senders.
+fn per_message_costs(
+    trace: &Trace,
+    threads: &[Pid],
+    messages: u64,
+    (switch_ns, wakeup_ns, ipi_ns): (u64, u64, u64),
+) -> (f64, f64) {
+    let sender = |p: Pid| {
+        threads[1..]
+            .iter()
+            .position(|&t| t == p)
+            .map(|i| i % 40 >= 20)
+    };
+    let mut curr: HashMap<u32, Pid> = HashMap::new();
+    let mut since: HashMap<Pid, u64> = HashMap::new();
+    let (mut ran, mut charged) = ([0u64; 2], [0u64; 2]);
+    for e in &trace.events {
+        match e.kind {
+            EventKind::Switch {
+                prev_pid, next_pid, ..
+            } => {
+                if let (Some(t), Some(s)) = (since.remove(&prev_pid), sender(prev_pid)) {
+                    ran[usize::from(s)] += e.t_ns - t;
+                }
+                if let Some(s) = sender(next_pid) {
+                    charged[usize::from(s)] += switch_ns;
+                }
+                since.insert(next_pid, e.t_ns);
+                curr.insert(e.cpu, next_pid);
+            }
+            EventKind::Waking { target_cpu, .. } if target_cpu != e.cpu => {
+                if let Some(s) = curr.get(&e.cpu).and_then(|&w| sender(w)) {
+                    let idle = curr.get(&target_cpu).is_none_or(|&p| p == 0);
+                    charged[usize::from(s)] += wakeup_ns + if idle { ipi_ns } else { 0 };
+                }
+            }
+            _ => {}
+        }
+    }
+    let per = |i: usize| (ran[i] - charged[i]) as f64 / messages as f64 / 1000.0;
+    (per(1), per(0))
+}
+
+/// hackbench `-g 2 --threads -l 2000` in the root group, recorded three times on a 2-vCPU
+/// EPYC VM (`tests/fixtures/real-epyc-dec6/`, Linux 6.18.44, haltpoll without polling) with
+/// that VM's costs measured beside it (`record-fixtures.sh` parts `costs`, `pingpong-cross`,
+/// `idlelat`; `metadata.txt`). The recordings: 44.6–61.4 k wakeups, 57.8–75.2 k switches,
+/// 1.93–2.08 s. The model is given that VM's costs as measured (a switch 1.8 µs, a wakeup onto
+/// the busy CPU 2.0 µs, the IPI to an idle one 4.3 µs more, the idle CPU's wake 20 µs) and
+/// each recording's CPU per message net of those charges (about 1.07 µs a write, 1.2 µs a
+/// read), all read from the fixtures here; nothing is fitted. `eevdf-6.19`, seeds 1–4: 58–80 k
+/// wakeups and 74–101 k switches (means 66.6 k and 84.1 k, a quarter over the recordings'),
+/// mixed groups.
+/// With the costs of the EPYC VM of December 4 (a switch 2.4 µs, against messages 2.5×
+/// cheaper on the later VM) the root-group recordings of `real-epyc/` looked like a model that
+/// wakes receivers half as often: the costs were another VM's, not a rule the model lacks.
+/// Held: the model's mean over the seeds within the recordings' range widened by a quarter,
+/// every seed mixed.
+#[test]
+fn root_group_hackbench_wakes_and_switches_as_recorded_with_the_costs_measured_beside_it() {
+    let dir = "real-epyc-dec6";
+    let metadata = String::from_utf8(fixture(&format!("{dir}/metadata.txt"))).unwrap();
+    let costs = measured_costs(&metadata);
+    let (switch_ns, wakeup_ns, ipi_ns) = costs;
+    assert!(
+        (1_500..=2_200).contains(&switch_ns)
+            && (1_500..=2_500).contains(&wakeup_ns)
+            && (3_000..=6_000).contains(&ipi_ns),
+        "{costs:?}"
+    );
+    // The model's δ (5 µs) is part of every recorded wake-to-run.
+    let idle_ns = idle_wake_to_run(&format!("{dir}/pingpong-cross.perf-script.gz")) - 5_000;
+    assert!((10_000..=25_000).contains(&idle_ns), "{idle_ns}");
+    let (mut wakeups, mut switches, mut sends, mut recvs) = (vec![], vec![], vec![], vec![]);
+    for i in 1..=3 {
+        let (trace, threads) =
+            recorded_hackbench(&format!("{dir}/hackbench-root-{i}.perf-script.gz"));
+        assert_eq!(threads.len(), 81, "main + 2 × (20 receivers + 20 senders)");
+        let (local, all) = recorded_local(&trace, &threads[1..]);
+        assert!(mixed(local, all), "run {i}: {local} of {all} local");
+        let (send, recv) = per_message_costs(&trace, &threads, 1_600_000, costs);
+        let mut counts = schedlab_sim::TraceCounts::default();
+        trace.events.iter().for_each(|e| counts.add(&e.kind));
+        eprintln!(
+            "recorded run {i}: {} wakeups, {} switches; {send:.3} µs a write, {recv:.3} a read",
+            counts.waking, counts.switch
+        );
+        wakeups.push(counts.waking);
+        switches.push(counts.switch);
+        sends.push(send);
+        recvs.push(recv);
+    }
+    let (send, recv) = (median(sends), median(recvs));
+    let (mut model_wakeups, mut model_switches) = (0, 0);
+    let seeds = 4;
+    for seed in 1..=seeds {
+        let json = format!(
+            r#"{{"version": 1, "name": "hackbench -g 2 --threads -l 2000, root group",
+               "cpus": 2, "hz": 250, "duration_ms": 4000, "seed": {seed},
+               "machine": "epyc-vm-haltpoll", "switch_cost_ns": {switch_ns},
+               "wakeup_cost_ns": {wakeup_ns}, "ipi_cost_ns": {ipi_ns},
+               "idle_wakeup_ns": {idle_ns}, "autogroup": true, "variants": ["eevdf-6.19"],
+               "workloads": [{{"hackbench": {{"groups": 2, "fds": 20, "loops": 2000,
+                 "threads": true, "send_us": {send:.3}, "recv_us": {recv:.3}}}}}]}}"#
+        );
+        let (local, all, sw) = wakeups_and_switches(&json);
+        assert!(mixed(local, all), "seed {seed}: {local} of {all} local");
+        model_wakeups += all;
+        model_switches += sw;
+    }
+    let within = |mean: u64, recorded: &[u64]| {
+        let (lo, hi) = (
+            recorded.iter().min().unwrap(),
+            recorded.iter().max().unwrap(),
+        );
+        mean * 4 >= lo * 3 && mean * 4 <= hi * 5
+    };
+    let (mw, ms) = (model_wakeups / seeds, model_switches / seeds);
+    assert!(within(mw, &wakeups), "{mw} wakeups against {wakeups:?}");
+    assert!(within(ms, &switches), "{ms} switches against {switches:?}");
+}
