@@ -866,20 +866,23 @@ fn per_message_costs(
             .map(|i| i % 40 >= 20)
     };
     let mut curr: HashMap<u32, Pid> = HashMap::new();
-    let mut since: HashMap<Pid, u64> = HashMap::new();
+    // Per CPU, the task its last switch put on it and when. Where the tracer lost events a
+    // switch names another prev: that CPU's stint is then unknown and not counted.
+    let mut since: HashMap<u32, (Pid, u64)> = HashMap::new();
     let (mut ran, mut charged) = ([0u64; 2], [0u64; 2]);
     for e in &trace.events {
         match e.kind {
             EventKind::Switch {
                 prev_pid, next_pid, ..
             } => {
-                if let (Some(t), Some(s)) = (since.remove(&prev_pid), sender(prev_pid)) {
-                    ran[usize::from(s)] += e.t_ns - t;
+                if let Some((p, t)) = since.insert(e.cpu, (next_pid, e.t_ns)) {
+                    if let (true, Some(s)) = (p == prev_pid, sender(prev_pid)) {
+                        ran[usize::from(s)] += e.t_ns - t;
+                    }
                 }
                 if let Some(s) = sender(next_pid) {
                     charged[usize::from(s)] += switch_ns;
                 }
-                since.insert(next_pid, e.t_ns);
                 curr.insert(e.cpu, next_pid);
             }
             EventKind::Waking { target_cpu, .. } if target_cpu != e.cpu => {
@@ -895,23 +898,23 @@ fn per_message_costs(
     (per(1), per(0))
 }
 
-/// hackbench `-g 2 --threads -l 2000` in the root group, recorded three times on a 2-vCPU
-/// EPYC VM (`tests/fixtures/real-epyc-dec6/`, Linux 6.18.44, haltpoll without polling) with
-/// that VM's costs measured beside it (`record-fixtures.sh` parts `costs`, `pingpong-cross`,
-/// `idlelat`; `metadata.txt`). The recordings: 44.6–61.4 k wakeups, 57.8–75.2 k switches,
-/// 1.93–2.08 s. The model is given that VM's costs as measured (a switch 1.8 µs, a wakeup onto
-/// the busy CPU 2.0 µs, the IPI to an idle one 4.3 µs more, the idle CPU's wake 20 µs) and
-/// each recording's CPU per message net of those charges (about 1.07 µs a write, 1.2 µs a
-/// read), all read from the fixtures here; nothing is fitted. `eevdf-6.19`, seeds 1–4: 58–80 k
-/// wakeups and 74–101 k switches (means 66.6 k and 84.1 k, a quarter over the recordings'),
-/// mixed groups.
-/// With the costs of the EPYC VM of December 4 (a switch 2.4 µs, against messages 2.5×
-/// cheaper on the later VM) the root-group recordings of `real-epyc/` looked like a model that
-/// wakes receivers half as often: the costs were another VM's, not a rule the model lacks.
-/// Held: the model's mean over the seeds within the recordings' range widened by a quarter,
-/// every seed mixed.
-#[test]
-fn root_group_hackbench_wakes_and_switches_as_recorded_with_the_costs_measured_beside_it() {
+/// One hackbench command recorded on the EPYC VM of `tests/fixtures/real-epyc-dec6/` (Linux
+/// 6.18.44, haltpoll without polling) with that VM's costs measured beside it
+/// (`record-fixtures.sh` parts `costs`, `pingpong-cross`, `idlelat`; `metadata.txt`): a switch
+/// 1.8 µs, a wakeup onto the busy CPU 2.0 µs, the IPI to an idle one 4.3 µs more, 20 µs to
+/// wake an idle vCPU. The model (`eevdf-6.19`, seeds 1–4) is given those costs and the
+/// recordings' CPU per message net of them, all read from the fixtures here; nothing is
+/// fitted. Returns the recordings' (wakeups, switches) and the model's means over the seeds.
+struct AgainstDec6 {
+    recorded_wakeups: Vec<u64>,
+    recorded_switches: Vec<u64>,
+    model_wakeups: u64,
+    model_switches: u64,
+}
+
+/// Runs [`AgainstDec6`] for `runs` (fixture names under `real-epyc-dec6/`) of `hackbench -g
+/// groups [-p] --threads -l loops`, in the session's group or the root group.
+fn against_dec6(runs: &[&str], groups: u64, loops: u64, pipe: bool, session: bool) -> AgainstDec6 {
     let dir = "real-epyc-dec6";
     let metadata = String::from_utf8(fixture(&format!("{dir}/metadata.txt"))).unwrap();
     let costs = measured_costs(&metadata);
@@ -925,18 +928,27 @@ fn root_group_hackbench_wakes_and_switches_as_recorded_with_the_costs_measured_b
     // The model's δ (5 µs) is part of every recorded wake-to-run.
     let idle_ns = idle_wake_to_run(&format!("{dir}/pingpong-cross.perf-script.gz")) - 5_000;
     assert!((10_000..=25_000).contains(&idle_ns), "{idle_ns}");
+    let messages = groups * 20 * 20 * loops;
     let (mut wakeups, mut switches, mut sends, mut recvs) = (vec![], vec![], vec![], vec![]);
-    for i in 1..=3 {
-        let (trace, threads) =
-            recorded_hackbench(&format!("{dir}/hackbench-root-{i}.perf-script.gz"));
-        assert_eq!(threads.len(), 81, "main + 2 × (20 receivers + 20 senders)");
+    for run in runs {
+        let (trace, threads) = recorded_hackbench(&format!("{dir}/{run}.perf-script.gz"));
+        assert_eq!(
+            threads.len() as u64,
+            1 + groups * 40,
+            "main + 40 threads a group"
+        );
         let (local, all) = recorded_local(&trace, &threads[1..]);
-        assert!(mixed(local, all), "run {i}: {local} of {all} local");
-        let (send, recv) = per_message_costs(&trace, &threads, 1_600_000, costs);
+        // Neither group settled on one CPU (a pipe's recording is a little under `MIXED`).
+        assert!(
+            all > 20_000 && (20..=80).contains(&(local * 100 / all)),
+            "{run}: {local} of {all} local"
+        );
+        let (send, recv) = per_message_costs(&trace, &threads, messages, costs);
         let mut counts = schedlab_sim::TraceCounts::default();
         trace.events.iter().for_each(|e| counts.add(&e.kind));
         eprintln!(
-            "recorded run {i}: {} wakeups, {} switches; {send:.3} µs a write, {recv:.3} a read",
+            "{run}: {} wakeups, {} switches, {local} of {all} local; {send:.3} µs a write, \
+             {recv:.3} a read",
             counts.waking, counts.switch
         );
         wakeups.push(counts.waking);
@@ -945,31 +957,117 @@ fn root_group_hackbench_wakes_and_switches_as_recorded_with_the_costs_measured_b
         recvs.push(recv);
     }
     let (send, recv) = (median(sends), median(recvs));
+    let membership = if session { r#", "session": 1"# } else { "" };
     let (mut model_wakeups, mut model_switches) = (0, 0);
     let seeds = 4;
     for seed in 1..=seeds {
         let json = format!(
-            r#"{{"version": 1, "name": "hackbench -g 2 --threads -l 2000, root group",
-               "cpus": 2, "hz": 250, "duration_ms": 4000, "seed": {seed},
+            r#"{{"version": 1, "name": "hackbench -g {groups} --threads -l {loops}",
+               "cpus": 2, "hz": 250, "duration_ms": 5000, "seed": {seed},
                "machine": "epyc-vm-haltpoll", "switch_cost_ns": {switch_ns},
                "wakeup_cost_ns": {wakeup_ns}, "ipi_cost_ns": {ipi_ns},
                "idle_wakeup_ns": {idle_ns}, "autogroup": true, "variants": ["eevdf-6.19"],
-               "workloads": [{{"hackbench": {{"groups": 2, "fds": 20, "loops": 2000,
-                 "threads": true, "send_us": {send:.3}, "recv_us": {recv:.3}}}}}]}}"#
+               "workloads": [{{"hackbench": {{"groups": {groups}, "fds": 20, "loops": {loops},
+                 "threads": true, "pipe": {pipe}, "send_us": {send:.3},
+                 "recv_us": {recv:.3}{membership}}}}}]}}"#
         );
         let (local, all, sw) = wakeups_and_switches(&json);
         assert!(mixed(local, all), "seed {seed}: {local} of {all} local");
         model_wakeups += all;
         model_switches += sw;
     }
-    let within = |mean: u64, recorded: &[u64]| {
-        let (lo, hi) = (
-            recorded.iter().min().unwrap(),
-            recorded.iter().max().unwrap(),
-        );
-        mean * 4 >= lo * 3 && mean * 4 <= hi * 5
-    };
-    let (mw, ms) = (model_wakeups / seeds, model_switches / seeds);
-    assert!(within(mw, &wakeups), "{mw} wakeups against {wakeups:?}");
-    assert!(within(ms, &switches), "{ms} switches against {switches:?}");
+    AgainstDec6 {
+        recorded_wakeups: wakeups,
+        recorded_switches: switches,
+        model_wakeups: model_wakeups / seeds,
+        model_switches: model_switches / seeds,
+    }
+}
+
+/// Whether `mean` lies within the range of `recorded`, its lower end less a quarter and its
+/// upper end plus `over` percent.
+fn within(mean: u64, recorded: &[u64], over: u64) -> bool {
+    let (lo, hi) = (
+        recorded.iter().min().unwrap(),
+        recorded.iter().max().unwrap(),
+    );
+    mean * 4 >= lo * 3 && mean * 100 <= hi * (100 + over)
+}
+
+/// hackbench `-g 2 --threads -l 2000` in the root group (autogroup off), three recordings:
+/// 44.6–61.4 k wakeups, 57.8–75.2 k switches, 1.93–2.08 s; 1.10 µs a write and 1.21 µs a read
+/// net of the charges. The model: 58–80 k wakeups and 74–101 k switches over the seeds (means
+/// 66.6 k and 84.1 k, a quarter over the recordings'), mixed groups. With the costs of the
+/// EPYC VM of December 4 (a switch 2.4 µs, against messages 2.5× cheaper on the later VM) the
+/// root-group recordings of `real-epyc/` looked like a model that wakes receivers half as
+/// often: the costs were another VM's, not a rule the model lacks. Held: the model's means
+/// within the recordings' range widened by a quarter, every run and seed mixed.
+#[test]
+fn root_group_hackbench_wakes_and_switches_as_recorded_with_the_costs_measured_beside_it() {
+    let r = against_dec6(
+        &["hackbench-root-1", "hackbench-root-2", "hackbench-root-3"],
+        2,
+        2000,
+        false,
+        false,
+    );
+    let (w, s) = (r.model_wakeups, r.model_switches);
+    assert!(
+        within(w, &r.recorded_wakeups, 25),
+        "{w} wakeups against {:?}",
+        r.recorded_wakeups
+    );
+    assert!(
+        within(s, &r.recorded_switches, 25),
+        "{s} switches against {:?}",
+        r.recorded_switches
+    );
+}
+
+/// The same command in the shell's session (autogroup on, as `hackbench`), recorded once:
+/// 72.0 k wakeups, 85.3 k switches, 2.53 s, 38 % local; 1.39 µs a write and 1.50 µs a read net
+/// of the charges. The model: 60–81 k wakeups (mean 71.3 k), 78–100 k switches (mean 89.1 k),
+/// 41–51 % local. Held as the root group's.
+#[test]
+fn session_hackbench_wakes_and_switches_as_recorded_with_the_costs_measured_beside_it() {
+    let r = against_dec6(&["hackbench"], 2, 2000, false, true);
+    let (w, s) = (r.model_wakeups, r.model_switches);
+    assert!(
+        within(w, &r.recorded_wakeups, 25),
+        "{w} wakeups against {:?}",
+        r.recorded_wakeups
+    );
+    assert!(
+        within(s, &r.recorded_switches, 25),
+        "{s} switches against {:?}",
+        r.recorded_switches
+    );
+}
+
+/// hackbench over pipes (`-p -g 4 --threads -l 1000`, in the session), recorded twice: 40.4 /
+/// 43.1 k wakeups, 48.7 / 51.2 k switches, 0.97 / 0.86 s, 33 / 30 % local; 0.52 µs a write and
+/// 0.50 µs a read net of the charges. The model: 37–54 k wakeups (mean 45.7 k), 50–71 k
+/// switches (mean 60.0 k, a fifth over the recordings'), 42–60 % local, where the recordings
+/// give 30–33 %: the local share is not held (ARCHITECTURE.md, "Compared with the machine").
+/// Held as the root group's.
+#[test]
+fn hackbench_over_pipes_wakes_and_switches_as_recorded_with_the_costs_measured_beside_it() {
+    let r = against_dec6(
+        &["hackbench-pipe-1", "hackbench-pipe-2"],
+        4,
+        1000,
+        true,
+        true,
+    );
+    let (w, s) = (r.model_wakeups, r.model_switches);
+    assert!(
+        within(w, &r.recorded_wakeups, 25),
+        "{w} wakeups against {:?}",
+        r.recorded_wakeups
+    );
+    assert!(
+        within(s, &r.recorded_switches, 25),
+        "{s} switches against {:?}",
+        r.recorded_switches
+    );
 }
