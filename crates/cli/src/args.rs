@@ -125,7 +125,18 @@ large machines fit in memory: e.g. the seed-000 hackbench at its thread's shape,
     /// List the kernel variants, their features and tunables
     Variants,
     /// List the measured machines a scenario's "machine" can name, with their costs
-    Machines,
+    #[command(after_help = "\
+To measure another machine, run `sh scripts/record-fixtures.sh DIR` on it as root while it is
+otherwise idle (ONLY=\"costs pingpong-cross idlelat\" for the costs alone), then
+    schedlab machines --metadata DIR/metadata.txt
+prints the scenario's cost fields derived from its runs, each with the runs behind it
+(docs/measurements.md). Measure them in the same sitting as the recording you compare with.")]
+    Machines {
+        /// Derive the cost fields of the machine whose metadata.txt (written by
+        /// scripts/record-fixtures.sh) this is, instead of listing the measured machines
+        #[arg(long, value_name = "FILE")]
+        metadata: Option<String>,
+    },
     /// Print a shell completion script
     #[command(
         long_about = "Print a shell completion script, e.g.\n    schedlab completions bash > ~/.local/share/bash-completion/completions/schedlab"

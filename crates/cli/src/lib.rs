@@ -18,6 +18,7 @@ use schedlab_scenario::Scenario;
 use schedlab_sim::{Simulator, Status, Variant};
 
 mod args;
+pub mod costs;
 mod diff;
 mod output;
 mod report;
@@ -59,7 +60,18 @@ fn dispatch(cmd: Command, out: &mut dyn Write) -> Result<(), Fail> {
     match cmd {
         Command::Variants => out.write_all(variants_text().as_bytes()).map_err(io),
         Command::Presets => out.write_all(presets_text().as_bytes()).map_err(io),
-        Command::Machines => out.write_all(machines_text().as_bytes()).map_err(io),
+        Command::Machines { metadata: None } => {
+            out.write_all(machines_text().as_bytes()).map_err(io)
+        }
+        Command::Machines {
+            metadata: Some(path),
+        } => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| Fail(2, format!("cannot read {path}: {e}")))?;
+            let costs = costs::MeasuredCosts::from_metadata(&text)
+                .map_err(|e| Fail(2, format!("{path}: {e}")))?;
+            out.write_all(costs.text().as_bytes()).map_err(io)
+        }
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut command(), "schedlab", out);
             Ok(())

@@ -659,3 +659,75 @@ fn a_preset_run_prints_its_sources_figures_beside_the_models() {
     let (_, out, _) = schedlab(&["run", "../../scenarios/sched-idle-pair.json"]);
     assert!(!out.contains("the source's figures"));
 }
+
+/// `machines --metadata` derives each measured machine's costs from the metadata its
+/// recordings came with, as docs/measurements.md did by hand: the profiles in
+/// `schedlab_sim::MACHINES` are those figures (rounded), so they are held to their fixtures.
+#[test]
+fn machines_metadata_derives_each_profiles_costs_from_its_fixtures() {
+    let field = |text: &str, key: &str| -> u64 {
+        let at = text
+            .find(&format!("\"{key}\": "))
+            .unwrap_or_else(|| panic!("{key}: {text}"));
+        text[at + key.len() + 4..]
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let near = |got: u64, want: u64| got.abs_diff(want) * 100 <= want * 3;
+    for m in schedlab_sim::MACHINES
+        .iter()
+        .filter(|m| m.name.starts_with("epyc"))
+    {
+        let path = format!(
+            "{}/../../tests/fixtures/{}/metadata.txt",
+            env!("CARGO_MANIFEST_DIR"),
+            m.fixtures
+        );
+        let (code, out, err) = schedlab(&["machines", "--metadata", &path]);
+        assert_eq!(code, 0, "{err}");
+        let (s, w, i) = (
+            field(&out, "switch_cost_ns"),
+            field(&out, "wakeup_cost_ns"),
+            field(&out, "ipi_cost_ns"),
+        );
+        assert!(
+            near(s, m.switch_cost_ns),
+            "{}: switch {s} against {}",
+            m.name,
+            m.switch_cost_ns
+        );
+        assert!(
+            near(w, m.wakeup_cost_ns),
+            "{}: wakeup {w} against {}",
+            m.name,
+            m.wakeup_cost_ns
+        );
+        assert!(
+            i == m.ipi_cost_ns || near(i, m.ipi_cost_ns),
+            "{}: ipi {i} against {}",
+            m.name,
+            m.ipi_cost_ns
+        );
+    }
+}
+
+#[test]
+fn machines_metadata_names_what_is_wrong_with_its_file() {
+    let (code, _, err) = schedlab(&["machines", "--metadata", "/nonexistent/metadata.txt"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("cannot read /nonexistent/metadata.txt"),
+        "{err}"
+    );
+    let dir = std::env::temp_dir().join(format!("schedlab-machines-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("metadata.txt");
+    std::fs::write(&file, "uname -a: Linux\n").unwrap();
+    let (code, _, err) = schedlab(&["machines", "--metadata", file.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no `costs, run N"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -776,50 +776,16 @@ fn counted_without_a_trace_buffer_the_haltpoll_vm_migrates_and_switches_as_the_m
 }
 
 /// The median of three or more figures.
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-/// The number that follows `key` in `text`, with its decimals (`alone 653.5 ns/iter`).
-fn decimal_after(text: &str, key: &str) -> Option<f64> {
-    let at = text.find(key)? + key.len();
-    text[at..]
-        .trim_start()
-        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .next()?
-        .parse()
-        .ok()
+fn median(v: Vec<f64>) -> f64 {
+    schedlab_cli::costs::median(&v).expect("figures")
 }
 
 /// A machine's costs as `scripts/record-fixtures.sh` (part `costs`) measured them beside its
-/// recordings, the medians of its three runs of `scripts/workloads/switchcost.c`, in ns:
-/// (switch: a pinned pair's round trip less twice the same write and read alone, halved;
-/// a wakeup onto the other, busy CPU, which sends no IPI: the waking write less a plain one;
-/// the IPI to an idle CPU: the same onto the idle CPU less the busy one).
+/// recordings (`schedlab machines --metadata`), in ns: (switch, a wakeup onto the other, busy
+/// CPU, the IPI to an idle one).
 fn measured_costs(metadata: &str) -> (u64, u64, u64) {
-    let (mut switch, mut busy, mut idle) = (vec![], vec![], vec![]);
-    for line in metadata.lines().filter(|l| l.starts_with("costs, run ")) {
-        let parts: Vec<&str> = line.split(" | ").collect();
-        let seg = |name: &str| parts.iter().find(|p| p.contains(name)).copied();
-        let (Some(alone), Some(pair), Some(wake), Some(busy_seg)) =
-            (seg("alone "), seg("pair "), seg("wake "), seg("busy "))
-        else {
-            continue;
-        };
-        let alone = decimal_after(alone, "alone").unwrap();
-        let pair = decimal_after(pair, "pair").unwrap();
-        switch.push((pair - 2.0 * alone) / 2.0);
-        let woke = |s: &str| {
-            decimal_after(s, "write waking the partner").unwrap()
-                - decimal_after(s, "write alone").unwrap()
-        };
-        busy.push(woke(busy_seg));
-        idle.push(woke(wake));
-    }
-    assert!(switch.len() >= 3, "three cost runs in the metadata");
-    let (switch, busy, idle) = (median(switch), median(busy), median(idle));
-    (switch as u64, busy as u64, (idle - busy).max(0.0) as u64)
+    let c = schedlab_cli::costs::MeasuredCosts::from_metadata(metadata).expect("cost runs");
+    (c.switch_cost_ns(), c.wakeup_cost_ns(), c.ipi_cost_ns())
 }
 
 /// The recorded wake-to-run of a wakeup onto an idle CPU, p50 (the pinned ping-pong across
