@@ -950,6 +950,17 @@ fn against_dec6(runs: &[&str], groups: u64, loops: u64, pipe: bool, session: boo
     }
 }
 
+impl AgainstDec6 {
+    /// The model's mean wakeups and switches within the recordings' range, its lower end
+    /// less a quarter and its upper end plus a quarter.
+    fn assert_held(&self) {
+        let (w, s) = (self.model_wakeups, self.model_switches);
+        let (rw, rs) = (&self.recorded_wakeups, &self.recorded_switches);
+        assert!(within(w, rw, 25), "{w} wakeups against {rw:?}");
+        assert!(within(s, rs, 25), "{s} switches against {rs:?}");
+    }
+}
+
 /// Whether `mean` lies within the range of `recorded`, its lower end less a quarter and its
 /// upper end plus `over` percent.
 fn within(mean: u64, recorded: &[u64], over: u64) -> bool {
@@ -977,17 +988,7 @@ fn root_group_hackbench_wakes_and_switches_as_recorded_with_the_costs_measured_b
         false,
         false,
     );
-    let (w, s) = (r.model_wakeups, r.model_switches);
-    assert!(
-        within(w, &r.recorded_wakeups, 25),
-        "{w} wakeups against {:?}",
-        r.recorded_wakeups
-    );
-    assert!(
-        within(s, &r.recorded_switches, 25),
-        "{s} switches against {:?}",
-        r.recorded_switches
-    );
+    r.assert_held();
 }
 
 /// The same command in the shell's session (autogroup on, as `hackbench`), recorded once:
@@ -997,17 +998,7 @@ fn root_group_hackbench_wakes_and_switches_as_recorded_with_the_costs_measured_b
 #[test]
 fn session_hackbench_wakes_and_switches_as_recorded_with_the_costs_measured_beside_it() {
     let r = against_dec6(&["hackbench"], 2, 2000, false, true);
-    let (w, s) = (r.model_wakeups, r.model_switches);
-    assert!(
-        within(w, &r.recorded_wakeups, 25),
-        "{w} wakeups against {:?}",
-        r.recorded_wakeups
-    );
-    assert!(
-        within(s, &r.recorded_switches, 25),
-        "{s} switches against {:?}",
-        r.recorded_switches
-    );
+    r.assert_held();
 }
 
 /// hackbench over pipes (`-p -g 4 --threads -l 1000`, in the session), recorded twice: 40.4 /
@@ -1025,15 +1016,5 @@ fn hackbench_over_pipes_wakes_and_switches_as_recorded_with_the_costs_measured_b
         true,
         true,
     );
-    let (w, s) = (r.model_wakeups, r.model_switches);
-    assert!(
-        within(w, &r.recorded_wakeups, 25),
-        "{w} wakeups against {:?}",
-        r.recorded_wakeups
-    );
-    assert!(
-        within(s, &r.recorded_switches, 25),
-        "{s} switches against {:?}",
-        r.recorded_switches
-    );
+    r.assert_held();
 }
