@@ -340,6 +340,12 @@ pub struct ChannelSpec {
     /// a message (the fd's wait path), paid when the woken reader runs again (default 0).
     #[cfg_attr(feature = "serde", serde(default))]
     pub wait_ns: u64,
+    /// `"page_msgs"`: a pipe's ring of pages (`schedlab_sim::Channel::page_msgs`): its
+    /// capacity is `capacity / page_msgs` slots of `page_msgs` messages; a writer blocked on
+    /// the full ring is woken when a read frees a slot (default 0: a writer is woken on any
+    /// room).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub page_msgs: u64,
 }
 
 /// A block device behind a channel (`"device"` of a channel): how its completions reach the
@@ -750,6 +756,9 @@ impl Scenario {
                     if c.wait_ns > 0 {
                         o.insert("wait_ns".into(), c.wait_ns.into());
                     }
+                    if c.page_msgs > 0 {
+                        o.insert("page_msgs".into(), c.page_msgs.into());
+                    }
                     Value::Object(o)
                 })
                 .collect();
@@ -884,9 +893,16 @@ impl Scenario {
                 return i;
             }
             let spec = specs.iter().find(|s| s.matches(&name));
-            let (capacity, wake_writer_at, futex, poll, wait_ns) = spec
-                .map_or((0, None, false, false, 0), |s| {
-                    (s.capacity, s.wake_writer_at, s.futex, s.poll, s.wait_ns)
+            let (capacity, wake_writer_at, futex, poll, wait_ns, page_msgs) =
+                spec.map_or((0, None, false, false, 0, 0), |s| {
+                    (
+                        s.capacity,
+                        s.wake_writer_at,
+                        s.futex,
+                        s.poll,
+                        s.wait_ns,
+                        s.page_msgs,
+                    )
                 });
             let device = spec.and_then(|s| s.device.clone());
             let i = channels.len() as u32;
@@ -899,6 +915,7 @@ impl Scenario {
                 poll,
                 device: None,
                 wait_ns,
+                page_msgs,
             });
             if let Some(d) = device {
                 // The workqueue channels, one per CPU, after the device's own.

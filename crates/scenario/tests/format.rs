@@ -755,6 +755,33 @@ fn a_channels_wait_cost_round_trips_and_bad_values_are_named() {
         r#"{"name": "req", "wake_writer_at": 1}"#,
         "channels[0].wake_writer_at: an unbounded channel",
     );
+    err(
+        r#"{"name": "req", "page_msgs": 4}"#,
+        "channels[0].page_msgs: an unbounded channel",
+    );
+    err(
+        r#"{"name": "req", "capacity": 10, "page_msgs": 4}"#,
+        "channels[0].page_msgs: a pipe's capacity is a whole number of pages",
+    );
+    err(
+        r#"{"name": "req", "capacity": 8, "page_msgs": 4, "futex": true}"#,
+        "channels[0].page_msgs: pages are a plain pipe's",
+    );
+    // hackbench's pipes hold 16 pages of ⌊4096 / datasize⌋ messages, and `expand` keeps them.
+    let hb = Scenario::from_json(
+        r#"{"version": 1, "name": "hb", "cpus": 2, "hz": 250, "duration_ms": 10,
+        "workloads": [{"hackbench": {"groups": 1, "fds": 2, "loops": 10, "pipe": true}}]}"#,
+    )
+    .unwrap();
+    let c = hb.sim_config();
+    let pipe = c
+        .channels
+        .iter()
+        .find(|ch| ch.page_msgs > 0)
+        .expect("a paged pipe");
+    assert_eq!((pipe.capacity, pipe.page_msgs), (640, 40), "{}", pipe.name);
+    let expanded = Scenario::from_json(&hb.expanded().to_json()).unwrap();
+    assert_eq!(expanded.sim_config().channels, c.channels);
     // pipe_pair's wait costs become its channels', and `expand` keeps them.
     let pp = Scenario::from_json(
         r#"{"version": 1, "name": "pp", "cpus": 1, "hz": 250, "duration_ms": 10,

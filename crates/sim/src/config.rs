@@ -176,6 +176,15 @@ pub struct Channel {
     /// reader next runs, before its program goes on (a pipe's or socket's reader then takes
     /// the message; a futex waiter's was handed to it at its wakeup) (0: none).
     pub wait_ns: u64,
+    /// A pipe's ring of pages (`pipe_write` / `pipe_read`): 0 counts messages against
+    /// `capacity` (a read wakes a writer on any room); n > 0: the pipe holds `capacity / n`
+    /// page slots (16 for a pipe) of n messages each. A write merges into the last page while
+    /// it has room for one more (`pipe_buf_can_merge`, `offset + chars <= PAGE_SIZE`: reads do
+    /// not make room in a page), else takes a free slot, else blocks; a read that empties the
+    /// oldest page frees its slot, and if every slot was in use it wakes one blocked writer
+    /// (exclusive, the longest waiting: `wake_writer`); a writer that had waited wakes the
+    /// next one after its write if a slot is still free (`wake_next_writer`).
+    pub page_msgs: u64,
 }
 
 impl Channel {
@@ -189,6 +198,7 @@ impl Channel {
             poll: false,
             device: None,
             wait_ns: 0,
+            page_msgs: 0,
         }
     }
 }
@@ -682,6 +692,18 @@ impl SimConfig {
             }
         }
         for (i, c) in self.channels.iter().enumerate() {
+            if c.page_msgs > 0
+                && (c.poll
+                    || c.futex
+                    || c.device.is_some()
+                    || c.wake_writer_at.is_some()
+                    || c.capacity < c.page_msgs
+                    || c.capacity % c.page_msgs != 0)
+            {
+                return Err(format!(
+                    "channel {i}: a paged channel is a plain pipe whose capacity is a whole number of pages"
+                ));
+            }
             if c.poll && (c.futex || c.device.is_some() || c.wake_writer_at.is_some()) {
                 return Err(format!(
                     "channel {i}: a polled channel is a pipe, not a futex word, a socket or a device"

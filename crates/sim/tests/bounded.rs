@@ -17,6 +17,7 @@ fn channels(names: &[&str]) -> Vec<Channel> {
             poll: false,
             device: None,
             wait_ns: 0,
+            page_msgs: 0,
         })
         .collect()
 }
@@ -215,6 +216,7 @@ fn a_socket_wakes_its_blocked_writer_only_at_the_low_watermark() {
             poll: false,
             device: None,
             wait_ns: 0,
+            page_msgs: 0,
         }];
         let out = run(&c, "eevdf-6.6");
         let wakeups: Vec<u64> = out
@@ -292,4 +294,61 @@ fn a_futex_wake_belongs_to_the_waiter_it_wakes() {
     };
     assert_eq!(exits(true), [1], "the woken reader exits; the sender waits");
     assert_eq!(exits(false), [2], "the sender takes its own message back");
+}
+
+/// A pipe of pages (`Channel::page_msgs`): a writer blocked on the full ring waits until a
+/// read frees a whole page (`pipe_read` frees a `pipe_buffer` only when it is empty, and
+/// wakes a writer only if every slot was in use), then fills the new page. 20 messages
+/// through 2 slots of 4: the writer blocks after 8 and is woken three times, each after the
+/// reader emptied a page. Counted per message instead, it is woken after every read once the
+/// pipe has filled: twelve times.
+#[test]
+fn a_paged_pipes_writer_waits_for_a_whole_page() {
+    let wakeups = |page_msgs: u64| {
+        let mut writer = task(
+            "writer",
+            0,
+            SchedPolicy::Normal,
+            vec![
+                Op::Send(0),
+                Op::Loop {
+                    start: 0,
+                    times: 20,
+                },
+                Op::Exit,
+            ],
+        );
+        writer.affinity = vec![0];
+        let mut reader = task(
+            "reader",
+            0,
+            SchedPolicy::Normal,
+            vec![
+                Op::Run(Some(Dist::Fixed(MS))),
+                Op::Recv(0),
+                Op::Run(Some(Dist::Fixed(100 * US))),
+                Op::Loop {
+                    start: 1,
+                    times: 20,
+                },
+                Op::Exit,
+            ],
+        );
+        reader.affinity = vec![1];
+        let mut c = cfg(2, 1000, 50 * MS, vec![writer, reader]);
+        c.channels = vec![Channel {
+            capacity: 8,
+            page_msgs,
+            ..Channel::unbounded("pipe")
+        }];
+        let out = run(&c, "eevdf-6.19");
+        assert_eq!(
+            out.tasks[1].sum_exec_runtime_ns,
+            3 * MS,
+            "the reader read all 20"
+        );
+        out.tasks[0].wakeups
+    };
+    assert_eq!(wakeups(4), 3);
+    assert_eq!(wakeups(0), 12);
 }

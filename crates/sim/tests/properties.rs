@@ -31,9 +31,18 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
                 }),
                 // A read that waits costs its wait path on a third of the channels.
                 wait_ns: if r.below(3) == 0 { r.below(10_000) } else { 0 },
+                page_msgs: 0,
             };
             // A quarter of the pipes are polled (every send wakes all waiting readers).
             c.poll = c.device.is_none() && r.below(4) == 0;
+            // A third of the other bounded pipes hold pages (a writer waits for a whole one).
+            if c.device.is_none() && !c.poll && c.capacity > 0 && r.below(3) == 0 {
+                c.page_msgs = if c.capacity == 2 && r.below(2) == 0 {
+                    2
+                } else {
+                    1
+                };
+            }
             c
         })
         .collect();

@@ -597,6 +597,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                         "poll",
                         "device",
                         "wait_ns",
+                        "page_msgs",
                     ],
                 );
                 let name = match co.get("name") {
@@ -632,6 +633,37 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                     Some(v) => p.uint(&join(&path, "wait_ns"), v, 0, 1_000_000_000),
                 };
                 let poll = p.flag(&join(&path, "poll"), co.get("poll"), false);
+                let page_msgs = match (co.get("page_msgs"), capacity) {
+                    (None, _) => Some(0),
+                    (Some(v), Some(cap)) if cap > 0 => {
+                        let n = p.uint(&join(&path, "page_msgs"), v, 1, cap);
+                        if n.is_some_and(|n| cap % n != 0) {
+                            p.err(
+                                &join(&path, "page_msgs"),
+                                format!("a pipe's capacity is a whole number of pages: {cap} is not a multiple of it"),
+                            );
+                        }
+                        if co.contains_key("wake_writer_at")
+                            || futex == Some(true)
+                            || co.contains_key("device")
+                            || co.contains_key("poll")
+                        {
+                            p.err(
+                                &join(&path, "page_msgs"),
+                                "pages are a plain pipe's: leave out \"wake_writer_at\", \"futex\", \"poll\" and \"device\"",
+                            );
+                        }
+                        n
+                    }
+                    (Some(_), Some(_)) => {
+                        p.err(
+                            &join(&path, "page_msgs"),
+                            "an unbounded channel (no \"capacity\") has no pages: give it a capacity",
+                        );
+                        None
+                    }
+                    (Some(_), None) => None,
+                };
                 let device = match co.get("device") {
                     None => Some(None),
                     Some(v) => device(&mut p, &join(&path, "device"), v, cpus).map(Some),
@@ -663,8 +695,17 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                     Some(poll),
                     Some(device),
                     Some(wait_ns),
-                ) = (name, capacity, wake_writer_at, futex, poll, device, wait_ns)
-                {
+                    Some(page_msgs),
+                ) = (
+                    name,
+                    capacity,
+                    wake_writer_at,
+                    futex,
+                    poll,
+                    device,
+                    wait_ns,
+                    page_msgs,
+                ) {
                     let spec = crate::ChannelSpec {
                         name: name.clone(),
                         capacity,
@@ -673,6 +714,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                         poll,
                         device: device.clone(),
                         wait_ns,
+                        page_msgs,
                     };
                     let unused = used_channels
                         .as_ref()
@@ -698,6 +740,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                             poll,
                             device,
                             wait_ns,
+                            page_msgs,
                         });
                     }
                 }

@@ -61,8 +61,8 @@ fn prefix_of(workloads: &[Workload], k: usize) -> String {
 }
 
 /// Channel capacities the workloads need: hackbench's fds (see [`crate::workload::Hackbench`]
-/// for the arithmetic): a pipe holds 16 × ⌊4096 / datasize⌋ messages (at least one) before a
-/// sender blocks (`pipe_write`) and wakes it on any room; a unix socket holds
+/// for the arithmetic): a pipe holds 16 pages of ⌊4096 / datasize⌋ messages (at least one)
+/// before a sender blocks (`pipe_write`) and wakes it when a read frees a page; a unix socket holds
 /// ⌈212992 / truesize⌉ and wakes it at a quarter. Other workloads keep at most one message in
 /// flight.
 /// `net.core.wmem_default`, a unix socket's `sk_sndbuf`.
@@ -87,6 +87,7 @@ pub(crate) fn channel_specs(cpus: u64, workloads: &[Workload]) -> Vec<crate::Cha
                     workqueue: f.write.then(|| format!("{prefix}.dio{{cpu}}")),
                 }),
                 wait_ns: 0,
+                page_msgs: 0,
             });
         }
         if let Workload::PipePair(p) = w {
@@ -104,6 +105,7 @@ pub(crate) fn channel_specs(cpus: u64, workloads: &[Workload]) -> Vec<crate::Cha
                         poll: false,
                         device: None,
                         wait_ns,
+                        page_msgs: 0,
                     });
                 }
             }
@@ -124,20 +126,29 @@ pub(crate) fn channel_specs(cpus: u64, workloads: &[Workload]) -> Vec<crate::Cha
                         poll: false,
                         device: None,
                         wait_ns: 0,
+                        page_msgs: 0,
                     });
                 }
             }
         }
         if let Workload::Hackbench(h) = w {
             let prefix = prefix_of(workloads, k);
-            let (capacity, wake_writer_at) = if h.pipe {
-                ((16 * (4096 / h.datasize.max(1))).max(1), None)
+            // A pipe: 16 page slots; messages up to a page merge into the last page
+            // (`pipe_write`), and a writer waits for a whole slot (`pipe_read`'s wake_writer).
+            // Larger messages span pages: counted per message.
+            let per_page = 4096 / h.datasize.max(1);
+            let (capacity, wake_writer_at, page_msgs) = if h.pipe {
+                ((16 * per_page).max(1), None, per_page)
             } else {
                 // sock_alloc_send_pskb blocks once sk_wmem_alloc ≥ sk_sndbuf; unix_write_space
                 // wakes the writer when (sk_wmem_alloc << 2) ≤ sk_sndbuf.
                 let head = (h.datasize.div_ceil(64) * 64 + 320).next_power_of_two();
                 let truesize = head + 256;
-                (SK_SNDBUF.div_ceil(truesize), Some(SK_SNDBUF / 4 / truesize))
+                (
+                    SK_SNDBUF.div_ceil(truesize),
+                    Some(SK_SNDBUF / 4 / truesize),
+                    0,
+                )
             };
             for g in 0..h.groups {
                 out.push(crate::ChannelSpec {
@@ -148,6 +159,7 @@ pub(crate) fn channel_specs(cpus: u64, workloads: &[Workload]) -> Vec<crate::Cha
                     poll: false,
                     device: None,
                     wait_ns: 0,
+                    page_msgs,
                 });
             }
             // The ready and start pipes of main(): every thread writes one byte to the first
@@ -161,6 +173,7 @@ pub(crate) fn channel_specs(cpus: u64, workloads: &[Workload]) -> Vec<crate::Cha
                     poll,
                     device: None,
                     wait_ns: 0,
+                    page_msgs: 0,
                 });
             }
         }

@@ -144,8 +144,9 @@ impl Role {
 /// `sk_buff`): 278 messages of 100 bytes, and a blocked writer wakes only when the reader has
 /// drained it to a quarter (`unix_writable`), 69 messages (both measured on Linux 6.18 with a
 /// non-blocking socketpair: 278 writes, then POLLOUT after 209 reads). A pipe holds 16 pages
-/// of ⌊4096 / datasize⌋ messages (640 of 100 bytes) and wakes a writer as soon as a read
-/// makes room.
+/// of ⌊4096 / datasize⌋ messages (640 of 100 bytes): writes merge into the last page, and a
+/// blocked writer is woken (one) when a read empties the oldest page of the full pipe
+/// (`pipe_read` frees a page only when it is empty), so it waits for 40 reads, not one.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Hackbench {

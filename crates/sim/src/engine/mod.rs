@@ -101,6 +101,8 @@ struct TaskCtl {
     /// In a system call that has done its work (a send, a read that found its message): it
     /// returns to user space before the next op (`program.rs`, `syscall_exit`).
     syscall: bool,
+    /// Blocked on a full paged pipe since its last write (`pipe_write`'s `wake_next_writer`).
+    waited_room: bool,
     /// What the message taken by its last read carries: a kworker's work item (the device
     /// channel of an I/O completion, delivered by `Op::Complete`) or a request's reply channel
     /// (written by `Op::Reply`).
@@ -349,6 +351,7 @@ impl Simulator {
                 avg: crate::pelt::SchedAvg::default(),
                 owed_ns: 0,
                 syscall: false,
+                waited_room: false,
                 work: None,
                 batch: Vec::new(),
                 affinity: {
@@ -387,6 +390,12 @@ impl Simulator {
                     Chan {
                         capacity,
                         wake_writer_at: c.wake_writer_at.unwrap_or(capacity - 1),
+                        page_msgs: c.page_msgs,
+                        slots: if c.page_msgs > 0 {
+                            (capacity / c.page_msgs) as usize
+                        } else {
+                            0
+                        },
                         ..Chan::default()
                     }
                 })

@@ -30,6 +30,52 @@ pub(super) struct Chan {
     /// A workqueue channel's work items, one per message: the device channel each I/O
     /// completion goes to (`io.rs`), or an interrupt source's item (`irq::IRQ_WORK`).
     pub(super) payloads: VecDeque<u32>,
+    /// A paged pipe's messages per page (0: not paged; `Channel::page_msgs`).
+    pub(super) page_msgs: u64,
+    /// Its page slots (16 for a pipe).
+    pub(super) slots: usize,
+    /// Its pages in use, oldest first: (messages written into it, messages not yet read).
+    pub(super) pages: VecDeque<(u64, u64)>,
+}
+
+impl Chan {
+    /// Whether a write can go in now: into the last page while it has room (and the pipe is
+    /// not empty), else into a free slot.
+    fn writable(&self) -> bool {
+        if self.page_msgs == 0 {
+            return self.count < self.capacity;
+        }
+        self.pages.back().is_some_and(|p| p.0 < self.page_msgs) || self.pages.len() < self.slots
+    }
+
+    /// Puts one message in a paged pipe's pages.
+    fn write_page(&mut self) {
+        if self.page_msgs == 0 {
+            return;
+        }
+        match self.pages.back_mut() {
+            Some(p) if p.0 < self.page_msgs => {
+                p.0 += 1;
+                p.1 += 1;
+            }
+            _ => self.pages.push_back((1, 1)),
+        }
+    }
+
+    /// Takes one message from a paged pipe's oldest page; whether that freed a slot of a
+    /// full ring (`pipe_read`'s `wake_writer`).
+    fn read_page(&mut self) -> bool {
+        let Some(p) = self.pages.front_mut() else {
+            return false;
+        };
+        p.1 -= 1;
+        if p.1 > 0 {
+            return false;
+        }
+        let was_full = self.pages.len() >= self.slots;
+        self.pages.pop_front();
+        was_full
+    }
 }
 
 /// The per-CPU locks of `Op::LockCpu`: one array of `cpus` locks per lock set, indexed
@@ -247,8 +293,12 @@ impl Simulator {
                             self.tasks[id].stats.reads += 1;
                         }
                         let socket = self.cfg.channels[ch as usize].wake_writer_at.is_some();
-                        let chan = &self.chans[ch as usize];
-                        let room = chan.count <= chan.wake_writer_at;
+                        let chan = &mut self.chans[ch as usize];
+                        let room = if chan.page_msgs > 0 {
+                            chan.read_page()
+                        } else {
+                            chan.count <= chan.wake_writer_at
+                        };
                         self.advance_pc(id);
                         if room {
                             if socket {
@@ -372,12 +422,22 @@ impl Simulator {
             return true;
         }
         let chan = &mut self.chans[ch as usize];
-        if chan.count >= chan.capacity {
+        if !chan.writable() {
             // pipe_write on a full pipe: sleep until a reader makes room.
             chan.writers.push_back(id);
+            self.tasks[id].waited_room = chan.page_msgs > 0;
             self.block(id, TState::Sleeping);
             return false;
         }
+        chan.write_page();
+        // pipe_write: a writer that waited wakes the next (after its own wakeup of the reader)
+        // if its write left a slot free.
+        let next_writer =
+            if core::mem::take(&mut self.tasks[id].waited_room) && chan.pages.len() < chan.slots {
+                chan.writers.pop_front()
+            } else {
+                None
+            };
         if self.cfg.channels[ch as usize].poll {
             // pipe_write → wake_up_interruptible_sync_poll: every poller, from the head of the
             // wait queue (the latest to wait first), WF_SYNC; the message stays for later polls.
@@ -412,6 +472,9 @@ impl Simulator {
         if let Some(r) = reader {
             // pipe_write wakes with WF_SYNC; FUTEX_WAKE without it.
             self.try_to_wake_up(r, cpu, Some(id), !futex);
+        }
+        if let Some(w) = next_writer {
+            self.try_to_wake_up(w, cpu, Some(id), true);
         }
         self.tasks[id].syscall = true;
         true
