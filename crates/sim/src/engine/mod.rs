@@ -391,11 +391,7 @@ impl Simulator {
                         capacity,
                         wake_writer_at: c.wake_writer_at.unwrap_or(capacity - 1),
                         page_msgs: c.page_msgs,
-                        slots: if c.page_msgs > 0 {
-                            (capacity / c.page_msgs) as usize
-                        } else {
-                            0
-                        },
+                        slots: capacity.checked_div(c.page_msgs).unwrap_or(0) as usize,
                         ..Chan::default()
                     }
                 })
