@@ -732,16 +732,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
                     } else if name.is_empty() {
                         p.err(&join(&path, "name"), "must not be empty");
                     } else {
-                        out.push(crate::ChannelSpec {
-                            name,
-                            capacity,
-                            wake_writer_at,
-                            futex,
-                            poll,
-                            device,
-                            wait_ns,
-                            page_msgs,
-                        });
+                        out.push(spec);
                     }
                 }
             }
