@@ -62,7 +62,18 @@ fn presets_have_the_shapes_of_their_threads() {
     // And the default housekeeping beside them, one per CPU.
     assert_eq!(s.sim_config().tasks.len(), 1 + 8 * 40 + 8);
     assert_eq!(s.workloads()[0].kind, WorkloadKind::Hackbench);
-    assert_eq!(s.variants.len(), 4);
+    // CFS, EEVDF with and without RUN_TO_PARITY, the thread's two proposals (WAKEUP_DEADLINE,
+    // and its own RUN_TO_PARITY: WAKEUP_PARITY without the merged one).
+    assert_eq!(
+        s.variant_names(),
+        vec![
+            "cfs-6.1",
+            "eevdf-6.6:NO_RUN_TO_PARITY",
+            "eevdf-6.6",
+            "eevdf-6.6:WAKEUP_DEADLINE",
+            "eevdf-6.6:NO_RUN_TO_PARITY,WAKEUP_PARITY"
+        ]
+    );
 
     // schbench -m 4 -t 16 on 32 CPUs (the thread's 16 workers per message thread, two per
     // CPU), with a housekeeping thread per CPU.

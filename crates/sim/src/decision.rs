@@ -88,6 +88,8 @@ pub enum KeepRule {
     WakeupGranularity,
     /// EEVDF: curr was protected by RUN_TO_PARITY (`protect_slice`: its slice is not used up).
     Protected,
+    /// The WAKEUP_PARITY proposal (seed 000's RUN_TO_PARITY): curr is eligible.
+    WakeupParity,
     /// EEVDF: `pick_eevdf` kept curr or chose another entity than the wakee (curr eligible with
     /// the earlier deadline, or a third task first).
     PickNotWakee,
@@ -147,6 +149,8 @@ pub enum PickRule {
     /// EEVDF: curr is eligible and its slice protection holds (RUN_TO_PARITY: 6.6–6.16 the
     /// vlag == deadline marker, 6.17+ `protect_slice`), so `pick_eevdf` keeps it.
     Protected,
+    /// The WAKEUP_PARITY proposal: the wakeup check's pick keeps an eligible curr.
+    WakeupParity,
     /// EEVDF: the eligible entity with the earliest deadline (curr or a queued one).
     EarliestDeadline,
     /// EEVDF: no eligible entity ("EEVDF scheduling fail"): the leftmost.
@@ -533,6 +537,7 @@ impl KeepRule {
                 "curr is not more than the wakeup granularity ahead of the wakee"
             }
             KeepRule::Protected => "RUN_TO_PARITY protected curr until its slice ends",
+            KeepRule::WakeupParity => "WAKEUP_PARITY: a wakeup does not preempt an eligible curr",
             KeepRule::PickNotWakee => {
                 "pick_eevdf did not choose the wakee (curr eligible with the earlier deadline, or another task first)"
             }
@@ -570,6 +575,7 @@ impl PickRule {
             PickRule::HigherClass => "a SCHED_FIFO/RR task first (the class above fair)",
             PickRule::Only => "the only queued entity",
             PickRule::Protected => "curr kept: eligible and protected by RUN_TO_PARITY",
+            PickRule::WakeupParity => "curr kept: eligible, and WAKEUP_PARITY keeps it at a wakeup",
             PickRule::EarliestDeadline => "the earliest eligible deadline",
             PickRule::Fallback => "no eligible entity: the leftmost",
             PickRule::Leftmost => "the leftmost (smallest vruntime)",

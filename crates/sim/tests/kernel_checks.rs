@@ -528,3 +528,49 @@ fn c18_vprot_limited_by_shortest_queued_slice() {
         "6.19 NO_RUN_TO_PARITY H median run {r}"
     );
 }
+
+/// WAKEUP_PARITY, seed 000's RUN_TO_PARITY (Chen Yu's form of Mike Galbraith's patch, in the
+/// thread's diff): `pick_eevdf(cfs_rq, wake = 1)` returns curr whenever curr is queued and
+/// eligible, so a wakeup preempts only an ineligible curr. Two hogs and a short sleeper on one
+/// CPU: without it (6.6, NO_RUN_TO_PARITY) some wakeups preempt an eligible hog because the
+/// sleeper's deadline is earlier; with it none does, every preemption found curr ineligible,
+/// and the sleeper still preempts (an ineligible hog is not protected).
+#[test]
+fn wakeup_parity_preempts_only_an_ineligible_curr() {
+    let sleeper = task(
+        "sleeper",
+        0,
+        SchedPolicy::Normal,
+        vec![
+            Op::Run(Some(Dist::Fixed(100 * US))),
+            Op::Sleep(Dist::Fixed(3 * MS)),
+        ],
+    );
+    let mk = || {
+        cfg(
+            1,
+            1000,
+            2_000 * MS,
+            vec![hog("a", 0), hog("b", 0), sleeper.clone()],
+        )
+    };
+    let plain = run(&mk(), "eevdf-6.6:NO_RUN_TO_PARITY").cpus[0];
+    assert!(
+        plain.preempt_earlier_deadline > 0,
+        "the scenario must have wakeups that preempt an eligible curr: {plain:?}"
+    );
+    let wp = run(&mk(), "eevdf-6.6:NO_RUN_TO_PARITY,WAKEUP_PARITY").cpus[0];
+    assert_eq!(wp.preempt_earlier_deadline, 0, "{wp:?}");
+    assert!(wp.need_preempt_count > 0, "{wp:?}");
+    assert_eq!(wp.need_preempt_count, wp.preempt_curr_ineligible, "{wp:?}");
+    assert!(
+        wp.need_preempt_count <= wp.curr_noeli_preempt_count,
+        "{wp:?}"
+    );
+    assert!(
+        wp.need_preempt_count < plain.need_preempt_count,
+        "{wp:?} vs {plain:?}"
+    );
+    // Not a 6.12+ feature: the thread's kernel was tip:sched/eevdf of August 2023.
+    assert!(Variant::parse("eevdf-6.12:WAKEUP_PARITY").is_err());
+}

@@ -184,6 +184,9 @@ impl Fair {
             }
         }
         if let Some(cu) = curr {
+            if wake && self.has(Feature::WakeupParity) {
+                return Some((cu, PickRule::WakeupParity));
+            }
             let protected = if self.v619() {
                 protect && self.protect_slice(c, cu)
             } else {

@@ -304,7 +304,9 @@ impl Fair {
             }
         };
         if self.pick_eevdf(c, protect, true) != Some(p) {
-            return Err(if protected {
+            return Err(if curr_eligible && self.has(Feature::WakeupParity) {
+                KeepRule::WakeupParity
+            } else if protected {
                 KeepRule::Protected
             } else {
                 KeepRule::PickNotWakee

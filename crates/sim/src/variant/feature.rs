@@ -64,10 +64,17 @@ pub enum Feature {
     /// `task_hot`: a buddy (`cfs_rq->next`; CFS also `cfs_rq->last`) is cache hot to a balance
     /// onto a CPU that has tasks, so it moves only after `cache_nice_tries` failures. On.
     CacheHotBuddy,
+    /// Proposal (seed 000, Aug 2023: Chen Yu's form of Mike Galbraith's RUN_TO_PARITY patch,
+    /// the one the thread's RUN_TO_PARITY figures were measured with; never merged in this
+    /// form): the wakeup-preemption check's `pick_eevdf(cfs_rq, 1)` returns curr whenever curr
+    /// is queued and eligible, so a wakeup preempts only an ineligible curr; the pick at
+    /// `schedule()` (`pick_eevdf(cfs_rq, 0)`) protects nothing. Off; with RUN_TO_PARITY off it is
+    /// the thread's kernel.
+    WakeupParity,
 }
 
 /// All features, in `features.h` order.
-pub const ALL_FEATURES: [Feature; 24] = [
+pub const ALL_FEATURES: [Feature; 25] = [
     Feature::GentleFairSleepers,
     Feature::StartDebit,
     Feature::LastBuddy,
@@ -78,6 +85,7 @@ pub const ALL_FEATURES: [Feature; 24] = [
     Feature::PlaceDeadlineInitial,
     Feature::PlaceRelDeadline,
     Feature::RunToParity,
+    Feature::WakeupParity,
     Feature::PreemptShort,
     Feature::PickBuddy,
     Feature::DelayDequeue,
@@ -122,6 +130,7 @@ impl Feature {
             Feature::WakeupDeadline => "WAKEUP_DEADLINE",
             Feature::ReschedIneligible => "RESCHED_CURR_INELIGIBLE",
             Feature::CacheHotBuddy => "CACHE_HOT_BUDDY",
+            Feature::WakeupParity => "WAKEUP_PARITY",
         }
     }
 
@@ -158,6 +167,9 @@ impl Feature {
                 "proposal (2024): on wakeup, reschedule curr whenever it is ineligible"
             }
             Feature::CacheHotBuddy => "the balancer treats the buddies as cache hot",
+            Feature::WakeupParity => {
+                "proposal (2023): a wakeup never preempts an eligible curr (seed 000's RUN_TO_PARITY)"
+            }
         }
     }
 

@@ -168,6 +168,7 @@ const EEVDF66_AVAILABLE: &[Feature] = &[
     WakeupPreemption,
     Hrtick,
     WakeupDeadline,
+    WakeupParity,
     ReschedIneligible,
     SisUtil,
     WaIdle,
