@@ -378,12 +378,12 @@ test('workload parameters have a form whose fields edit the same document as the
   await groups.fill('8');
 });
 
-test('with four variants nothing overflows the page at 800, 1280 and 1920 px', async () => {
+test('with five variants nothing overflows the page at 800, 1280 and 1920 px', async () => {
   await page.selectOption('#presets', 'preset:hackbench');
   const n = await runCount();
   await page.click('#run');
   assert.equal(await waitRun(n + 1), 'done');
-  assert.equal(await page.locator('.variant-result').count(), 4);
+  assert.equal(await page.locator('.variant-result').count(), 5);
   for (const width of [800, 1280, 1920]) {
     await page.setViewportSize({ width, height: 1000 });
     const m = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, iw: innerWidth }));
