@@ -801,8 +801,9 @@ impl Simulator {
             } else {
                 all_pinned = false;
                 let running = self.cpus[src as usize].rq.curr == Some(t);
-                // DEVIATION(kernel): delayed tasks are never migrated (6.14 moves them for
-                // migrate_load).
+                // DEVIATION(kernel): delayed tasks are never migrated (6.12 and 6.13 move them
+                // as any queued task, 6.14+ only for migrate_load), and 6.14+'s preference for
+                // eligible tasks (873199d27bb2) is not modelled: ARCHITECTURE.md, deviation 2.
                 // task_hot: "Buddy candidates are cache hot" when the destination has tasks
                 // (cfs_rq->next; CFS also cfs_rq->last), else by the time since it last ran.
                 buddy = dst_busy && (src_rq_next == Some(t) || src_rq_last == Some(t));
