@@ -161,7 +161,11 @@ fn the_seed_000_breakdowns_come_from_the_records() {
     // Chen Yu's counters in the seed-000 thread: of the wakeup picks, those that found curr
     // ineligible (curr_noeli), and of the successful preemptions by the pick those where
     // curr's deadline was earlier (curr_lowdl) and those with nr_running <= 2 (curr_lownr).
-    for variant in ["eevdf-6.6", "eevdf-6.6:NO_RUN_TO_PARITY"] {
+    for variant in [
+        "eevdf-6.6",
+        "eevdf-6.6:NO_RUN_TO_PARITY",
+        "eevdf-6.6:NO_RUN_TO_PARITY,WAKEUP_PARITY",
+    ] {
         let o = run("hackbench", variant, true);
         let (mut noeli, mut lowdl, mut lownr, mut picks) = (0u64, 0u64, 0u64, 0u64);
         for d in &o.trace.decisions {
@@ -241,6 +245,50 @@ fn run_to_parity_shows_as_protection() {
     };
     assert!(protected("eevdf-6.6") > 0);
     assert_eq!(protected("eevdf-6.6:NO_RUN_TO_PARITY"), 0);
+}
+
+/// The thread's own RUN_TO_PARITY (seed 000, WAKEUP_PARITY): a wakeup check keeps curr
+/// exactly when curr is queued and eligible, under its own rule, never the merged
+/// RUN_TO_PARITY's; every preemption by the pick found curr ineligible or not queued.
+#[test]
+fn wakeup_parity_shows_as_its_own_rule() {
+    let o = run(
+        "hackbench",
+        "eevdf-6.6:NO_RUN_TO_PARITY,WAKEUP_PARITY",
+        true,
+    );
+    let (mut kept, mut preempted, mut dequeued) = (0, 0, 0);
+    for d in &o.trace.decisions {
+        let DecisionKind::Wakeup {
+            curr,
+            outcome,
+            nr_running,
+            ..
+        } = d.kind
+        else {
+            continue;
+        };
+        match outcome {
+            Err(KeepRule::WakeupParity) => {
+                assert!(curr.eligible, "kept an ineligible curr: {d:?}");
+                kept += 1;
+            }
+            Err(KeepRule::Protected) => panic!("the merged RUN_TO_PARITY is off: {d:?}"),
+            // A wakeup in the δ between curr's block and its switch finds curr dequeued
+            // (`!curr->on_rq`: the patch protects nothing then), the wakee alone queued.
+            Ok(PreemptRule::EarlierDeadline) if nr_running == 1 => dequeued += 1,
+            Ok(PreemptRule::EarlierDeadline) => panic!("preempted an eligible curr: {d:?}"),
+            Ok(PreemptRule::CurrIneligible) => {
+                assert!(!curr.eligible, "{d:?}");
+                preempted += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(
+        kept > 100 && preempted > 100,
+        "{kept} kept, {preempted} preempted, {dequeued} with curr dequeued"
+    );
 }
 
 /// CACHE_HOT_BUDDY (`task_hot`): a buddy (`cfs_rq->next`; on CFS also `cfs_rq->last`, the
