@@ -458,7 +458,8 @@ test('first divergence: hackbench eevdf-6.6 vs NO_RUN_TO_PARITY at the command l
   let n = await runCount();
   await page.click('#run');
   assert.equal(await waitRun(n + 1), 'done');
-  // The preset runs cfs-6.1, eevdf-6.6:NO_RUN_TO_PARITY, eevdf-6.6, eevdf-6.6:WAKEUP_DEADLINE.
+  // The preset runs cfs-6.1, eevdf-6.6:NO_RUN_TO_PARITY, eevdf-6.6, eevdf-6.6:WAKEUP_DEADLINE,
+  // eevdf-6.6:NO_RUN_TO_PARITY,WAKEUP_PARITY.
   await page.selectOption('#diff-a', '2');
   await page.selectOption('#diff-b', '1');
   // From the keyboard.

@@ -137,11 +137,6 @@ impl Fair {
         (left, PickRule::Leftmost)
     }
 
-    /// `pick_eevdf` / `__pick_eevdf(cfs_rq, protect)`: see [`Fair::pick_eevdf_why`].
-    pub(super) fn pick_eevdf(&self, c: &mut Ctx, protect: bool, wake: bool) -> Option<Tid> {
-        self.pick_eevdf_why(c, protect, wake).map(|(t, _)| t)
-    }
-
     /// `pick_eevdf` / `__pick_eevdf(cfs_rq, protect)`: the eligible entity with the earliest
     /// deadline, curr included while it is queued and eligible; with the rule that chose it.
     ///

@@ -8,7 +8,7 @@
 //! - the hrtick: `hrtick_start_fair` and when `hrtick_update` re-arms.
 
 use crate::config::SchedPolicy;
-use crate::decision::{Cause, KeepRule, PreemptRule};
+use crate::decision::{Cause, KeepRule, PickRule, PreemptRule};
 use crate::variant::Feature;
 use crate::weight::calc_delta_fair;
 
@@ -303,8 +303,9 @@ impl Fair {
                 self.has(Feature::RunToParity) && c.ents[se].vlag == c.ents[se].deadline
             }
         };
-        if self.pick_eevdf(c, protect, true) != Some(p) {
-            return Err(if curr_eligible && self.has(Feature::WakeupParity) {
+        let pick = self.pick_eevdf_why(c, protect, true);
+        if pick.map(|(t, _)| t) != Some(p) {
+            return Err(if matches!(pick, Some((_, PickRule::WakeupParity))) {
                 KeepRule::WakeupParity
             } else if protected {
                 KeepRule::Protected
