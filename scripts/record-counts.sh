@@ -2,14 +2,18 @@
 # Count hackbench's wakeups on the waker's CPU, its migrations and the switches without a
 # trace buffer: `perf stat` counts filtered tracepoints per CPU, so no perf thread wakes up to
 # drain buffers and share the CPUs with the workload (under `perf record` the same hackbench
-# migrates about twice as often). For 2-CPU machines.
+# migrates about twice as often). For 2-CPU machines. A recording is one run of a workload
+# whose counts vary widely from run to run (hackbench over pipes wakes 30 000 to 70 000
+# times); these counts give the spread the model is held to.
 #
 # Run as root on an otherwise idle machine, with the build lock held so no build shares the
 # CPUs:
-#   flock /tmp/schedlab-build.lock sh scripts/record-counts.sh [OUTFILE] [RUNS]
+#   flock /tmp/schedlab-build.lock sh scripts/record-counts.sh [--root] [OUTFILE] [RUNS] [HACKBENCH ARGS...]
 # Writes OUTFILE (default tests/fixtures/real-epyc-haltpoll/hackbench-counts.txt): a header
-# with the machine and the command, then one line per run of `hackbench -g 2 --threads -l
-# 2000` from this shell (so in its autogroup session):
+# with the machine and the command, then one line per run of `hackbench ARGS` (default `-g 2
+# --threads -l 2000`; RUNS default 9) from this shell (so in its autogroup session; with
+# --root, autogroup is turned off for the runs and restored after, so the threads are in the
+# root task group):
 #   run N: time S s, wakeups W, local L, migrations M, switches X
 # Wakeups are `sched_waking` of hackbench's threads by (waker's CPU, previous CPU), and
 # `sched_migrate_task` of them by (the CPU it fired on, from, to): a wakeup is local when the
@@ -18,18 +22,27 @@
 # of some 60 000 wakeups.) Needs perf and rt-tests (hackbench).
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=0
+if [ "${1:-}" = --root ]; then ROOT=1; shift; fi
 OUT=${1:-$HERE/../tests/fixtures/real-epyc-haltpoll/hackbench-counts.txt}
 RUNS=${2:-9}
+[ $# -gt 2 ] && shift 2 || set --
+HB="hackbench ${*:---g 2 --threads -l 2000}"
 [ "$(nproc)" = 2 ] || { echo "record-counts.sh: a 2-CPU machine only (this one has $(nproc))" >&2; exit 1; }
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-HB='hackbench -g 2 --threads -l 2000'
+AG=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo 0)
+trap 'rm -rf "$TMP"; [ "$ROOT" = 0 ] || echo "$AG" > /proc/sys/kernel/sched_autogroup_enabled' EXIT
+GROUP="from this shell: its autogroup session"
+if [ "$ROOT" = 1 ]; then
+	echo 0 > /proc/sys/kernel/sched_autogroup_enabled || { echo "record-counts.sh: cannot turn autogroup off" >&2; exit 1; }
+	GROUP="sched_autogroup_enabled 0: the root task group"
+fi
 F='&& comm == "hackbench"'
 {
 	echo "# hackbench counted without a trace buffer (scripts/record-counts.sh), $(date -u +%FT%TZ)"
 	echo "# uname -a: $(uname -a)"
 	echo "# perf: $(perf --version); cpus: $(nproc); cpuidle driver: $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)"
-	echo "# command: perf stat -a -A (sched_waking by target_cpu, sched_migrate_task by orig/dest, sched_switch) -- $HB (from this shell: its autogroup session)"
+	echo "# command: perf stat -a -A (sched_waking by target_cpu, sched_migrate_task by orig/dest, sched_switch) -- $HB ($GROUP)"
 } > "$OUT"
 run=1
 while [ "$run" -le "$RUNS" ]; do

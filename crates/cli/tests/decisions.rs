@@ -3,7 +3,7 @@
 //! thread's breakdowns (curr_noeli, curr_lowdl, curr_lownr) from the records alone.
 
 use schedlab_scenario::presets::preset;
-use schedlab_sim::decision::{Cause, DecisionKind, KeepRule, PreemptRule};
+use schedlab_sim::decision::{Balance, Cause, DecisionKind, Imbalance, KeepRule, PreemptRule};
 use schedlab_sim::{simulate, CpuStats, EventKind, Output, PrevState, Variant};
 
 fn run(name: &str, variant: &str, decisions: bool) -> Output {
@@ -338,4 +338,83 @@ fn a_buddy_is_cache_hot_to_the_balancer() {
         on.iter().all(|&(failed, hot)| hot && failed > 1),
         "with CACHE_HOT_BUDDY: {on:?}"
     );
+}
+
+/// The balancer's moves in a run, from its decision records.
+fn moves(o: &Output) -> Vec<schedlab_sim::decision::Move> {
+    o.trace
+        .decisions
+        .iter()
+        .filter_map(|d| match d.kind {
+            DecisionKind::Move { why, .. } => Some(why),
+            _ => None,
+        })
+        .collect()
+}
+
+/// 6.14+ `can_migrate_task`: while a domain's balancing has not failed (`nr_balance_failed`
+/// 0), a task that is not eligible on its run queue is not moved to a CPU that has tasks of its
+/// group queued (873199d27bb2, "Prioritize migrating eligible tasks in sched_balance_rq()").
+/// hackbench over pipes on 2 CPUs, every thread in the root group, so a busy destination
+/// always has them: under `eevdf-6.19` every move of the periodic balance at
+/// `nr_balance_failed` 0 is of an eligible task; under `eevdf-6.12`, which lacks the rule,
+/// some are of tasks that are not.
+#[test]
+fn from_6_14_the_balancer_moves_eligible_tasks_first() {
+    let json = r#"{"version": 1, "name": "pipes", "cpus": 2, "hz": 250, "duration_ms": 1500,
+        "seed": 1, "variants": ["eevdf-6.19"],
+        "workloads": [{"hackbench": {"groups": 4, "fds": 20, "loops": 1000, "threads": true,
+          "pipe": true}}]}"#;
+    let mut cfg = schedlab_scenario::Scenario::from_json(json)
+        .unwrap()
+        .sim_config();
+    cfg.record_decisions = true;
+    let early = |variant: &str| -> Vec<bool> {
+        let o = simulate(&cfg, &Variant::parse(variant).unwrap()).unwrap();
+        moves(&o)
+            .iter()
+            .filter(|w| w.balance == Balance::Periodic && w.nr_balance_failed == 0)
+            .map(|w| w.eligible)
+            .collect()
+    };
+    let e = early("eevdf-6.19");
+    assert!(
+        e.len() >= 20,
+        "{} periodic moves at nr_balance_failed 0",
+        e.len()
+    );
+    assert!(
+        e.iter().all(|&x| x),
+        "eevdf-6.19 moved an ineligible task early: {e:?}"
+    );
+    assert!(
+        early("eevdf-6.12").iter().any(|&x| !x),
+        "eevdf-6.12 moves ineligible tasks early too"
+    );
+}
+
+/// 6.14+ `can_migrate_task`: a delayed task (blocked, kept queued by DELAY_DEQUEUE) moves for
+/// migrate_load only (Vincent Guittot, "Migrating a delayed dequeued task doesn't help in
+/// balancing the number of runnable tasks"); the stopper's active balance is migrate_load (its
+/// `lb_env` leaves the type at the enum's first value). On the video preset under
+/// `eevdf-6.19` delayed video threads are moved, each by an active balance or for load; under
+/// `eevdf-6.12` none is (the model's deviation for 6.12 and 6.13, which move them as any
+/// queued task: ARCHITECTURE.md, deviation 2).
+#[test]
+fn from_6_14_a_delayed_task_moves_for_load_only() {
+    let delayed = |variant: &str| -> Vec<schedlab_sim::decision::Move> {
+        moves(&run("video-massive-intr", variant, true))
+            .into_iter()
+            .filter(|w| w.delayed)
+            .collect()
+    };
+    let new = delayed("eevdf-6.19");
+    assert!(!new.is_empty(), "eevdf-6.19 moved no delayed task");
+    assert!(
+        new.iter()
+            .all(|w| w.balance == Balance::Active
+                || matches!(w.imbalance, Some((Imbalance::Load, _)))),
+        "a delayed task moved for another migration type: {new:?}"
+    );
+    assert!(delayed("eevdf-6.12").is_empty());
 }

@@ -321,9 +321,14 @@ pub fn sentence(t: &Trace, d: &Decision) -> String {
                     s.push_str(" (its run queue's buddy: hot under CACHE_HOT_BUDDY)");
                 }
             }
+            if why.delayed {
+                s.push_str("; a delayed task (blocked, still queued): its load moves, and it stays delayed there");
+            } else if !why.eligible && why.balance != Balance::Affinity {
+                s.push_str("; not eligible on its CPU");
+            }
             if why.skipped > 0 {
                 s.push_str(&format!(
-                    "; {} task(s) passed over (running, delayed, pinned, cache hot or too heavy)",
+                    "; {} task(s) passed over (running, delayed, pinned, cache hot, too heavy or not eligible)",
                     why.skipped
                 ));
             }

@@ -401,8 +401,16 @@ pub struct Move {
     /// It was its run queue's buddy (`cfs_rq->next`, on CFS also `cfs_rq->last`) and the
     /// destination had tasks: with CACHE_HOT_BUDDY, `task_hot` calls it hot for that.
     pub buddy: bool,
-    /// Tasks passed over before it: running, delayed, pinned, cache hot or too heavy.
+    /// Tasks passed over before it: running, delayed, pinned, cache hot, too heavy or (6.14+)
+    /// not eligible.
     pub skipped: u32,
+    /// It was eligible on its source run queue (`entity_eligible`, curr as last accounted).
+    /// 6.14+ `can_migrate_task` moves a task that is not only once the domain's balancing has
+    /// failed, or to a CPU with none of its group's entities queued (873199d27bb2).
+    pub eligible: bool,
+    /// It was delayed (blocked, kept queued by DELAY_DEQUEUE): 6.14+ moves one for
+    /// migrate_load only, and it stays delayed on its new run queue.
+    pub delayed: bool,
 }
 
 /// See [`Decision`].

@@ -400,6 +400,12 @@ impl Simulator {
                             hot: false,
                             buddy: false,
                             skipped: 0,
+                            eligible: self.fair.eligible_on(
+                                &self.cpus[cpu as usize].rq,
+                                &self.ents,
+                                id,
+                            ),
+                            delayed: false,
                         };
                         self.stop_running(cpu, first, why);
                         return;

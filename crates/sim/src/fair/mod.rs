@@ -442,6 +442,21 @@ impl Fair {
         self.avg(c).eligible(c.ents[id].vruntime)
     }
 
+    /// `entity_eligible(cfs_rq, se)` read from outside a fair-class call (the load balancer's
+    /// `can_migrate_task`): `id` against `rq`'s `avg_vruntime`, curr counted as the kernel last
+    /// accounted it (no `update_curr`).
+    pub(crate) fn eligible_on(&self, rq: &Rq, ents: &[Entity], id: Tid) -> bool {
+        let v0 = rq.min_vruntime;
+        let mut sum = rq.avg_vruntime;
+        let mut load = rq.avg_load;
+        if let Some(cu) = rq.curr.filter(|&t| ents[t].on_rq) {
+            let e = &ents[cu];
+            sum = sum.wrapping_add(e.vruntime.wrapping_sub(v0).wrapping_mul(e.w()));
+            load += e.w();
+        }
+        Avg { v0, sum, load }.eligible(ents[id].vruntime)
+    }
+
     /// Σ w of the tree only (`cfs_rq->avg_load`).
     fn avg_load_tree(&self, c: &Ctx) -> i64 {
         c.rq.avg_load

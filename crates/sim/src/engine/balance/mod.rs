@@ -761,6 +761,7 @@ impl Simulator {
         mut imbalance: u64,
     ) -> (u32, bool) {
         let failed = self.cpus[this as usize].lb[level].nr_balance_failed;
+        let lb614 = self.fair.sw.can_migrate_614;
         let migration_cost = self.fair.p.migration_cost_ns;
         let bc = &self.cpus[src as usize];
         let clock = bc.clock_task.max(self.now.saturating_sub(bc.irq_ns));
@@ -796,14 +797,19 @@ impl Simulator {
             // throttled_lb_pair: not to a CPU where the task's group is throttled.
             let mut hot = false;
             let mut buddy = false;
-            let ok = if !self.allowed(t, this) || self.bw_throttled_on(t, this) {
+            // 6.14+: a delayed task only for migrate_load, and one not eligible on its run
+            // queue only once the balancing has failed; both tests come before the affinity
+            // test, so they leave LBF_ALL_PINNED set.
+            let refused_614 = lb614
+                && ((self.ents[t].sched_delayed && mtype != MigrationType::Load)
+                    || (failed == 0 && self.ineligible_on_dst(t, src, this)));
+            let ok = if refused_614 || !self.allowed(t, this) || self.bw_throttled_on(t, this) {
                 false
             } else {
                 all_pinned = false;
                 let running = self.cpus[src as usize].rq.curr == Some(t);
-                // DEVIATION(kernel): delayed tasks are never migrated (6.12 and 6.13 move them
-                // as any queued task, 6.14+ only for migrate_load), and 6.14+'s preference for
-                // eligible tasks (873199d27bb2) is not modelled: ARCHITECTURE.md, deviation 2.
+                // DEVIATION(kernel): before 6.14 delayed tasks are never migrated (6.12 and
+                // 6.13 move them as any queued task): ARCHITECTURE.md, deviation 2.
                 // task_hot: "Buddy candidates are cache hot" when the destination has tasks
                 // (cfs_rq->next; CFS also cfs_rq->last), else by the time since it last ran.
                 buddy = dst_busy && (src_rq_next == Some(t) || src_rq_last == Some(t));
@@ -811,7 +817,9 @@ impl Simulator {
                     && !self.ents[t].idle()
                     && ((cache_hot_buddy && buddy)
                         || task_hot(clock, self.ents[t].exec_start, migration_cost));
-                !running && !self.ents[t].sched_delayed && (!hot || failed > d.cache_nice_tries)
+                !running
+                    && (lb614 || !self.ents[t].sched_delayed)
+                    && (!hot || failed > d.cache_nice_tries)
             };
             let left = imbalance;
             let fits = ok
@@ -885,6 +893,10 @@ impl Simulator {
                 hot,
                 buddy,
                 skipped,
+                eligible: self
+                    .fair
+                    .eligible_on(&self.cpus[src as usize].rq, &self.ents, t),
+                delayed: self.ents[t].sched_delayed,
             };
             self.migrate_queued(t, src, this, why);
             moved += 1;
@@ -894,6 +906,27 @@ impl Simulator {
             }
         }
         (moved, moved == 0 && all_pinned)
+    }
+
+    /// 6.14+ `task_is_ineligible_on_dst_cpu`: PLACE_LAG, the destination has entities of the
+    /// task's group queued (`dst_cfs_rq->nr_queued`: for the root group any fair task, whose
+    /// own group entity sits in the root), and the task is not eligible on `src` (read as the
+    /// kernel last accounted curr: the balancer runs no `update_curr` on the source).
+    fn ineligible_on_dst(&self, t: Tid, src: u32, dst: u32) -> bool {
+        if !self.fair.variant.has(Feature::PlaceLag) {
+            return false;
+        }
+        let d = &self.cpus[dst as usize].rq;
+        let g = self.ents[t].group;
+        let queued = d
+            .tree
+            .iter()
+            .chain(d.curr.filter(|&c| self.ents[c].on_rq))
+            .any(|o| g == 0 || self.ents[o].group == g);
+        queued
+            && !self
+                .fair
+                .eligible_on(&self.cpus[src as usize].rq, &self.ents, t)
     }
 
     /// `detach_task` + `attach_task`: move a queued, not running task between CPUs.
@@ -984,10 +1017,15 @@ impl Simulator {
         let rq = &self.cpus[busiest as usize].rq;
         let mut list: Vec<Tid> = rq.tree.iter().chain(rq.curr).collect();
         list.sort_by_key(|&t| self.ents[t].mru);
-        // DEVIATION(kernel): delayed tasks are never migrated (as in detach_tasks).
+        // DEVIATION(kernel): before 6.14 delayed tasks are never migrated (as in detach_tasks).
+        // 6.14+: the stopper's lb_env is migrate_load (the enum's first value), so a delayed
+        // task may go; one not eligible only once the balancing has failed.
+        let lb614 = self.fair.sw.can_migrate_614;
+        let failed = self.cpus[target as usize].lb[level].nr_balance_failed;
         let pick = list.into_iter().find(|&t| {
             self.allowed(t, target)
-                && !self.ents[t].sched_delayed
+                && (lb614 || !self.ents[t].sched_delayed)
+                && !(lb614 && failed == 0 && self.ineligible_on_dst(t, busiest, target))
                 && !self.bw_throttled_on(t, target)
         });
         let Some(t) = pick else {
@@ -1008,6 +1046,10 @@ impl Simulator {
             hot: false,
             buddy: false,
             skipped: 0,
+            eligible: self
+                .fair
+                .eligible_on(&self.cpus[busiest as usize].rq, &self.ents, t),
+            delayed: self.ents[t].sched_delayed,
         };
         self.cpus[target as usize].lb[level].nr_balance_failed = 0;
         if self.cpus[busiest as usize].rq.curr == Some(t) {
