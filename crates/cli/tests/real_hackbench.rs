@@ -1031,20 +1031,18 @@ impl AgainstDec6 {
     fn assert_held(&self) {
         let span = |v: Vec<u64>| (*v.iter().min().unwrap(), *v.iter().max().unwrap());
         let c = &self.counted;
-        let (w_lo, w_hi) = span(
-            self.recorded_wakeups
-                .iter()
-                .copied()
-                .chain(c.iter().map(|r| r.0))
-                .collect(),
-        );
-        let (s_lo, s_hi) = span(
-            self.recorded_switches
-                .iter()
-                .copied()
-                .chain(c.iter().map(|r| r.3))
-                .collect(),
-        );
+        // A figure's range over the recordings and the counted runs together.
+        let both = |recorded: &[u64], counted: fn(&(u64, u64, u64, u64)) -> u64| {
+            span(
+                recorded
+                    .iter()
+                    .copied()
+                    .chain(c.iter().map(counted))
+                    .collect(),
+            )
+        };
+        let (w_lo, w_hi) = both(&self.recorded_wakeups, |r| r.0);
+        let (s_lo, s_hi) = both(&self.recorded_switches, |r| r.3);
         let (l_lo, l_hi) = span(c.iter().map(|r| r.1 * 1000 / r.0).collect());
         let (w, s) = (self.model_wakeups, self.model_switches);
         let local = self.model_local * 1000 / w;
