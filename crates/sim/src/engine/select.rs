@@ -369,6 +369,7 @@ impl Simulator {
             s.group_util += cpu.avg.util_avg.min(CAPACITY);
             s.group_runnable += cpu.avg.runnable_avg;
             s.sum_nr_running += cpu.rq.nr_running as u64;
+            s.sum_h_nr_running += self.nr_runnable(c) as u64;
             if cpu.rq.nr_running == 0 && self.idle_cpu(c) {
                 s.idle_cpus += 1;
             }

@@ -1,6 +1,6 @@
 //! The run queue's invariants, checked after every event by the property tests through
 //! `Simulator::check_invariants`: curr is not in the tree, every tree member is on the run
-//! queue, `nr_running` and `load` match what is queued, `min_vruntime` never goes back, and
+//! queue, `nr_running`, `load` and the delayed count match what is queued, `min_vruntime` never goes back, and
 //! under EEVDF the lags sum to zero (within the flooring of V).
 
 use alloc::format;
@@ -18,6 +18,7 @@ impl Fair {
         }
         let mut nr = 0u32;
         let mut load = 0u64;
+        let mut delayed = 0u32;
         c.rq.tree.check(|t| c.ents[t].keys())?;
         for t in c.rq.tree.iter() {
             if !c.ents[t].on_rq {
@@ -29,10 +30,18 @@ impl Fair {
             }
             nr += 1;
             load += c.ents[t].load.weight;
+            delayed += u32::from(c.ents[t].sched_delayed);
         }
         if let Some(cu) = self.curr_on_rq(c) {
             nr += 1;
             load += c.ents[cu].load.weight;
+            delayed += u32::from(c.ents[cu].sched_delayed);
+        }
+        if delayed != c.rq.nr_delayed {
+            return Err(format!(
+                "cpu {}: nr_delayed {} but {} delayed queued",
+                c.cpu, c.rq.nr_delayed, delayed
+            ));
         }
         if nr != c.rq.nr_running || load != c.rq.load {
             return Err(format!(

@@ -155,6 +155,9 @@ pub(crate) struct Rq {
     pub nr_running: u32,
     /// SCHED_IDLE entities among them (`idle_nr_running`).
     pub nr_idle: u32,
+    /// Delayed entities among them (DELAY_DEQUEUE: blocked, kept queued), so that
+    /// `nr_running − nr_delayed` is 6.14+'s `h_nr_runnable` with a flat hierarchy.
+    pub nr_delayed: u32,
     /// `load.weight`: scaled weights of the queued entities, curr included.
     pub load: u64,
     /// `min_vruntime`: monotonic (the 6.19 `zero_vruntime` is a numerical base only).
@@ -331,6 +334,10 @@ impl Fair {
         if c.ents[id].idle() {
             c.rq.nr_idle += 1;
         }
+        // A delayed task moved by the balancer (6.14+) arrives delayed.
+        if c.ents[id].sched_delayed {
+            c.rq.nr_delayed += 1;
+        }
     }
 
     fn account_dequeue(&self, c: &mut Ctx, id: Tid) {
@@ -357,6 +364,9 @@ impl Fair {
         c.rq.load -= c.ents[id].load.weight;
         if c.ents[id].idle() {
             c.rq.nr_idle -= 1;
+        }
+        if c.ents[id].sched_delayed {
+            c.rq.nr_delayed -= 1;
         }
     }
 

@@ -356,6 +356,7 @@ impl Fair {
             c.ents[cu].vruntime = c.ents[cu].vruntime.wrapping_add(back);
         }
         c.ents[id].sched_delayed = false;
+        c.rq.nr_delayed -= 1;
     }
 
     /// DELAY_ZERO's part of `requeue_delayed_entity`: the lag it took (None without
@@ -425,6 +426,7 @@ impl Fair {
                 c.rq.next = None;
             }
             c.ents[id].sched_delayed = true;
+            c.rq.nr_delayed += 1;
             if c.out.decisions {
                 let lag = self.avg(c).v().wrapping_sub(c.ents[id].vruntime);
                 let kind = DecisionKind::Delay {

@@ -87,13 +87,15 @@ pub struct VersionSwitches {
     /// imbalance once `shr_bound(util, nr_balance_failed)` fits, as `migrate_load` does; 6.1 as
     /// released and 6.6.9 move it only if `util <= imbalance`.
     pub util_shr_bound: bool,
-    /// 6.14+ `can_migrate_task`: a delayed task may be moved, for migrate_load only (Vincent
-    /// Guittot, "Migrating a delayed dequeued task doesn't help in balancing the number of
-    /// runnable tasks"), and a task not eligible on its run queue is moved only once the
-    /// domain's balancing has failed or to a CPU with none of its group's entities queued
+    /// 6.14+'s balancer: `can_migrate_task` may move a delayed task, for migrate_load only
+    /// (Vincent Guittot, "Migrating a delayed dequeued task doesn't help in balancing the
+    /// number of runnable tasks"), and moves a task not eligible on its run queue only once
+    /// the domain's balancing has failed or to a CPU with none of its group's entities queued
     /// (873199d27bb2, "Prioritize migrating eligible tasks in sched_balance_rq()"); both tests
-    /// come before the affinity test, so a task they refuse leaves LBF_ALL_PINNED set.
-    pub can_migrate_614: bool,
+    /// come before the affinity test, so a task they refuse leaves LBF_ALL_PINNED set. And the
+    /// tasks there are to pull are counted without the delayed ones (`h_nr_runnable` in
+    /// `update_sg_lb_stats`' `sum_h_nr_running` and `sched_balance_find_src_rq`).
+    pub balance_614: bool,
 }
 
 /// A modelled kernel version: its code-path switches and the features it has.
@@ -279,7 +281,7 @@ const CFS_SWITCHES: VersionSwitches = VersionSwitches {
     sibling_imbalance: false,
     runnable_boost: false,
     util_shr_bound: false,
-    can_migrate_614: false,
+    balance_614: false,
 };
 
 /// The kernel versions schedlab models.
@@ -357,7 +359,7 @@ pub const KERNEL_VERSIONS: &[KernelVersion] = &[
             sibling_imbalance: true,
             runnable_boost: true,
             util_shr_bound: true,
-            can_migrate_614: true,
+            balance_614: true,
             ..CFS_SWITCHES
         },
         available: EEVDF619_AVAILABLE,

@@ -168,8 +168,11 @@ pub struct GroupStats {
     pub group_util: u64,
     /// Σ `cpu_runnable`.
     pub group_runnable: u64,
-    /// Σ `rq->nr_running` (= `sum_h_nr_running` with a flat hierarchy).
+    /// Σ `rq->nr_running`: queued tasks, delayed ones included.
     pub sum_nr_running: u64,
+    /// Σ `rq->cfs.h_nr_running` (6.14+: `h_nr_runnable`, delayed tasks left out): the tasks
+    /// there are to pull.
+    pub sum_h_nr_running: u64,
     /// CPUs of the group that are idle.
     pub idle_cpus: u64,
     /// CPUs in the group.
@@ -221,7 +224,8 @@ pub fn group_classify(imbalance_pct: u64, s: &GroupStats) -> GroupType {
 /// computed, so it is 0 for all); among groups with spare capacity the one with fewer idle
 /// CPUs, then more tasks.
 pub fn pick_busiest(sgs: &GroupStats, busiest: Option<&GroupStats>) -> bool {
-    if sgs.sum_nr_running == 0 {
+    // "Make sure that there is at least one task to pull."
+    if sgs.sum_h_nr_running == 0 {
         return false;
     }
     let Some(b) = busiest else {
@@ -305,7 +309,7 @@ pub fn find_busiest_group(
         if busiest.group_weight > 1 && local.idle_cpus <= busiest.idle_cpus + 1 {
             return None;
         }
-        if busiest.sum_nr_running == 1 {
+        if busiest.sum_h_nr_running == 1 {
             // "busiest doesn't have any tasks waiting to run"
             return None;
         }
@@ -364,6 +368,7 @@ mod tests {
             group_util: if running { 1024 } else { 0 },
             group_runnable: nr * 1024,
             sum_nr_running: nr,
+            sum_h_nr_running: nr,
             idle_cpus: u64::from(nr == 0),
             group_weight: 1,
             group_capacity: 1024,
@@ -476,6 +481,37 @@ mod tests {
         assert_eq!(nr_idle_scan(0, 2, 117), 2);
     }
 
+    /// 6.14+ counts the tasks there are to pull without the delayed ones (`h_nr_runnable` in
+    /// `sum_h_nr_running`): a CPU whose one queued task is delayed (blocked, kept queued by
+    /// DELAY_DEQUEUE) is no busiest group ("Make sure that there is at least one task to
+    /// pull"), where 6.12 and 6.13 count it; one running task beside a delayed one is a lone
+    /// task to an idle CPU that would even the idle CPUs ("busiest doesn't have any tasks
+    /// waiting to run"), though the CPU counts two queued.
+    #[test]
+    fn delayed_tasks_are_not_there_to_pull_from_6_14() {
+        let mut lone = cpu(1, 1024, false);
+        assert!(pick_busiest(&lone, None));
+        lone.sum_h_nr_running = 0;
+        assert!(!pick_busiest(&lone, None));
+        let idle = cpu(0, 0, false);
+        let mut pair = GroupStats {
+            group_load: 1024,
+            group_util: 512,
+            group_runnable: 512,
+            sum_nr_running: 2,
+            sum_h_nr_running: 2,
+            group_weight: 1,
+            group_capacity: 1024,
+            ..GroupStats::default()
+        };
+        pair.group_type = group_classify(117, &pair);
+        assert_eq!(pair.group_type, GroupType::HasSpare);
+        let sds = sds(1024, true);
+        assert!(find_busiest_group(&idle, &pair, &sds).is_some());
+        pair.sum_h_nr_running = 1;
+        assert_eq!(find_busiest_group(&idle, &pair, &sds), None);
+    }
+
     /// An idle CPU beside one with two tasks takes one task (migrate_task, (2 − 0) >> 1), and
     /// nothing from a CPU with a single task.
     #[test]
@@ -505,6 +541,7 @@ mod tests {
                 group_util: (2 - idle) * 1024,
                 group_runnable: nr * 1024,
                 sum_nr_running: nr,
+                sum_h_nr_running: nr,
                 idle_cpus: idle,
                 group_weight: 2,
                 group_capacity: 2048,

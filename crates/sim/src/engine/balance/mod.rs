@@ -550,6 +550,7 @@ impl Simulator {
             s.group_util += self.cpu_util(c);
             s.group_runnable += self.cpus[c as usize].avg.runnable_avg;
             s.sum_nr_running += rq.nr_running as u64;
+            s.sum_h_nr_running += self.nr_runnable(c) as u64;
             if rq.nr_running == 0 && self.idle_cpu(c) {
                 s.idle_cpus += 1;
             }
@@ -708,8 +709,7 @@ impl Simulator {
             if excluded.contains(&c) {
                 continue;
             }
-            let rq = &self.cpus[c as usize].rq;
-            let nr = rq.nr_running as u64;
+            let nr = self.nr_runnable(c) as u64;
             if nr == 0 {
                 continue;
             }
@@ -761,7 +761,7 @@ impl Simulator {
         mut imbalance: u64,
     ) -> (u32, bool) {
         let failed = self.cpus[this as usize].lb[level].nr_balance_failed;
-        let lb614 = self.fair.sw.can_migrate_614;
+        let lb614 = self.fair.sw.balance_614;
         let migration_cost = self.fair.p.migration_cost_ns;
         let bc = &self.cpus[src as usize];
         let clock = bc.clock_task.max(self.now.saturating_sub(bc.irq_ns));
@@ -908,6 +908,17 @@ impl Simulator {
         (moved, moved == 0 && all_pinned)
     }
 
+    /// `rq->cfs.h_nr_running` as the balancer counts it: the queued fair tasks, less the
+    /// delayed ones from 6.14 (`h_nr_runnable`; 6.12 and 6.13 count them).
+    pub(super) fn nr_runnable(&self, cpu: u32) -> u32 {
+        let rq = &self.cpus[cpu as usize].rq;
+        if self.fair.sw.balance_614 {
+            rq.nr_running - rq.nr_delayed
+        } else {
+            rq.nr_running
+        }
+    }
+
     /// 6.14+ `task_is_ineligible_on_dst_cpu`: PLACE_LAG, the destination has entities of the
     /// task's group queued (`dst_cfs_rq->nr_queued`: for the root group any fair task, whose
     /// own group entity sits in the root), and the task is not eligible on `src` (read as the
@@ -1020,7 +1031,7 @@ impl Simulator {
         // DEVIATION(kernel): before 6.14 delayed tasks are never migrated (as in detach_tasks).
         // 6.14+: the stopper's lb_env is migrate_load (the enum's first value), so a delayed
         // task may go; one not eligible only once the balancing has failed.
-        let lb614 = self.fair.sw.can_migrate_614;
+        let lb614 = self.fair.sw.balance_614;
         let failed = self.cpus[target as usize].lb[level].nr_balance_failed;
         let pick = list.into_iter().find(|&t| {
             self.allowed(t, target)
