@@ -404,7 +404,8 @@ pub struct Move {
     /// Tasks passed over before it: running, delayed, pinned, cache hot, too heavy or (6.14+)
     /// not eligible.
     pub skipped: u32,
-    /// It was eligible on its source run queue (`entity_eligible`, curr as last accounted).
+    /// It was eligible on its source run queue (`entity_eligible`, curr as last accounted;
+    /// always under CFS, which has no eligibility).
     /// 6.14+ `can_migrate_task` moves a task that is not only once the domain's balancing has
     /// failed, or to a CPU with none of its group's entities queued (873199d27bb2).
     pub eligible: bool,

@@ -454,8 +454,11 @@ impl Fair {
 
     /// `entity_eligible(cfs_rq, se)` read from outside a fair-class call (the load balancer's
     /// `can_migrate_task`): `id` against `rq`'s `avg_vruntime`, curr counted as the kernel last
-    /// accounted it (no `update_curr`).
+    /// accounted it (no `update_curr`). Always true under CFS, which has no eligibility.
     pub(crate) fn eligible_on(&self, rq: &Rq, ents: &[Entity], id: Tid) -> bool {
+        if !self.eevdf() {
+            return true;
+        }
         let v0 = rq.min_vruntime;
         let mut sum = rq.avg_vruntime;
         let mut load = rq.avg_load;
