@@ -27,7 +27,7 @@ if [ "${1:-}" = --root ]; then ROOT=1; shift; fi
 OUT=${1:-$HERE/../tests/fixtures/real-epyc-haltpoll/hackbench-counts.txt}
 RUNS=${2:-9}
 [ $# -gt 2 ] && shift 2 || set --
-HB="hackbench ${*:---g 2 --threads -l 2000}"
+HB="hackbench ${*:--g 2 --threads -l 2000}"
 [ "$(nproc)" = 2 ] || { echo "record-counts.sh: a 2-CPU machine only (this one has $(nproc))" >&2; exit 1; }
 TMP=$(mktemp -d)
 AG=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo 0)
