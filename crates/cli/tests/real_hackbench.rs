@@ -185,25 +185,6 @@ fn wakeups_and_switches(json: &str) -> (u64, u64, u64) {
     (local, all, switches)
 }
 
-/// The Xeon VM (`tests/fixtures/real/hackbench.perf-script.gz`, read by
-/// `crates/sim/tests/real_fixtures.rs`): 45 458 of its 69 445 wakeups (65 %) on the waker's
-/// CPU and 95 251 switches for the run's 1.6 M messages; its runs give 0.80 µs of CPU per
-/// write and 1.07 µs per read. `eevdf-6.12` in the session lands in the same regime
-/// (receivers woken one message batch at a time, senders preempted by the receiver they
-/// wake): 66 % local, 112 k switches. Held: 55–75 % and switches within 25 %.
-#[test]
-fn two_groups_on_two_cpus_wake_locally_as_the_machine_does() {
-    let (local, all, switches) = two_groups("xeon", "eevdf-6.12", true);
-    assert!(
-        all > 40_000 && local * 100 >= all * 55 && local * 100 <= all * 75,
-        "{local} of {all} local"
-    );
-    assert!(
-        (71_400..=119_000).contains(&switches),
-        "{switches} switches"
-    );
-}
-
 /// What "mixed" means for the tests below: every recording of this hackbench, on all three
 /// machines, has 37–65 % of its wakeups on the waker's CPU; two groups settled one per CPU
 /// wake locally over 95 % of the time. The model's figures against each recording are in
@@ -216,13 +197,20 @@ fn mixed(local: u64, all: u64) -> bool {
     all > 20_000 && MIXED.contains(&(local * 100 / all))
 }
 
-/// The same recording against `eevdf-6.19`, with and without NI_RANDOM: in the session both
-/// keep the groups mixed (49.5 % and 61 % local; the machine 65 %). Their switch counts are
-/// not held: 204 k and 147 k against the machine's 95 k (ARCHITECTURE.md, "Compared with the
-/// machine").
+/// The Xeon VM (`tests/fixtures/real/hackbench.perf-script.gz`, Linux 6.18, read by
+/// `crates/sim/tests/real_fixtures.rs`): 45 458 of its 69 445 wakeups (65 %) on the waker's
+/// CPU and 95 251 switches for the run's 1.6 M messages; its runs give 0.80 µs of CPU per
+/// write and 1.07 µs per read; its switch and wakeup costs were never measured (0.96 and
+/// 9 µs assumed). `eevdf-6.19`, with and without NI_RANDOM, and `eevdf-6.12` keep the groups
+/// mixed in the session (50 %, 53 % and 54 % local). Their switch counts are not held: 173 k,
+/// 221 k and 199 k against the machine's 95 k (ARCHITECTURE.md, "Compared with the machine";
+/// the same command is held on the EPYC VM with its costs measured beside it, in
+/// `root_group_hackbench_wakes_…` and `session_hackbench_wakes_…`). `eevdf-6.12` was held to
+/// 55–75 % local and switches within 25 % until it moved delayed tasks as 6.12 does: it
+/// matched this 6.18 machine only while it lacked that 6.12 rule.
 #[test]
-fn in_its_session_6_19_keeps_the_xeon_vms_groups_mixed() {
-    for variant in ["eevdf-6.19", "eevdf-6.19:NO_NI_RANDOM"] {
+fn in_its_session_the_model_keeps_the_xeon_vms_groups_mixed() {
+    for variant in ["eevdf-6.19", "eevdf-6.19:NO_NI_RANDOM", "eevdf-6.12"] {
         let (local, all, _) = two_groups("xeon", variant, true);
         assert!(mixed(local, all), "{variant}: {local} of {all} local");
     }

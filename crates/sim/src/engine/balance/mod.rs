@@ -808,8 +808,8 @@ impl Simulator {
             } else {
                 all_pinned = false;
                 let running = self.cpus[src as usize].rq.curr == Some(t);
-                // DEVIATION(kernel): before 6.14 delayed tasks are never migrated (6.12 and
-                // 6.13 move them as any queued task): ARCHITECTURE.md, deviation 2.
+                // A delayed task (6.12+) is a queued task here: 6.12 and 6.13 move it as any
+                // other, and it stays delayed on its new queue until picked there.
                 // task_hot: "Buddy candidates are cache hot" when the destination has tasks
                 // (cfs_rq->next; CFS also cfs_rq->last), else by the time since it last ran.
                 buddy = dst_busy && (src_rq_next == Some(t) || src_rq_last == Some(t));
@@ -817,9 +817,7 @@ impl Simulator {
                     && !self.ents[t].idle()
                     && ((cache_hot_buddy && buddy)
                         || task_hot(clock, self.ents[t].exec_start, migration_cost));
-                !running
-                    && (lb614 || !self.ents[t].sched_delayed)
-                    && (!hot || failed > d.cache_nice_tries)
+                !running && (!hot || failed > d.cache_nice_tries)
             };
             let left = imbalance;
             let fits = ok
@@ -1028,14 +1026,13 @@ impl Simulator {
         let rq = &self.cpus[busiest as usize].rq;
         let mut list: Vec<Tid> = rq.tree.iter().chain(rq.curr).collect();
         list.sort_by_key(|&t| self.ents[t].mru);
-        // DEVIATION(kernel): before 6.14 delayed tasks are never migrated (as in detach_tasks).
-        // 6.14+: the stopper's lb_env is migrate_load (the enum's first value), so a delayed
-        // task may go; one not eligible only once the balancing has failed.
+        // A delayed task may go, as in detach_tasks (6.14+: the stopper's lb_env is
+        // migrate_load, the enum's first value); 6.14+, one not eligible only once the
+        // balancing has failed.
         let lb614 = self.fair.sw.balance_614;
         let failed = self.cpus[target as usize].lb[level].nr_balance_failed;
         let pick = list.into_iter().find(|&t| {
             self.allowed(t, target)
-                && (lb614 || !self.ents[t].sched_delayed)
                 && !(lb614 && failed == 0 && self.ineligible_on_dst(t, busiest, target))
                 && !self.bw_throttled_on(t, target)
         });
