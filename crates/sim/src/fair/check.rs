@@ -1,7 +1,7 @@
 //! The run queue's invariants, checked after every event by the property tests through
 //! `Simulator::check_invariants`: curr is not in the tree, every tree member is on the run
-//! queue, `nr_running`, `load` and the delayed count match what is queued, `min_vruntime` never goes back, and
-//! under EEVDF the lags sum to zero (within the flooring of V).
+//! queue, `nr_running`, `load` and the delayed count match what is queued, `min_vruntime`
+//! never goes back, and under EEVDF the lags sum to zero (within the flooring of V).
 
 use alloc::format;
 use alloc::string::String;

@@ -334,7 +334,7 @@ impl Fair {
         if c.ents[id].idle() {
             c.rq.nr_idle += 1;
         }
-        // A delayed task moved by the balancer (6.14+) arrives delayed.
+        // A delayed task moved by the balancer arrives delayed.
         if c.ents[id].sched_delayed {
             c.rq.nr_delayed += 1;
         }
@@ -437,11 +437,16 @@ impl Fair {
     /// The sums behind `avg_vruntime`: the tree's, kept incrementally, and a queued curr's
     /// (see [`Avg`]).
     fn avg(&self, c: &Ctx) -> Avg {
-        let v0 = c.rq.min_vruntime;
-        let mut sum = c.rq.avg_vruntime;
-        let mut load = c.rq.avg_load;
-        if let Some(cu) = self.curr_on_rq(c) {
-            let e = &c.ents[cu];
+        Self::avg_of(c.rq, c.ents)
+    }
+
+    /// [`Fair::avg`] of any run queue: the tree's sums and a queued curr's.
+    fn avg_of(rq: &Rq, ents: &[Entity]) -> Avg {
+        let v0 = rq.min_vruntime;
+        let mut sum = rq.avg_vruntime;
+        let mut load = rq.avg_load;
+        if let Some(cu) = rq.curr.filter(|&t| ents[t].on_rq) {
+            let e = &ents[cu];
             sum = sum.wrapping_add(e.vruntime.wrapping_sub(v0).wrapping_mul(e.w()));
             load += e.w();
         }
@@ -456,18 +461,7 @@ impl Fair {
     /// `can_migrate_task`): `id` against `rq`'s `avg_vruntime`, curr counted as the kernel last
     /// accounted it (no `update_curr`). Always true under CFS, which has no eligibility.
     pub(crate) fn eligible_on(&self, rq: &Rq, ents: &[Entity], id: Tid) -> bool {
-        if !self.eevdf() {
-            return true;
-        }
-        let v0 = rq.min_vruntime;
-        let mut sum = rq.avg_vruntime;
-        let mut load = rq.avg_load;
-        if let Some(cu) = rq.curr.filter(|&t| ents[t].on_rq) {
-            let e = &ents[cu];
-            sum = sum.wrapping_add(e.vruntime.wrapping_sub(v0).wrapping_mul(e.w()));
-            load += e.w();
-        }
-        Avg { v0, sum, load }.eligible(ents[id].vruntime)
+        !self.eevdf() || Self::avg_of(rq, ents).eligible(ents[id].vruntime)
     }
 
     /// Σ w of the tree only (`cfs_rq->avg_load`).

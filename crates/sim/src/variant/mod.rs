@@ -87,14 +87,15 @@ pub struct VersionSwitches {
     /// imbalance once `shr_bound(util, nr_balance_failed)` fits, as `migrate_load` does; 6.1 as
     /// released and 6.6.9 move it only if `util <= imbalance`.
     pub util_shr_bound: bool,
-    /// 6.14+'s balancer: `can_migrate_task` may move a delayed task, for migrate_load only
-    /// (Vincent Guittot, "Migrating a delayed dequeued task doesn't help in balancing the
-    /// number of runnable tasks"), and moves a task not eligible on its run queue only once
-    /// the domain's balancing has failed or to a CPU with none of its group's entities queued
-    /// (873199d27bb2, "Prioritize migrating eligible tasks in sched_balance_rq()"); both tests
-    /// come before the affinity test, so a task they refuse leaves LBF_ALL_PINNED set. And the
-    /// tasks there are to pull are counted without the delayed ones (`h_nr_runnable` in
-    /// `update_sg_lb_stats`' `sum_h_nr_running` and `sched_balance_find_src_rq`).
+    /// 6.14+'s balancer: `can_migrate_task` moves a delayed task for migrate_load only (6.12
+    /// and 6.13 move one as any queued task; Vincent Guittot, "Migrating a delayed dequeued
+    /// task doesn't help in balancing the number of runnable tasks"), and moves a task not
+    /// eligible on its run queue only once the domain's balancing has failed or to a CPU with
+    /// none of its group's entities queued (873199d27bb2, "Prioritize migrating eligible tasks
+    /// in sched_balance_rq()"); both tests come before the affinity test, so a task they refuse
+    /// leaves LBF_ALL_PINNED set. And the tasks there are to pull are counted without the
+    /// delayed ones (`h_nr_runnable` in `update_sg_lb_stats`' `sum_h_nr_running` and
+    /// `sched_balance_find_src_rq`).
     pub balance_614: bool,
 }
 
