@@ -79,7 +79,8 @@ chosen CPUs (all by default) and shown per CPU, as a delta of /proc/schedstat ta
     checks     check_preempt_count per CPU (fair wakeup-preemption checks)
     preempt    need_preempt_count / check_preempt_count (the thread's \"preemption success\")
     noeli      curr_noeli_preempt_count / need_preempt_count: wakeup checks whose pick
-               found curr ineligible, per preemption (the thread's ratio; with
+               set curr aside (ineligible, or off the queue when a newidle pull
+               checks before the switch), per preemption (the thread's ratio; with
                RUN_TO_PARITY it can pass 100 %: the thread's own was 5451 / 4645)
     lowdl      curr_lowdl_preempt_count / need_preempt_count (preemptions although curr's
                deadline was earlier)

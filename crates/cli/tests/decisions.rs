@@ -109,7 +109,7 @@ fn wakeup_records_agree_with_the_counters() {
             "{name} {variant}"
         );
         assert_eq!(
-            count(PreemptRule::CurrIneligible),
+            count(PreemptRule::CurrIneligible) + count(PreemptRule::CurrDequeued),
             sum(&o, |c| c.preempt_curr_ineligible),
             "{name} {variant}"
         );
@@ -182,16 +182,19 @@ fn the_seed_000_breakdowns_come_from_the_records() {
             let reached_pick = matches!(
                 outcome,
                 Ok(PreemptRule::CurrIneligible
+                    | PreemptRule::CurrDequeued
                     | PreemptRule::EarlierDeadline
                     | PreemptRule::PreemptShort)
                     | Err(KeepRule::Protected | KeepRule::PickNotWakee)
             );
-            if reached_pick && !curr.eligible {
+            // The pick sets curr aside when it is ineligible or off the queue.
+            if reached_pick && (!curr.eligible || !curr.queued) {
                 noeli += 1;
             }
             if matches!(
                 outcome,
                 Ok(PreemptRule::CurrIneligible
+                    | PreemptRule::CurrDequeued
                     | PreemptRule::EarlierDeadline
                     | PreemptRule::PreemptShort)
             ) {
@@ -259,13 +262,7 @@ fn wakeup_parity_shows_as_its_own_rule() {
     );
     let (mut kept, mut preempted, mut dequeued) = (0, 0, 0);
     for d in &o.trace.decisions {
-        let DecisionKind::Wakeup {
-            curr,
-            outcome,
-            nr_running,
-            ..
-        } = d.kind
-        else {
+        let DecisionKind::Wakeup { curr, outcome, .. } = d.kind else {
             continue;
         };
         match outcome {
@@ -274,9 +271,12 @@ fn wakeup_parity_shows_as_its_own_rule() {
                 kept += 1;
             }
             Err(KeepRule::Protected) => panic!("the merged RUN_TO_PARITY is off: {d:?}"),
-            // A wakeup in the δ between curr's block and its switch finds curr dequeued
-            // (`!curr->on_rq`: the patch protects nothing then), the wakee alone queued.
-            Ok(PreemptRule::EarlierDeadline) if nr_running == 1 => dequeued += 1,
+            // A newidle pull during curr's `__schedule` (it blocked) checks the pulled task
+            // against curr dequeued (`!curr->on_rq`: the patch protects nothing then).
+            Ok(PreemptRule::CurrDequeued) => {
+                assert!(!curr.queued, "{d:?}");
+                dequeued += 1;
+            }
             Ok(PreemptRule::EarlierDeadline) => panic!("preempted an eligible curr: {d:?}"),
             Ok(PreemptRule::CurrIneligible) => {
                 assert!(!curr.eligible, "{d:?}");
@@ -286,7 +286,7 @@ fn wakeup_parity_shows_as_its_own_rule() {
         }
     }
     assert!(
-        kept > 100 && preempted > 100,
+        kept > 100 && preempted > 100 && dequeued > 0,
         "{kept} kept, {preempted} preempted, {dequeued} with curr dequeued"
     );
 }

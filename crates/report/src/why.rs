@@ -44,7 +44,13 @@ fn view_brief(v: &EntityView, eevdf: bool) -> String {
         return format!("vruntime min_vruntime{}", ms_signed(-v.lag));
     }
     let dl = v.deadline.wrapping_sub(v.vruntime.wrapping_add(v.lag));
-    let mut s = if v.eligible {
+    let mut s = if !v.queued {
+        format!(
+            "off the queue (it blocked), lag {}, deadline V{}",
+            ms_signed(v.lag),
+            ms_signed(dl)
+        )
+    } else if v.eligible {
         format!(
             "eligible, lag {}, deadline V{}",
             ms_signed(v.lag),

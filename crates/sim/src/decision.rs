@@ -48,6 +48,8 @@ pub struct EntityView {
     pub eligible: bool,
     /// Whether RUN_TO_PARITY's slice protection was in force for it (EEVDF curr only).
     pub protected: bool,
+    /// Whether it is queued (`on_rq`): curr is not once it blocked, until the switch.
+    pub queued: bool,
 }
 
 /// Why a wakee preempted curr.
@@ -63,6 +65,10 @@ pub enum PreemptRule {
     /// EEVDF: `pick_eevdf` chose the wakee, eligible with the earlier deadline, over an
     /// eligible curr with no protection in force.
     EarlierDeadline,
+    /// EEVDF: curr has left the queue (it blocked, and a newidle balance during its
+    /// `__schedule` pulled the wakee: `attach_task` → `wakeup_preempt` before the switch), so
+    /// `pick_eevdf` set it aside (`!curr->on_rq`) and chose the wakee.
+    CurrDequeued,
     /// 6.12+ PREEMPT_SHORT: a wakee with a shorter slice cancelled curr's protection.
     PreemptShort,
     /// 6.19 `preempt_sync`: a sync wakeup whose wakee has the earlier deadline, once curr ran
@@ -524,6 +530,9 @@ impl PreemptRule {
             }
             PreemptRule::EarlierDeadline => {
                 "the wakee is eligible with the earlier deadline and nothing protected curr"
+            }
+            PreemptRule::CurrDequeued => {
+                "curr has left the queue (it blocked; a newidle pull checks before the switch), so pick_eevdf set it aside"
             }
             PreemptRule::PreemptShort => {
                 "PREEMPT_SHORT: the wakee's shorter slice cancelled curr's protection"

@@ -84,7 +84,8 @@ pub struct CpuStats {
     pub check_preempt_count: u64,
     /// `need_preempt_count`: of those, the ones that preempted (seed 000).
     pub need_preempt_count: u64,
-    /// `curr_noeli_preempt_count`: wakeup picks that found curr ineligible (EEVDF, seed 000).
+    /// `curr_noeli_preempt_count`: wakeup picks that set curr aside, ineligible or off the queue
+    /// (`!curr->on_rq`: a newidle pull's check before the switch) (EEVDF, seed 000).
     pub curr_noeli_preempt_count: u64,
     /// `curr_lowdl_preempt_count`: preemptions although curr's deadline was earlier (seed 000).
     pub curr_lowdl_preempt_count: u64,
@@ -97,7 +98,8 @@ pub struct CpuStats {
     pub preempt_idle_curr: u64,
     /// CFS preemptions by the wakeup granularity rule (vdiff > gran).
     pub preempt_wakeup_gran: u64,
-    /// EEVDF preemptions where the pick chose the wakee over an ineligible curr.
+    /// EEVDF preemptions where the pick chose the wakee over an ineligible curr, or with curr off
+    /// the queue (a newidle pull's check).
     pub preempt_curr_ineligible: u64,
     /// EEVDF preemptions where the pick chose the wakee over an eligible, unprotected curr (an
     /// earlier deadline).

@@ -641,6 +641,7 @@ impl Fair {
             lag,
             eligible,
             protected,
+            queued: c.ents[id].on_rq,
         }
     }
 

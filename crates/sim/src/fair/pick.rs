@@ -169,6 +169,8 @@ impl Fair {
                 }
             }
         }
+        // "if (curr && (!curr->on_rq || !entity_eligible(cfs_rq, curr)))": Chen Yu's
+        // `curr_noeli` counts a curr set aside for either reason.
         let mut curr = curr_q;
         if let Some(cu) = curr {
             if !avg.eligible(c.ents[cu].vruntime) {
@@ -177,6 +179,8 @@ impl Fair {
                     c.rq.stats.curr_noeli_preempt_count += 1;
                 }
             }
+        } else if wake && c.rq.curr.is_some() {
+            c.rq.stats.curr_noeli_preempt_count += 1;
         }
         if let Some(cu) = curr {
             if wake && self.has(Feature::WakeupParity) {

@@ -24,6 +24,8 @@ enum Reason {
     Pick {
         curr_eligible: bool,
     },
+    /// `pick_eevdf` chose the wakee with curr off the queue (`!curr->on_rq`).
+    CurrDequeued,
     Sync,
     ReschedIneligible,
 }
@@ -40,6 +42,7 @@ impl Reason {
             Reason::Pick {
                 curr_eligible: true,
             } => PreemptRule::EarlierDeadline,
+            Reason::CurrDequeued => PreemptRule::CurrDequeued,
             Reason::Sync => PreemptRule::Sync,
             Reason::ReschedIneligible => PreemptRule::ReschedIneligible,
         }
@@ -193,7 +196,7 @@ impl Fair {
             Reason::Gran => s.preempt_wakeup_gran += 1,
             Reason::Short => s.preempt_short += 1,
             Reason::ReschedIneligible => s.preempt_resched_ineligible += 1,
-            Reason::Pick { .. } | Reason::Sync => {}
+            Reason::Pick { .. } | Reason::CurrDequeued | Reason::Sync => {}
         }
         Some(Ok(reason.rule()))
     }
@@ -295,7 +298,9 @@ impl Fair {
         protect: bool,
         short: bool,
     ) -> Verdict {
-        let curr_eligible = self.entity_eligible(c, se);
+        // A check during a newidle pull meets curr dequeued: `pick_eevdf` sets it aside.
+        let on_rq = c.ents[se].on_rq;
+        let curr_eligible = on_rq && self.entity_eligible(c, se);
         let protected = protect && curr_eligible && {
             if self.v619() {
                 self.protect_slice(c, se)
@@ -327,6 +332,9 @@ impl Fair {
         }
         if short {
             Ok(Reason::Short)
+        } else if !on_rq {
+            s.preempt_curr_ineligible += 1;
+            Ok(Reason::CurrDequeued)
         } else {
             if curr_eligible {
                 s.preempt_earlier_deadline += 1;
