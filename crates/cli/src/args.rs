@@ -87,8 +87,9 @@ chosen CPUs (all by default) and shown per CPU, as a delta of /proc/schedstat ta
     busy       rq_cpu_time / window (time tasks ran, counted when they leave the CPU, so a
                window can show a little over 100 %)
     delay/run  run_delay / pcount (average wait on the run queue per arrival)
+--each-cpu gives each chosen CPU its own row (a `cpu` column) instead of their sum.
 --format json gives every counter of each window (summed over the chosen CPUs) and the ratios;
---format csv one row per variant and window. Nothing of the trace is kept, so long runs of
+--format csv one row per variant and window (and CPU, with --each-cpu). Nothing of the trace is kept, so long runs of
 large machines fit in memory: e.g. the seed-000 hackbench at its thread's shape,
     schedlab schedstat scenarios/hackbench-seed000.json --window 5 --from 5")]
     Schedstat(SchedstatArgs),
@@ -281,6 +282,10 @@ pub(crate) struct SchedstatArgs {
     /// Only this CPU (repeatable; default: all of them)
     #[arg(long = "cpu", value_name = "N", value_parser = clap::value_parser!(u32))]
     pub(crate) cpus: Vec<u32>,
+    /// A row per chosen CPU in each window instead of their sum (a thread's figures are often
+    /// one CPU's: this shows how far the CPUs differ)
+    #[arg(long)]
+    pub(crate) each_cpu: bool,
     /// Output: table, json or csv
     #[arg(long, value_name = "F", value_enum, default_value_t = Format::Table)]
     pub(crate) format: Format,

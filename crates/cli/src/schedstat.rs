@@ -21,12 +21,25 @@ use crate::{chosen_variants, progress_bar, usage_err, Fail};
 /// that a run's JSON report carries).
 type Counters = BTreeMap<String, u64>;
 
-/// One window of one variant.
+/// One window of one variant: the chosen CPUs summed, or (`--each-cpu`) one of them.
 struct Window {
     from_ns: u64,
     to_ns: u64,
-    /// The counters' change over the window, summed over the chosen CPUs.
+    /// The CPU, with `--each-cpu`.
+    cpu: Option<u32>,
+    /// The counters' change over the window, summed over the chosen CPUs (or the one).
     delta: Counters,
+}
+
+impl Window {
+    /// How many CPUs the row sums.
+    fn ncpus(&self, chosen: usize) -> usize {
+        if self.cpu.is_some() {
+            1
+        } else {
+            chosen
+        }
+    }
 }
 
 /// What one variant gave.
@@ -65,6 +78,12 @@ pub(crate) fn schedstat(a: &SchedstatArgs, out: &mut dyn Write) -> Result<(), Fa
     if cpus.is_empty() {
         cpus = (0..ncpu).collect();
     }
+    // The rows of each window: the chosen CPUs together, or each alone.
+    let groups: Vec<Vec<u32>> = if a.each_cpu {
+        cpus.iter().map(|&c| vec![c]).collect()
+    } else {
+        vec![cpus.clone()]
+    };
     let bar = progress_bar(
         cfg.duration_ns / 1_000_000,
         "{prefix} [{bar:30}] {pos}/{len} ms simulated, {msg} events",
@@ -86,25 +105,26 @@ pub(crate) fn schedstat(a: &SchedstatArgs, out: &mut dyn Write) -> Result<(), Fa
                 (start + a.window).min(cfg.duration_ns)
             };
             run_to(&mut sim, end, a.max_events, &v.name, cfg.duration_ns, &bar)?;
-            let now = sum(&sim, &cpus);
-            match before.replace(now.clone()) {
-                None => {}
-                Some(b) => {
+            let now: Vec<Counters> = groups.iter().map(|g| sum(&sim, g)).collect();
+            if let Some(b) = before.replace(now.clone()) {
+                // A run whose tasks all exited ends inside its last window.
+                let to_ns = if sim.is_done() {
+                    sim.now_ns().clamp(start, end)
+                } else {
+                    end
+                };
+                for ((g, now), b) in groups.iter().zip(&now).zip(&b) {
                     windows.push(Window {
                         from_ns: start,
-                        // A run whose tasks all exited ends inside its last window.
-                        to_ns: if sim.is_done() {
-                            sim.now_ns().clamp(start, end)
-                        } else {
-                            end
-                        },
+                        to_ns,
+                        cpu: a.each_cpu.then_some(g[0]),
                         delta: now
                             .iter()
                             .map(|(k, n)| (k.clone(), n - b.get(k).copied().unwrap_or(0)))
                             .collect(),
                     });
-                    start = end;
                 }
+                start = end;
             }
             if sim.is_done() || end >= cfg.duration_ns {
                 break;
@@ -250,6 +270,10 @@ fn table(name: &str, cpus: &[u32], ncpu: u32, rows: &[VariantRows]) -> String {
             r.name
         );
         let _ = writeln!(s, "#   ({})", cpu_list(cpus, ncpu));
+        let each = r.windows.iter().any(|w| w.cpu.is_some());
+        if each {
+            s.push_str("  cpu ");
+        }
         let _ = writeln!(
             s,
             "{:>8} {:>8} {:>10} {:>8} {:>10} {:>7} {:>10} {:>8} {:>7} {:>7} {:>6} {:>10}",
@@ -267,8 +291,12 @@ fn table(name: &str, cpus: &[u32], ncpu: u32, rows: &[VariantRows]) -> String {
             "delay/run"
         );
         for w in &r.windows {
+            let n = w.ncpus(n);
             let per = |k: &str| get(&w.delta, k) as f64 / n as f64;
             let rs = ratios(w, n);
+            if let Some(c) = w.cpu {
+                let _ = write!(s, "{c:>5} ");
+            }
             let p = |i: usize| rs[i].1.map_or("-".to_string(), |v| format!("{v:.1}%"));
             let delay = rs[5].1.map_or("-".to_string(), |v| format!("{v:.1} us"));
             let _ = writeln!(
@@ -307,8 +335,11 @@ fn json_text(name: &str, cpus: &[u32], window: u64, rows: &[VariantRows]) -> Str
                     let mut o = serde_json::Map::new();
                     o.insert("from_ns".into(), w.from_ns.into());
                     o.insert("to_ns".into(), w.to_ns.into());
+                    if let Some(c) = w.cpu {
+                        o.insert("cpu".into(), c.into());
+                    }
                     o.insert("counters".into(), json!(w.delta));
-                    for (k, v) in ratios(w, cpus.len()) {
+                    for (k, v) in ratios(w, w.ncpus(cpus.len())) {
                         o.insert(k.into(), v.map_or(Value::Null, |v| json!(v)));
                     }
                     Value::Object(o)
@@ -335,7 +366,14 @@ fn csv(cpus: &[u32], rows: &[VariantRows]) -> String {
         .next()
         .map(|w| w.delta.keys().cloned().collect())
         .unwrap_or_default();
+    let each = rows
+        .iter()
+        .flat_map(|r| r.windows.iter())
+        .any(|w| w.cpu.is_some());
     let mut s = String::from("variant,from_ns,to_ns");
+    if each {
+        s.push_str(",cpu");
+    }
     for k in &keys {
         let _ = write!(s, ",{k}");
     }
@@ -352,10 +390,13 @@ fn csv(cpus: &[u32], rows: &[VariantRows]) -> String {
     for r in rows {
         for w in &r.windows {
             let _ = write!(s, "{},{},{}", csv_field(&r.name), w.from_ns, w.to_ns);
+            if let Some(c) = w.cpu {
+                let _ = write!(s, ",{c}");
+            }
             for k in &keys {
                 let _ = write!(s, ",{}", get(&w.delta, k));
             }
-            for (_, v) in ratios(w, cpus.len()) {
+            for (_, v) in ratios(w, w.ncpus(cpus.len())) {
                 match v {
                     Some(v) => {
                         let _ = write!(s, ",{v:.3}");

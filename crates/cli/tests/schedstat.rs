@@ -220,3 +220,99 @@ fn bad_options_are_named() {
         assert!(err.contains(want), "{a:?}: {err}");
     }
 }
+
+/// `--each-cpu`: a row per CPU. On the two-hog machine CPU 0 switches at the slice rounded up
+/// to the tick (250 a second on 6.6, see above) and CPU 5 not at all; on the hackbench preset
+/// the CPUs' rows add up to the summed row, counter by counter, in every window.
+#[test]
+fn each_cpu_gives_every_cpu_its_own_row() {
+    let f = two_hogs("each");
+    let j = json(&[
+        "schedstat",
+        f.s(),
+        "--from",
+        "1",
+        "--cpu",
+        "5",
+        "--cpu",
+        "0",
+        "--each-cpu",
+        "--variant",
+        "eevdf-6.6",
+        "--format",
+        "json",
+    ]);
+    let w = j["variants"][0]["windows"].as_array().unwrap();
+    assert_eq!(w.len(), 2, "{j}");
+    assert_eq!(w[0]["cpu"], 0);
+    assert_eq!(w[1]["cpu"], 5);
+    let sched = w[0]["counters"]["sched_count"].as_f64().unwrap();
+    assert!((sched - 250.0).abs() <= 2.0, "{sched}");
+    assert_eq!(w[1]["counters"]["sched_count"], 0);
+    assert!(w[0]["busy_pct"].as_f64().unwrap() > 99.0, "{}", w[0]);
+
+    let args = |extra: &[&'static str]| {
+        let mut a = vec![
+            "schedstat",
+            "--preset",
+            "hackbench",
+            "--variant",
+            "eevdf-6.6:NO_RUN_TO_PARITY",
+            "--window",
+            "0.1",
+            "--format",
+            "json",
+        ];
+        a.extend_from_slice(extra);
+        a
+    };
+    let all = json(&args(&[]));
+    let each = json(&args(&["--each-cpu"]));
+    let all = all["variants"][0]["windows"].as_array().unwrap();
+    let each = each["variants"][0]["windows"].as_array().unwrap();
+    assert_eq!(each.len(), all.len() * 8);
+    for (i, w) in all.iter().enumerate() {
+        let rows = &each[i * 8..(i + 1) * 8];
+        for (c, r) in rows.iter().enumerate() {
+            assert_eq!(r["cpu"], c as u64);
+            assert_eq!(r["from_ns"], w["from_ns"]);
+        }
+        for (k, v) in w["counters"].as_object().unwrap() {
+            let sum: u64 = rows
+                .iter()
+                .map(|r| r["counters"][k].as_u64().unwrap())
+                .sum();
+            assert_eq!(Some(sum), v.as_u64(), "window {i}, {k}");
+        }
+        assert!(w.get("cpu").is_none());
+    }
+    // The table and CSV carry the CPU too.
+    let (code, out, err) = schedlab(&[
+        "schedstat",
+        f.s(),
+        "--each-cpu",
+        "--cpu",
+        "3",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("variant,from_ns,to_ns,cpu,"), "{out}");
+    assert!(
+        out.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("eevdf-6.6,0,1000000000,3,"),
+        "{out}"
+    );
+    let (code, out, err) = schedlab(&["schedstat", f.s(), "--each-cpu", "--cpu", "3"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.lines().any(|l| l.trim_start().starts_with("cpu ")),
+        "{out}"
+    );
+    assert!(
+        out.lines().any(|l| l.trim_start().starts_with("3 ")),
+        "{out}"
+    );
+}
