@@ -19,6 +19,28 @@ use schedlab_scenario::{Role, Scenario};
 use schedlab_sim::{simulate, EventKind, Pid, PrevState, Trace};
 
 /// Runs of `pids` that ended preempted (still runnable) and that ended blocked.
+/// How many of `pids` wait on a run queue on average, per CPU of `cpus`: their scheduling
+/// delays (`perf sched latency`'s, a wakeup or a preemption to the switch in) summed, over the
+/// span from their first switch in to their last switch.
+fn waiting_per_cpu(trace: &Trace, pids: &BTreeSet<Pid>, cpus: u64) -> f64 {
+    let delay: u64 = schedlab_report::latency::latency_rows(trace, false)
+        .iter()
+        .filter(|r| pids.contains(&r.pid))
+        .map(|r| r.delay_sum_ns)
+        .sum();
+    let times: Vec<u64> = trace
+        .events
+        .iter()
+        .filter(|e| {
+            matches!(e.kind, EventKind::Switch { prev_pid, next_pid, .. }
+                if pids.contains(&prev_pid) || pids.contains(&next_pid))
+        })
+        .map(|e| e.t_ns)
+        .collect();
+    let span = times.last().unwrap_or(&0) - times.first().unwrap_or(&0);
+    delay as f64 / span.max(1) as f64 / cpus as f64
+}
+
 fn run_ends(trace: &Trace, pids: &BTreeSet<Pid>) -> (u64, u64) {
     let (mut preempted, mut blocked) = (0, 0);
     for e in &trace.events {
@@ -861,7 +883,9 @@ fn per_message_costs(
 /// wake an idle vCPU. The model (`eevdf-6.19`, seeds 1–4) is given those costs and the
 /// recordings' CPU per message net of them, all read from the fixtures here; nothing is
 /// fitted. Returns the recordings' (wakeups, switches), the same command's runs counted without
-/// a trace buffer (`scripts/record-counts.sh`), and the model's means over the seeds.
+/// a trace buffer (`scripts/record-counts.sh`), and the model's means over the seeds; and the
+/// run queues' depth both ways (threads waiting per CPU: root 25.7–28.9 recorded, 25.5 the
+/// model; session 23.7, 24.7; pipes 32.8–34.3, 33.5).
 struct AgainstDec6 {
     recorded_wakeups: Vec<u64>,
     recorded_switches: Vec<u64>,
@@ -871,12 +895,16 @@ struct AgainstDec6 {
     recorded_sender_blocks: Vec<u64>,
     /// Migrations of (receivers, senders), per recording.
     recorded_moves: Vec<(u64, u64)>,
+    /// Threads waiting on a run queue per CPU on average, per recording ([`waiting_per_cpu`]).
+    recorded_waiting: Vec<f64>,
     model_wakeups: u64,
     model_local: u64,
     model_switches: u64,
     model_sender_blocks: u64,
     /// Migrations of (receivers, senders), summed over the seeds.
     model_moves: (u64, u64),
+    /// Threads waiting per CPU, the mean over the seeds.
+    model_waiting: f64,
 }
 
 /// Runs [`AgainstDec6`] for `runs` (fixture names under `real-epyc-dec6/`) and `counts` (the
@@ -907,7 +935,7 @@ fn against_dec6(
     assert!((10_000..=25_000).contains(&idle_ns), "{idle_ns}");
     let messages = groups * 20 * 20 * loops;
     let (mut wakeups, mut switches, mut sends, mut recvs) = (vec![], vec![], vec![], vec![]);
-    let (mut sender_blocks, mut moves) = (vec![], vec![]);
+    let (mut sender_blocks, mut moves, mut waiting) = (vec![], vec![], vec![]);
     for run in runs {
         let (trace, threads) = recorded_hackbench(&format!("{dir}/{run}.perf-script.gz"));
         assert_eq!(
@@ -936,9 +964,12 @@ fn against_dec6(
             .map(|(_, &p)| p)
             .collect();
         moves.push(moves_by_role(&trace, &receivers, &senders));
+        let all_threads: BTreeSet<Pid> = threads[1..].iter().copied().collect();
+        waiting.push(waiting_per_cpu(&trace, &all_threads, 2));
         eprintln!(
-            "{run}: senders blocked {} times",
-            sender_blocks.last().unwrap()
+            "{run}: senders blocked {} times; {:.1} threads waiting per CPU",
+            sender_blocks.last().unwrap(),
+            waiting.last().unwrap()
         );
         let mut counts = schedlab_sim::TraceCounts::default();
         trace.events.iter().for_each(|e| counts.add(&e.kind));
@@ -956,6 +987,7 @@ fn against_dec6(
     let membership = if session { r#", "session": 1"# } else { "" };
     let (mut model_wakeups, mut model_local, mut model_switches, mut model_blocks) = (0, 0, 0, 0);
     let mut model_moves = (0, 0);
+    let mut model_waiting = 0.0;
     let seeds = 4;
     for seed in 1..=seeds {
         let json = format!(
@@ -984,9 +1016,12 @@ fn against_dec6(
         let blocks = run_ends(&o.trace, &senders).1;
         let (r, s) = moves_by_role(&o.trace, &receivers, &senders);
         model_moves = (model_moves.0 + r, model_moves.1 + s);
+        let all_threads: BTreeSet<Pid> = senders.union(&receivers).copied().collect();
+        let wait = waiting_per_cpu(&o.trace, &all_threads, 2);
+        model_waiting += wait / seeds as f64;
         eprintln!(
             "seed {seed}: {local}/{all} wakeups local, {sw} switches, senders blocked {blocks} \
-             times, receivers moved {r} times, senders {s}"
+             times, receivers moved {r} times, senders {s}, {wait:.1} threads waiting per CPU"
         );
         assert!(mixed(local, all), "seed {seed}: {local} of {all} local");
         model_wakeups += all;
@@ -1000,11 +1035,13 @@ fn against_dec6(
         counted,
         recorded_sender_blocks: sender_blocks,
         recorded_moves: moves,
+        recorded_waiting: waiting,
         model_wakeups: model_wakeups / seeds,
         model_local: model_local / seeds,
         model_switches: model_switches / seeds,
         model_sender_blocks: model_blocks / seeds,
         model_moves,
+        model_waiting,
     }
 }
 
@@ -1054,6 +1091,15 @@ impl AgainstDec6 {
         assert!(
             within(b, rb, 50),
             "senders blocked {b} times against {rb:?}"
+        );
+        // The run queues' depth: threads waiting per CPU within the recordings' range, 10 %
+        // either side (the counted runs carry no delays).
+        let (rw, mw) = (&self.recorded_waiting, self.model_waiting);
+        let lo = rw.iter().copied().fold(f64::MAX, f64::min);
+        let hi = rw.iter().copied().fold(0.0, f64::max);
+        assert!(
+            mw >= lo * 0.9 && mw <= hi * 1.1,
+            "{mw:.1} threads waiting per CPU against {rw:.1?}"
         );
     }
 }
