@@ -89,8 +89,9 @@ chosen CPUs (all by default) and shown per CPU, as a delta of /proc/schedstat ta
     delay/run  run_delay / pcount (average wait on the run queue per arrival)
 --each-cpu gives each chosen CPU its own row (a `cpu` column) instead of their sum.
 --format json gives every counter of each window (summed over the chosen CPUs) and the ratios;
---format csv one row per variant and window (and CPU, with --each-cpu). Nothing of the trace is kept, so long runs of
-large machines fit in memory: e.g. the seed-000 hackbench at its thread's shape,
+--format csv one row per variant and window (and CPU, with --each-cpu). Nothing of the trace
+is kept, so long runs of large machines fit in memory: e.g. the seed-000 hackbench at its
+thread's shape,
     schedlab schedstat scenarios/hackbench-seed000.json --window 5 --from 5")]
     Schedstat(SchedstatArgs),
     /// Run every variant of the presets (or of scenario files) and print events per second
