@@ -18,7 +18,6 @@ use schedlab_report::figures::role_pids;
 use schedlab_scenario::{Role, Scenario};
 use schedlab_sim::{simulate, EventKind, Pid, PrevState, Trace};
 
-/// Runs of `pids` that ended preempted (still runnable) and that ended blocked.
 /// How many of `pids` wait on a run queue on average, per CPU of `cpus`: their scheduling
 /// delays (`perf sched latency`'s, a wakeup or a preemption to the switch in) summed, over the
 /// span from their first switch in to their last switch.
@@ -28,19 +27,20 @@ fn waiting_per_cpu(trace: &Trace, pids: &BTreeSet<Pid>, cpus: u64) -> f64 {
         .filter(|r| pids.contains(&r.pid))
         .map(|r| r.delay_sum_ns)
         .sum();
-    let times: Vec<u64> = trace
+    let mut times = trace
         .events
         .iter()
         .filter(|e| {
             matches!(e.kind, EventKind::Switch { prev_pid, next_pid, .. }
                 if pids.contains(&prev_pid) || pids.contains(&next_pid))
         })
-        .map(|e| e.t_ns)
-        .collect();
-    let span = times.last().unwrap_or(&0) - times.first().unwrap_or(&0);
+        .map(|e| e.t_ns);
+    let first = times.next().unwrap_or(0);
+    let span = times.next_back().unwrap_or(first) - first;
     delay as f64 / span.max(1) as f64 / cpus as f64
 }
 
+/// Runs of `pids` that ended preempted (still runnable) and that ended blocked.
 fn run_ends(trace: &Trace, pids: &BTreeSet<Pid>) -> (u64, u64) {
     let (mut preempted, mut blocked) = (0, 0);
     for e in &trace.events {
