@@ -3,13 +3,17 @@
 //! where the format prints one) and a program of CPU bursts, sleeps and, where the recording
 //! shows who wakes whom, messages on channels.
 //!
-//! Bursts and sleeps are fitted, not replayed: "run an exponentially distributed time with
-//! the mean burst, then sleep an exponentially distributed time with the mean sleep", where a
-//! burst is the CPU time from a wakeup to the next block (preemptions do not end it) and a
-//! sleep is the time from a block to the next wakeup. A task that never blocks is a hog; a
-//! task that exited runs its recorded rounds (or its CPU time) and exits, unless it exited in
-//! the recording's last 2 % (a recording ends by stopping its workload: such a task runs to
-//! the end).
+//! Bursts and sleeps are fitted, not replayed: "run a time drawn with the mean burst, then
+//! sleep a time drawn with the mean sleep", where a burst is the CPU time from a wakeup to the
+//! next block (preemptions do not end it) and a sleep is the time from a block to the next
+//! wakeup; each is exponentially distributed, or normally with the recorded standard deviation
+//! where it varies little (a coefficient of variation under [`NORMAL_BELOW_CV`]: a periodic
+//! task's sleeps or a duty cycle's slices, which an exponential fit would make queue as if
+//! random). A task that never blocks is a hog; a task that exited runs its recorded rounds (or
+//! its CPU time) and exits, unless it exited in the recording's last 2 % (a recording ends by
+//! stopping its workload: such a task runs to the end); a task asleep at the end for longer
+//! than [`QUIET_ROUNDS`] of its rounds (a kworker that served the tracer's first writes) runs
+//! its rounds and sleeps to the end.
 //!
 //! Who wakes whom: `sched_waking` fires in `try_to_wake_up` on the waker's CPU with the waker
 //! as the current task, so the task a CPU was running when it fired is the waker (with only
@@ -17,8 +21,11 @@
 //! A pair (waker W, wakee E) is *consistent* when W woke E at least [`MIN_PAIR_WAKEUPS`]
 //! times and for at least a fifth of E's wakeups, W blocked at least once per ten wakeups it
 //! gave (a task that hardly blocks is taken for the victim of interrupts: a timer that fires
-//! while a hog runs looks like the hog waking the sleeper), and E's consistent wakers together account for at least
-//! half of its wakeups. Each such E gets a channel (its inbox) that each of its
+//! while a hog runs looks like the hog waking the sleeper), and E's consistent wakers together
+//! account for at least half of its wakeups. Interrupts also fire while tasks that do block
+//! run: E's wakeups on an idle CPU (the idle task wakes no one itself) give the rate of its
+//! interrupt wakeups per idle nanosecond, and of W's wakeups of E only those beyond that rate
+//! times W's CPU time count for the pair. Each such E gets a channel (its inbox) that each of its
 //! wakers writes once per round and that E reads once per round: E's program is "receive,
 //! run", W's "run, send to each of its wakees" (plus its own receive or sleep). The inbox holds
 //! one message per waker (the waker can be one round ahead, as a token passed back and
@@ -69,7 +76,8 @@ pub struct DerivedChannel {
     pub name: String,
     /// The group (index into [`Derived::groups`]) that reads it: the wakee.
     pub reader: usize,
-    /// The groups that write it (the wakers) and how often each woke the reader.
+    /// The groups that write it (the wakers) and how often each woke the reader (less the
+    /// wakeups that interrupts firing while it ran would explain).
     pub writers: Vec<(usize, u64)>,
     /// All the reader's wakeups in the recording.
     pub reader_wakeups: u64,
@@ -108,6 +116,14 @@ struct Task {
     post_wake_ns: u64,
     post_wakes: u64,
     running_since: Option<u64>,
+    /// CPU time of the burst under way, and the sums of the squares of its finished bursts
+    /// and of its sleeps (ns²), for their spread.
+    cur_burst_ns: u64,
+    burst_sq: u128,
+    sleep_sq: u128,
+    /// Wakeups of this task that fired on an idle CPU: from an interrupt (a timer, a device),
+    /// since the idle task wakes no one itself.
+    idle_wakeups: u64,
 }
 
 impl Task {
@@ -117,11 +133,28 @@ impl Task {
     }
 }
 
+/// The wakeups of `e` that interrupts would have fired while `w` ran, had they come at the
+/// rate they came while the CPUs idled: `e`'s wakeups on an idle CPU per idle nanosecond,
+/// times `w`'s CPU time (0 when no CPU was seen idle).
+fn interrupt_wakeups(tasks: &BTreeMap<Pid, Task>, w: Pid, e: Pid, idle_ns: u64) -> u64 {
+    let (Some(w), Some(e)) = (tasks.get(&w), tasks.get(&e)) else {
+        return 0;
+    };
+    if idle_ns == 0 {
+        return 0;
+    }
+    (u128::from(e.idle_wakeups) * u128::from(w.cpu_ns) / u128::from(idle_ns)) as u64
+}
+
 /// A program's steps, counted as the validator counts them (loops expanded).
 struct Program {
     steps: Vec<Value>,
     ops: u64,
 }
+
+/// A task asleep at the end for longer than this many of its rounds (mean burst and sleep)
+/// went quiet: it runs its recorded rounds and sleeps to the end.
+const QUIET_ROUNDS: u64 = 20;
 
 /// The most tasks in one group (the scenario format's `count` limit).
 const MAX_COUNT: u64 = 10_000;
@@ -152,6 +185,9 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     let mut tasks: BTreeMap<Pid, Task> = BTreeMap::new();
     let mut pairs: BTreeMap<(Pid, Pid), u64> = BTreeMap::new();
     let mut running: BTreeMap<u32, Pid> = BTreeMap::new();
+    // CPUs seen switching to the idle task, since when; and the idle time seen in all.
+    let mut idle_since: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut idle_ns = 0u64;
     for e in &t.events {
         match e.kind {
             EventKind::Switch {
@@ -163,11 +199,14 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     let p = tasks.entry(prev_pid).or_default();
                     if let Some(since) = p.running_since.take() {
                         p.cpu_ns += e.t_ns.saturating_sub(since);
+                        p.cur_burst_ns += e.t_ns.saturating_sub(since);
                     }
                     p.exited = prev_state == PrevState::Dead;
                     p.exit_ns = e.t_ns;
                     if prev_state == PrevState::Sleeping {
                         p.bursts += 1;
+                        let b = u128::from(std::mem::take(&mut p.cur_burst_ns));
+                        p.burst_sq = p.burst_sq.saturating_add(b * b);
                         p.blocked_at = Some(e.t_ns);
                         if let Some(w) = p.woke_at.take() {
                             p.post_wake_ns += e.t_ns.saturating_sub(w);
@@ -177,6 +216,12 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     if prev_state != PrevState::Sleeping {
                         p.woke_at = None;
                     }
+                }
+                if let Some(since) = idle_since.remove(&e.cpu) {
+                    idle_ns += e.t_ns.saturating_sub(since);
+                }
+                if next_pid == 0 {
+                    idle_since.insert(e.cpu, e.t_ns);
                 }
                 if next_pid != 0 {
                     let n = tasks.entry(next_pid).or_default();
@@ -196,7 +241,9 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 let p = tasks.entry(pid).or_default();
                 p.first_ns.get_or_insert(e.t_ns);
                 if let Some(at) = p.blocked_at.take() {
-                    p.sleep_ns += e.t_ns.saturating_sub(at);
+                    let d = e.t_ns.saturating_sub(at);
+                    p.sleep_ns += d;
+                    p.sleep_sq = p.sleep_sq.saturating_add(u128::from(d) * u128::from(d));
                     p.sleeps += 1;
                 }
                 let counts = match e.kind {
@@ -206,6 +253,9 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 };
                 if counts {
                     p.wakeups += 1;
+                    if idle_since.contains_key(&e.cpu) {
+                        p.idle_wakeups += 1;
+                    }
                     if let Some(&waker) = running.get(&e.cpu) {
                         if waker != pid {
                             *pairs.entry((waker, pid)).or_default() += 1;
@@ -216,6 +266,9 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             }
             _ => {}
         }
+    }
+    for since in idle_since.values() {
+        idle_ns += t.end_ns.saturating_sub(*since);
     }
     // Still running at the end: count the time up to the end.
     for (&cpu, pid) in &running {
@@ -259,6 +312,11 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         // while it ran (timers): a task that passes messages waits for answers at least once
         // per ten messages.
         let blocks = tasks.get(&w).is_some_and(|x| x.bursts * 10 >= woke[&w]);
+        // Interrupts that wake E (its timers, a device) fire whether a CPU idles or runs a
+        // task, and each one that fired while W ran looks like W waking E. At the rate E was
+        // woken on idle CPUs, W's CPU time accounts for some of W's wakeups of E; only those
+        // beyond count.
+        let n = n.saturating_sub(interrupt_wakeups(&tasks, w, e, idle_ns));
         if kept.contains(&w)
             && kept.contains(&e)
             && blocks
@@ -392,6 +450,22 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             .all(|t| t.exited && t.exit_ns.saturating_add(t.end_margin(t_end)) < t_end);
         let burst_ns = cpu_ns.checked_div(bursts).unwrap_or(0);
         let mean_sleep_ns = sleep_ns.checked_div(sleeps).unwrap_or(0);
+        let burst_sq = ms.iter().fold(0u128, |a, t| a.saturating_add(t.burst_sq));
+        let sleep_sq = ms.iter().fold(0u128, |a, t| a.saturating_add(t.sleep_sq));
+        let run_dist = fitted(burst_ns, burst_sq, bursts);
+        let sleep_dist = fitted(mean_sleep_ns, sleep_sq, sleeps);
+        // A task that went quiet: asleep since long before the end (for more than
+        // QUIET_ROUNDS of its rounds and the last 2 %), as a kworker that served one burst of
+        // I/O at the start. It runs its recorded rounds, then sleeps to the end.
+        let quiet = !exited
+            && sleeps > 0
+            && ms.iter().all(|t| {
+                t.blocked_at.is_some_and(|b| {
+                    let silent = t_end.saturating_sub(b);
+                    silent >= t.end_margin(t_end)
+                        && silent >= QUIET_ROUNDS.saturating_mul(burst_ns + mean_sleep_ns)
+                })
+            });
         let start_ns = start_of(members);
         let cpus_seen: BTreeSet<u32> = ms
             .iter()
@@ -470,24 +544,29 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     steps,
                 }
             }
-            None if exited => {
-                // Each member's rounds, then exit; one run of its CPU time when the rounds
-                // would not fit the scenario's step limit.
+            None if exited || quiet => {
+                // Each member's rounds, then exit (or sleep to the end); one run of its CPU
+                // time when the rounds would not fit the scenario's step limit.
                 let rounds = bursts / n;
                 let per_round = 3 * count;
+                let end = if exited {
+                    json!({"exit": true})
+                } else {
+                    json!({"sleep_ms": duration_ms})
+                };
                 if sleeps > 0 && rounds > 1 && ops_used + rounds * per_round <= MAX_DERIVED_OPS {
                     Program {
                         steps: vec![
                             json!({"loop": rounds.min(limits::MAX_LOOP_TIMES as u64), "steps": [
-                                {"run_us": {"exp": us(burst_ns)}},
-                                {"sleep_us": {"exp": us(mean_sleep_ns)}}]}),
-                            json!({"exit": true}),
+                                {"run_us": run_dist},
+                                {"sleep_us": sleep_dist}]}),
+                            end,
                         ],
                         ops: rounds * 2 + 2,
                     }
                 } else {
                     Program {
-                        steps: vec![json!({"run_us": us(cpu_ns / n)}), json!({"exit": true})],
+                        steps: vec![json!({"run_us": us(cpu_ns / n)}), end],
                         ops: 2,
                     }
                 }
@@ -505,10 +584,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 ops: 1,
             },
             None => Program {
-                steps: vec![
-                    json!({"run_us": {"exp": us(burst_ns)}}),
-                    json!({"sleep_us": {"exp": us(mean_sleep_ns)}}),
-                ],
+                steps: vec![json!({"run_us": run_dist}), json!({"sleep_us": sleep_dist})],
                 ops: 2,
             },
         };
@@ -553,7 +629,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     };
     notes.insert(
         0,
-        "bursts and sleeps are fitted as exponential distributions with the recorded means (not replayed); a task that exited runs its recorded rounds, or its CPU time, and exits (an exit in the recording's last 2 % counts as running to the end)".to_string(),
+        format!("bursts and sleeps are fitted with the recorded means (not replayed), as exponential distributions, or normal ones with the recorded spread where that is under {NORMAL_BELOW_CV} of the mean; a task that exited runs its recorded rounds, or its CPU time, and exits (an exit in the recording's last 2 % counts as running to the end); one asleep at the end for more than {QUIET_ROUNDS} of its rounds runs them and sleeps to the end"),
     );
     if channels.is_empty() {
         notes.insert(1, format!(
@@ -564,7 +640,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             "who wakes whom: {} channels from consistent waker→wakee pairs (waker = the task current on the CPU where {event} fired; a pair: at least {MIN_PAIR_WAKEUPS} wakeups, at least a fifth of the wakee's, half of them together, a waker that blocks at least once per ten): the wakee reads its channel once per round, each waker writes it once per round; a channel holds one message per writer (buffer sizes are not in a recording); other sleeps are timed",
             channels.len()
         ));
-        notes.insert(2, "a wakeup from an interrupt (a timer that fires while a task runs) counts for the task that was running unless that task hardly ever blocked (less than once per ten wakeups it gave); wakers that each woke a task only a few times (many senders to one reader) are not turned into channels".to_string());
+        notes.insert(2, "a wakeup from an interrupt (a timer that fires while a task runs) counts for the task that was running unless that task hardly ever blocked (less than once per ten wakeups it gave), less the wakeups the wakee's rate of wakeups on idle CPUs explains over the waker's CPU time; wakers that each woke a task only a few times (many senders to one reader) are not turned into channels".to_string());
     }
     let hz = crate::machine::estimate_hz(t);
     match &hz {
@@ -633,6 +709,26 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
 }
 
 /// Whole microseconds, at least 1, at most an hour (the scenario's longest duration).
+/// Below this coefficient of variation (standard deviation over mean) a fitted duration is
+/// normal rather than exponential (whose CV is 1): a periodic task's sleeps or a duty cycle's
+/// bursts vary little, and an exponential fit would make them queue as if they were random.
+const NORMAL_BELOW_CV: f64 = 0.5;
+
+/// The fitted distribution of `n` durations of mean `mean_ns` whose squares sum to `sq`, in µs:
+/// `{"normal": [mean, sd]}` when they vary little (CV < [`NORMAL_BELOW_CV`]), else
+/// `{"exp": mean}`.
+fn fitted(mean_ns: u64, sq: u128, n: u64) -> Value {
+    if n >= 2 && mean_ns > 0 {
+        let mean = mean_ns as f64;
+        let var = (sq as f64 / n as f64 - mean * mean).max(0.0);
+        let sd = var.sqrt();
+        if sd < NORMAL_BELOW_CV * mean {
+            return json!({"normal": [us(mean_ns), ((sd / 1000.0).round() as u64).min(us(mean_ns))]});
+        }
+    }
+    json!({"exp": us(mean_ns)})
+}
+
 fn us(ns: u64) -> u64 {
     (ns / 1000).clamp(1, limits::MAX_DURATION_NS / 1000)
 }
