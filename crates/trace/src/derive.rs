@@ -13,7 +13,11 @@
 //! its CPU time) and exits, unless it exited in the recording's last 2 % (a recording ends by
 //! stopping its workload: such a task runs to the end); a task asleep at the end for longer
 //! than [`QUIET_ROUNDS`] of its rounds (a kworker that served the tracer's first writes) runs
-//! its rounds and sleeps to the end.
+//! its rounds and sleeps to the end. A sleep ends at the wakeup, or where none was recorded
+//! (perf drops the events it causes itself, so the recorder's own wakeups are missing), at
+//! the next switch-in, when such sleeps are most of a task's or at least
+//! [`MIN_UNSEEN_WAKEUPS`]. Tasks of one name form one group only if first seen within
+//! [`START_APART_NS`] (or 2 % of the recording) of each other: a group's tasks share a start.
 //!
 //! Who wakes whom: `sched_waking` fires in `try_to_wake_up` on the waker's CPU with the waker
 //! as the current task, so the task a CPU was running when it fired is the waker (with only
@@ -32,7 +36,11 @@
 //! forth; a recording cannot show buffer sizes). A waker's round is split where it wakes: the
 //! mean time from its wakeup of another task to its next block (the rest of a `write`, then
 //! the `read` that blocks) runs after its sends. In a cycle of such pairs the task that ran
-//! first sends before it receives, so the scenario cannot deadlock at its start. Tasks in a
+//! first sends before it receives, so the scenario cannot deadlock at its start. Where all
+//! the tasks joined by channels stopped (exited, or blocked for good) for the last quarter of
+//! the recording or more, each runs the fewest rounds among them and stops as it did; the
+//! others loop to the end (rounds are counted as wakeups, fewer than the round trips of a
+//! pair that also ran on two CPUs at once, so a pair bounded by them would end early). Tasks in a
 //! pair are groups of their own (one task each); the others are grouped by command name.
 //!
 //! What cannot be derived is said in the notes: wakeups from interrupts (a timer firing while
@@ -119,8 +127,15 @@ struct Task {
     /// CPU time of the burst under way, and the sums of the squares of its finished bursts
     /// and of its sleeps (ns²), for their spread.
     cur_burst_ns: u64,
+    burst_sum: u64,
     burst_sq: u128,
     sleep_sq: u128,
+    /// Sleeps that ended in a switch-in with no wakeup recorded since the block: how many,
+    /// their sum (ns) and the sum of their squares. Folded into the sleeps when there are
+    /// at least [`MIN_UNSEEN_WAKEUPS`] or at least as many as the sleeps seen (a task whose
+    /// wakeups the recording systematically misses, as perf misses its own), else left out
+    /// (a stray gap in the recording).
+    unseen: (u64, u64, u128),
     /// Wakeups of this task that fired on an idle CPU: from an interrupt (a timer, a device),
     /// since the idle task wakes no one itself.
     idle_wakeups: u64,
@@ -151,6 +166,14 @@ struct Program {
     steps: Vec<Value>,
     ops: u64,
 }
+
+/// Tasks of one name first seen further apart than this (or than 2 % of the recording) are
+/// groups of their own (ns).
+const START_APART_NS: u64 = 1_000_000;
+
+/// The fewest sleeps ended by a switch-in with no recorded wakeup that are taken for
+/// sleeps (see `Task::unseen`).
+const MIN_UNSEEN_WAKEUPS: u64 = 8;
 
 /// A task asleep at the end for longer than this many of its rounds (mean burst and sleep)
 /// went quiet: it runs its recorded rounds and sleeps to the end.
@@ -205,8 +228,9 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     p.exit_ns = e.t_ns;
                     if prev_state == PrevState::Sleeping {
                         p.bursts += 1;
-                        let b = u128::from(std::mem::take(&mut p.cur_burst_ns));
-                        p.burst_sq = p.burst_sq.saturating_add(b * b);
+                        let b = std::mem::take(&mut p.cur_burst_ns);
+                        p.burst_sum += b;
+                        p.burst_sq = p.burst_sq.saturating_add(u128::from(b) * u128::from(b));
                         p.blocked_at = Some(e.t_ns);
                         if let Some(w) = p.woke_at.take() {
                             p.post_wake_ns += e.t_ns.saturating_sub(w);
@@ -225,6 +249,16 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 }
                 if next_pid != 0 {
                     let n = tasks.entry(next_pid).or_default();
+                    // A task switched in with no wakeup seen since it blocked: the wakeup
+                    // was not recorded (perf drops the events it causes itself, so the
+                    // recorder's own wakeups are missing). Its sleep ended here at the
+                    // latest; counted apart (see `unseen`).
+                    if let Some(at) = n.blocked_at.take() {
+                        let d = e.t_ns.saturating_sub(at);
+                        n.unseen.0 += 1;
+                        n.unseen.1 += d;
+                        n.unseen.2 = n.unseen.2.saturating_add(u128::from(d) * u128::from(d));
+                    }
                     n.cpus.insert(e.cpu);
                     n.first_ns.get_or_insert(e.t_ns);
                     n.running_since = Some(e.t_ns);
@@ -269,6 +303,14 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     }
     for since in idle_since.values() {
         idle_ns += t.end_ns.saturating_sub(*since);
+    }
+    for p in tasks.values_mut() {
+        let (n, sum, sq) = p.unseen;
+        if n >= MIN_UNSEEN_WAKEUPS || (n > 0 && n >= p.sleeps) {
+            p.sleeps += n;
+            p.sleep_ns += sum;
+            p.sleep_sq = p.sleep_sq.saturating_add(sq);
+        }
     }
     // Still running at the end: count the time up to the end.
     for (&cpu, pid) in &running {
@@ -343,6 +385,66 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         .iter()
         .flat_map(|(&e, ws)| std::iter::once(e).chain(ws.iter().map(|x| x.0)))
         .collect();
+    // A coupled task's rounds: wakeups received, else blocks, else sends per wakee.
+    let rounds_of = |pid: Pid| -> u64 {
+        let me = &tasks[&pid];
+        let targets = out_of.get(&pid).map_or(&[][..], |v| v.as_slice());
+        if into.contains_key(&pid) {
+            me.wakeups
+        } else if me.bursts > 0 && me.sleeps > 0 {
+            me.bursts
+        } else {
+            let sent: u64 = targets.iter().map(|e| pairs[&(pid, *e)]).sum();
+            sent / targets.len().max(1) as u64
+        }
+    };
+    // Whether a coupled task stopped long before the end: it exited, or has been blocked,
+    // for the last quarter of the recording or more. (Its rounds are counted as wakeups,
+    // which undercount the round trips of a pair that also ran on two CPUs at once, where a
+    // read finds its message without blocking: `perf bench sched pipe -l 2000` on two CPUs
+    // shows about 1 000 wakeups each way. Bounded by them, such a pair ends early; one that
+    // ran to near the end is better left running to it.)
+    let stopped = |pid: Pid| -> bool {
+        let me = &tasks[&pid];
+        let since = if me.exited {
+            Some(me.exit_ns)
+        } else {
+            me.blocked_at
+        };
+        since.is_some_and(|b| t.end_ns.saturating_sub(b) >= t.end_ns / 4)
+    };
+    // The coupled tasks' components (tasks joined by a channel either way): where every
+    // member stopped long before the end, each runs the component's fewest rounds and then
+    // stops as it did (exits, or sleeps to the end), so that every message sent is read and
+    // no task is left waiting on a channel.
+    let mut bounded: BTreeMap<Pid, u64> = BTreeMap::new();
+    {
+        let mut seen: BTreeSet<Pid> = BTreeSet::new();
+        for &start in &coupled {
+            if !seen.insert(start) {
+                continue;
+            }
+            let mut comp = vec![start];
+            let mut i = 0;
+            while i < comp.len() {
+                let x = comp[i];
+                i += 1;
+                let ins = into.get(&x).into_iter().flatten().map(|w| w.0);
+                let outs = out_of.get(&x).into_iter().flatten().copied();
+                for y in ins.chain(outs).collect::<Vec<_>>() {
+                    if seen.insert(y) {
+                        comp.push(y);
+                    }
+                }
+            }
+            if comp.iter().all(|&x| stopped(x)) {
+                let n = comp.iter().map(|&x| rounds_of(x)).min().unwrap_or(0);
+                for &x in &comp {
+                    bounded.insert(x, n);
+                }
+            }
+        }
+    }
     // The first task of each cycle of pairs sends before it receives.
     let reaches = |from: Pid, to: Pid| {
         let mut seen = BTreeSet::new();
@@ -372,17 +474,26 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         })
         .collect();
 
-    // Groups: one per coupled task, one per command name for the rest; ordered by start.
+    // Groups: one per coupled task, one per command name for the rest, started together (a
+    // group's tasks share one start: a task first seen more than START_APART after the first
+    // of its name's group starts a group of its own); ordered by start.
+    let start_apart = (t.end_ns / 50).max(START_APART_NS);
     let mut groups: Vec<(String, Vec<Pid>)> = vec![];
-    let mut by_comm: BTreeMap<String, usize> = BTreeMap::new();
-    for &pid in &kept {
+    let mut by_comm: BTreeMap<String, (usize, u64)> = BTreeMap::new();
+    let mut by_start: Vec<Pid> = kept.iter().copied().collect();
+    by_start.sort_by_key(|p| (tasks[p].first_ns.unwrap_or(0), *p));
+    for pid in by_start {
         let comm = sanitize(&comm_of(pid));
+        let first = tasks[&pid].first_ns.unwrap_or(0);
         if coupled.contains(&pid) {
             groups.push((comm, vec![pid]));
-        } else if let Some(&g) = by_comm.get(&comm) {
+        } else if let Some(&(g, _)) = by_comm
+            .get(&comm)
+            .filter(|&&(_, since)| first.saturating_sub(since) <= start_apart)
+        {
             groups[g].1.push(pid);
         } else {
-            by_comm.insert(comm.clone(), groups.len());
+            by_comm.insert(comm.clone(), (groups.len(), first));
             groups.push((comm, vec![pid]));
         }
     }
@@ -450,10 +561,13 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             .all(|t| t.exited && t.exit_ns.saturating_add(t.end_margin(t_end)) < t_end);
         let burst_ns = cpu_ns.checked_div(bursts).unwrap_or(0);
         let mean_sleep_ns = sleep_ns.checked_div(sleeps).unwrap_or(0);
+        // The spread from the finished bursts (the mean burst also counts a run still under
+        // way at the end).
+        let burst_sum: u64 = ms.iter().map(|t| t.burst_sum).sum();
         let burst_sq = ms.iter().fold(0u128, |a, t| a.saturating_add(t.burst_sq));
         let sleep_sq = ms.iter().fold(0u128, |a, t| a.saturating_add(t.sleep_sq));
-        let run_dist = fitted(burst_ns, burst_sq, bursts);
-        let sleep_dist = fitted(mean_sleep_ns, sleep_sq, sleeps);
+        let run_dist = fitted(burst_ns, spread(burst_sum, burst_sq, bursts));
+        let sleep_dist = fitted(mean_sleep_ns, spread(sleep_ns, sleep_sq, sleeps));
         // A task that went quiet: asleep since long before the end (for more than
         // QUIET_ROUNDS of its rounds and the last 2 %), as a kworker that served one burst of
         // I/O at the start. It runs its recorded rounds, then sleeps to the end.
@@ -539,9 +653,26 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 if !reads && me.bursts > 0 && me.sleeps > 0 {
                     steps.push(json!({"sleep_us": {"exp": us(me.sleep_ns / me.sleeps)}}));
                 }
-                Program {
-                    ops: steps.len() as u64,
-                    steps,
+                match bounded.get(&pid) {
+                    Some(&n)
+                        if n <= limits::MAX_LOOP_TIMES as u64
+                            && ops_used + n * (steps.len() as u64) < MAX_DERIVED_OPS =>
+                    {
+                        let ops = n * steps.len() as u64 + 1;
+                        let end = if me.exited {
+                            json!({"exit": true})
+                        } else {
+                            json!({"sleep_ms": duration_ms})
+                        };
+                        Program {
+                            steps: vec![json!({"loop": n.max(1), "steps": steps}), end],
+                            ops,
+                        }
+                    }
+                    _ => Program {
+                        ops: steps.len() as u64,
+                        steps,
+                    },
                 }
             }
             None if exited || quiet => {
@@ -714,19 +845,28 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
 /// bursts vary little, and an exponential fit would make them queue as if they were random.
 const NORMAL_BELOW_CV: f64 = 0.5;
 
-/// The fitted distribution of `n` durations of mean `mean_ns` whose squares sum to `sq`, in µs:
-/// `{"normal": [mean, sd]}` when they vary little (CV < [`NORMAL_BELOW_CV`]), else
-/// `{"exp": mean}`.
-fn fitted(mean_ns: u64, sq: u128, n: u64) -> Value {
-    if n >= 2 && mean_ns > 0 {
-        let mean = mean_ns as f64;
-        let var = (sq as f64 / n as f64 - mean * mean).max(0.0);
-        let sd = var.sqrt();
-        if sd < NORMAL_BELOW_CV * mean {
-            return json!({"normal": [us(mean_ns), ((sd / 1000.0).round() as u64).min(us(mean_ns))]});
-        }
+/// The coefficient of variation (standard deviation over mean) of `n` durations that sum to
+/// `sum` ns and whose squares sum to `sq`; `None` for fewer than two.
+fn spread(sum: u64, sq: u128, n: u64) -> Option<f64> {
+    if n < 2 || sum == 0 {
+        return None;
     }
-    json!({"exp": us(mean_ns)})
+    let mean = sum as f64 / n as f64;
+    let var = (sq as f64 / n as f64 - mean * mean).max(0.0);
+    Some(var.sqrt() / mean)
+}
+
+/// The fitted distribution of a duration of mean `mean_ns` and coefficient of variation `cv`,
+/// in µs: `{"normal": [mean, sd]}` when it varies little (`cv` < [`NORMAL_BELOW_CV`]), else
+/// `{"exp": mean}`.
+fn fitted(mean_ns: u64, cv: Option<f64>) -> Value {
+    match cv {
+        Some(cv) if cv < NORMAL_BELOW_CV && mean_ns > 0 => {
+            let sd_us = ((cv * mean_ns as f64 / 1000.0).round() as u64).min(us(mean_ns));
+            json!({"normal": [us(mean_ns), sd_us]})
+        }
+        _ => json!({"exp": us(mean_ns)}),
+    }
 }
 
 fn us(ns: u64) -> u64 {
