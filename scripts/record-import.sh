@@ -11,17 +11,19 @@
 #   switch      stress-ng --switch 1 -t 1: a pipe ping-pong of two processes, 45 000 round
 #               trips a second, where perf wakes itself often and records none of its own
 #               wakeups (it drops the events it causes).
+#   nice        stress-ng --cpu 2 -t 3 beside nice -n 5 stress-ng --cpu 1 -t 3: three CPU
+#               loops of one name at two nice levels.
 #
 # Run as root on an otherwise idle 2-CPU machine, with the build lock held so no build shares
 # the CPUs:
 #   flock /tmp/schedlab-build.lock sh scripts/record-import.sh [OUTDIR [NAME...]]
 # Needs perf (Debian linux-perf) and stress-ng. OUTDIR defaults to tests/fixtures/traces; the
-# names to all three.
+# names to all four.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${1:-$HERE/../tests/fixtures/traces}
 [ $# -gt 0 ] && shift
-NAMES=${*:-duty pipe-exits switch}
+NAMES=${*:-duty pipe-exits switch nice}
 for c in perf stress-ng; do
 	command -v "$c" >/dev/null || { echo "record-import: needs $c" >&2; exit 2; }
 done
@@ -40,7 +42,8 @@ for name in $NAMES; do
 	duty) CMD="stress-ng --cpu 3 --cpu-load 50 -t 4" ;;
 	pipe-exits) CMD="stress-ng --cpu 2 -t 3 & perf bench sched pipe -l 6000; wait" ;;
 	switch) CMD="stress-ng --switch 1 -t 1" ;;
-	*) echo "record-import: no workload '$name' (duty, pipe-exits, switch)" >&2; exit 2 ;;
+	nice) CMD="stress-ng --cpu 2 -t 3 & nice -n 5 stress-ng --cpu 1 -t 3; wait" ;;
+	*) echo "record-import: no workload '$name' (duty, pipe-exits, switch, nice)" >&2; exit 2 ;;
 	esac
 	IDLE=$(idle_before)
 	perf sched record -o "$TMP/perf.data" -- sh -c "$CMD" > "$TMP/out.txt" 2>&1 || {

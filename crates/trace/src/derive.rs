@@ -16,8 +16,9 @@
 //! its rounds and sleeps to the end. A sleep ends at the wakeup, or where none was recorded
 //! (perf drops the events it causes itself, so the recorder's own wakeups are missing), at
 //! the next switch-in, when such sleeps are most of a task's or at least
-//! [`MIN_UNSEEN_WAKEUPS`]. Tasks of one name form one group only if first seen within
-//! [`START_APART_NS`] (or 2 % of the recording) of each other: a group's tasks share a start.
+//! [`MIN_UNSEEN_WAKEUPS`]. Tasks of one name form one group only at one nice and if first
+//! seen within [`START_APART_NS`] (or 2 % of the recording) of each other: a group's tasks
+//! share a nice and a start.
 //!
 //! Who wakes whom: `sched_waking` fires in `try_to_wake_up` on the waker's CPU with the waker
 //! as the current task, so the task a CPU was running when it fired is the waker (with only
@@ -474,12 +475,16 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         })
         .collect();
 
-    // Groups: one per coupled task, one per command name for the rest, started together (a
+    // Groups: one per coupled task, one per command name and nice for the rest, started
+    // together (a
     // group's tasks share one start: a task first seen more than START_APART after the first
     // of its name's group starts a group of its own); ordered by start.
     let start_apart = (t.end_ns / 50).max(START_APART_NS);
     let mut groups: Vec<(String, Vec<Pid>)> = vec![];
-    let mut by_comm: BTreeMap<String, (usize, u64)> = BTreeMap::new();
+    // Keyed by name and nice: tasks of one name at different nice levels are different
+    // groups (a group has one nice).
+    let nice_of = |pid: Pid| prio_of(pid).filter(|p| (100..140).contains(p));
+    let mut by_comm: BTreeMap<(String, Option<i32>), (usize, u64)> = BTreeMap::new();
     let mut by_start: Vec<Pid> = kept.iter().copied().collect();
     by_start.sort_by_key(|p| (tasks[p].first_ns.unwrap_or(0), *p));
     for pid in by_start {
@@ -488,12 +493,12 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         if coupled.contains(&pid) {
             groups.push((comm, vec![pid]));
         } else if let Some(&(g, _)) = by_comm
-            .get(&comm)
+            .get(&(comm.clone(), nice_of(pid)))
             .filter(|&&(_, since)| first.saturating_sub(since) <= start_apart)
         {
             groups[g].1.push(pid);
         } else {
-            by_comm.insert(comm.clone(), (groups.len(), first));
+            by_comm.insert((comm.clone(), nice_of(pid)), (groups.len(), first));
             groups.push((comm, vec![pid]));
         }
     }

@@ -372,6 +372,55 @@ fn the_recorders_unrecorded_wakeups_still_end_its_sleeps() {
     );
 }
 
+/// `stress-ng --cpu 2 -t 3` beside `nice -n 5 stress-ng --cpu 1 -t 3` (three CPU loops of one
+/// name, one at nice 5; `scripts/record-import.sh`, tests/fixtures/traces/nice.txt): the
+/// nice-5 loop got 15.2 % of the CPU time, the other two 83.9 %. Grouped by name alone they
+/// were one group of three at the first one's nice 0, each with a third; by name and nice,
+/// the nice-5 loop is a group of its own, simulated within 1.5 points.
+#[test]
+fn tasks_of_one_name_at_two_nice_levels_are_two_groups() {
+    let imp = import("nice.perf-script.txt.gz");
+    let d = derive_scenario(&imp, "d", &["eevdf-6.19".to_string()], 1_000_000);
+    let sc = Scenario::from_value(d.scenario.clone()).expect("the derived scenario validates");
+    let loops: Vec<&schedlab_scenario::TaskGroup> = sc
+        .tasks
+        .iter()
+        .filter(|t| t.name == "stress-ng-cpu")
+        .collect();
+    let nices: Vec<(i64, u64)> = loops.iter().map(|t| (t.nice, t.count)).collect();
+    assert!(
+        nices.contains(&(0, 2)) && nices.contains(&(5, 1)),
+        "two loops at nice 0 and one at nice 5: {nices:?}"
+    );
+    // The nice-5 loop's share of all CPU time, recorded and simulated.
+    let t = &imp.trace;
+    let niced = |pid: u32| {
+        imp.pids
+            .iter()
+            .any(|r| r.pid == pid && r.comm == "stress-ng-cpu" && r.prio == Some(125))
+    };
+    let recorded = share(t, 0, t.end_ns, |_| true, niced);
+    let out = schedlab_sim::simulate(&sc.sim_config(), &sc.variants()[0]).expect("it runs");
+    let g = sc
+        .tasks
+        .iter()
+        .position(|t| t.name == "stress-ng-cpu" && t.nice == 5)
+        .unwrap() as u32;
+    let sim = &out.trace;
+    let simulated = share(
+        sim,
+        0,
+        sim.end_ns,
+        |_| true,
+        |pid| sim.tasks[pid as usize - 1].group == Some(g),
+    );
+    eprintln!("the nice-5 loop: {recorded:.1} % recorded, {simulated:.1} % simulated");
+    assert!(
+        (simulated - recorded).abs() <= 1.5,
+        "the nice-5 loop {simulated:.1} % simulated against {recorded:.1} % recorded"
+    );
+}
+
 /// A task that served one burst of work at the start and was asleep for the rest (a kworker
 /// that flushed the tracer's first writes: 30 rounds of 40 µs in 30 ms, then 3 s of silence)
 /// runs its rounds and sleeps to the end, rather than waking every millisecond for the whole
