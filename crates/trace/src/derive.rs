@@ -576,14 +576,19 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         // A task that went quiet: asleep since long before the end (for more than
         // QUIET_ROUNDS of its rounds and the last 2 %), as a kworker that served one burst of
         // I/O at the start. It runs its recorded rounds, then sleeps to the end.
+        // (Members that exited before the end count as stopped too: a shell's children
+        // carry its name until they exec.)
         let quiet = !exited
             && sleeps > 0
             && ms.iter().all(|t| {
-                t.blocked_at.is_some_and(|b| {
-                    let silent = t_end.saturating_sub(b);
-                    silent >= t.end_margin(t_end)
-                        && silent >= QUIET_ROUNDS.saturating_mul(burst_ns + mean_sleep_ns)
-                })
+                let exited_early =
+                    t.exited && t.exit_ns.saturating_add(t.end_margin(t_end)) < t_end;
+                exited_early
+                    || t.blocked_at.is_some_and(|b| {
+                        let silent = t_end.saturating_sub(b);
+                        silent >= t.end_margin(t_end)
+                            && silent >= QUIET_ROUNDS.saturating_mul(burst_ns + mean_sleep_ns)
+                    })
             });
         let start_ns = start_of(members);
         let cpus_seen: BTreeSet<u32> = ms
