@@ -30,8 +30,8 @@
 //! account for at least half of its wakeups. Interrupts also fire while tasks that do block
 //! run: E's wakeups on an idle CPU (the idle task wakes no one itself) give the rate of its
 //! interrupt wakeups per idle nanosecond, and of W's wakeups of E only those beyond that rate
-//! times W's CPU time count for the pair. Each such E gets a channel (its inbox) that each of its
-//! wakers writes once per round and that E reads once per round: E's program is "receive,
+//! times W's CPU time count for the pair. Each such E gets a channel (its inbox) that each of
+//! its wakers writes once per round and that E reads once per round: E's program is "receive,
 //! run", W's "run, send to each of its wakees" (plus its own receive or sleep). The inbox holds
 //! one message per waker (the waker can be one round ahead, as a token passed back and
 //! forth; a recording cannot show buffer sizes). A waker's round is split where it wakes: the
@@ -41,8 +41,9 @@
 //! the tasks joined by channels stopped (exited, or blocked for good) for the last quarter of
 //! the recording or more, each runs the fewest rounds among them and stops as it did; the
 //! others loop to the end (rounds are counted as wakeups, fewer than the round trips of a
-//! pair that also ran on two CPUs at once, so a pair bounded by them would end early). Tasks in a
-//! pair are groups of their own (one task each); the others are grouped by command name.
+//! pair that also ran on two CPUs at once, so a pair bounded by them would end early). Tasks
+//! in a pair are groups of their own (one task each); the others are grouped by command name
+//! and nice.
 //!
 //! What cannot be derived is said in the notes: wakeups from interrupts (a timer firing while
 //! some task ran) look like wakeups by that task; wakers that each wake a wakee only a few
@@ -476,13 +477,11 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         .collect();
 
     // Groups: one per coupled task, one per command name and nice for the rest, started
-    // together (a
-    // group's tasks share one start: a task first seen more than START_APART after the first
-    // of its name's group starts a group of its own); ordered by start.
+    // together (a group's tasks share one start: a task first seen more than `start_apart`
+    // after the first of its name's group starts a group of its own); ordered by start.
     let start_apart = (t.end_ns / 50).max(START_APART_NS);
     let mut groups: Vec<(String, Vec<Pid>)> = vec![];
-    // Keyed by name and nice: tasks of one name at different nice levels are different
-    // groups (a group has one nice).
+    // Keyed by name and nice (a group has one nice).
     let nice_of = |pid: Pid| prio_of(pid).filter(|p| (100..140).contains(p));
     let mut by_comm: BTreeMap<(String, Option<i32>), (usize, u64)> = BTreeMap::new();
     let mut by_start: Vec<Pid> = kept.iter().copied().collect();
