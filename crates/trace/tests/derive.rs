@@ -475,15 +475,6 @@ fn a_shell_that_ran_its_commands_and_went_quiet_stays_quiet() {
 /// scenario (4 % of a CPU where it took 0.04 %).
 #[test]
 fn a_task_that_went_quiet_runs_its_rounds_and_sleeps_to_the_end() {
-    let line = |t: u64, cur: (&str, u32), body: String| {
-        format!(
-            "{:>16} {:>5} [000] {}.{:06}: {body}\n",
-            cur.0,
-            cur.1,
-            t / 1_000_000,
-            t % 1_000_000
-        )
-    };
     let (k, idle) = (("kw", 10), ("swapper/0", 0));
     let mut t = 1_000_000u64; // µs
     let mut text = String::new();
@@ -541,6 +532,17 @@ fn switch(t: &str, prev: (&str, u32), next: (&str, u32)) -> String {
     )
 }
 
+/// One `perf script` line on CPU 0 at `t` µs, `cur` (comm, pid) current.
+fn line(t: u64, cur: (&str, u32), body: String) -> String {
+    format!(
+        "{:>16} {:>5} [000] {}.{:06}: {body}\n",
+        cur.0,
+        cur.1,
+        t / 1_000_000,
+        t % 1_000_000
+    )
+}
+
 fn derive_text(text: &str) -> schedlab_trace::Derived {
     let imp = schedlab_trace::import_bytes(text.as_bytes(), Default::default()).unwrap();
     derive_scenario(&imp, "t", &["eevdf-6.6".to_string()], 0)
@@ -582,15 +584,6 @@ fn a_recording_where_nothing_ran_derives_no_group() {
 #[test]
 fn a_pipe_pair_becomes_two_channels_and_its_cycle_starts_with_a_send() {
     // a and b take turns on CPU 0 through a pipe: each wakes the other, then blocks.
-    let line = |t: u64, cur: (&str, u32), body: String| {
-        format!(
-            "{:>16} {:>5} [000] {}.{:06}: {body}\n",
-            cur.0,
-            cur.1,
-            t / 1_000_000,
-            t % 1_000_000
-        )
-    };
     let (a, b) = (("a", 10), ("b", 11));
     let mut t = 1_000_000u64; // µs
     let mut text = line(t, ("swapper/0", 0), "sched:sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=10 next_prio=120".into());
