@@ -626,15 +626,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 let me = &tasks[&pid];
                 let reads = into.contains_key(&pid);
                 let targets = out_of.get(&pid).map_or(&[][..], |v| v.as_slice());
-                let sent: u64 = targets.iter().map(|e| pairs[&(pid, *e)]).sum();
-                // Rounds: wakeups received, else blocks, else sends per wakee.
-                let rounds = if reads {
-                    me.wakeups
-                } else if me.bursts > 0 && me.sleeps > 0 {
-                    me.bursts
-                } else {
-                    sent / targets.len().max(1) as u64
-                };
+                let rounds = rounds_of(pid);
                 // A round's CPU time, split where the wakeups happen: the mean time from
                 // waking its wakees to blocking runs after the sends.
                 let round_ns = me.cpu_ns / rounds.max(1);
@@ -769,7 +761,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     };
     notes.insert(
         0,
-        format!("bursts and sleeps are fitted with the recorded means (not replayed), as exponential distributions, or normal ones with the recorded spread where that is under {NORMAL_BELOW_CV} of the mean; a task that exited runs its recorded rounds, or its CPU time, and exits (an exit in the recording's last 2 % counts as running to the end); one asleep at the end for more than {QUIET_ROUNDS} of its rounds runs them and sleeps to the end"),
+        format!("bursts and sleeps are fitted with the recorded means (not replayed), as exponential distributions, or normal ones with the recorded spread where that is under {NORMAL_BELOW_CV} of the mean; a task that exited runs its recorded rounds, or its CPU time, and exits (an exit in the recording's last 2 % counts as running to the end); one asleep at the end for more than {QUIET_ROUNDS} of its rounds runs them and sleeps to the end; a sleep whose wakeup is not in the recording (perf records none of its own) ends at the next switch-in where such sleeps are most of a task's or at least {MIN_UNSEEN_WAKEUPS}; tasks of one name are one group only at one nice and first seen within {:.0} ms of each other", start_apart as f64 / 1e6),
     );
     if channels.is_empty() {
         notes.insert(1, format!(
@@ -777,7 +769,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         ));
     } else {
         notes.insert(1, format!(
-            "who wakes whom: {} channels from consistent waker→wakee pairs (waker = the task current on the CPU where {event} fired; a pair: at least {MIN_PAIR_WAKEUPS} wakeups, at least a fifth of the wakee's, half of them together, a waker that blocks at least once per ten): the wakee reads its channel once per round, each waker writes it once per round; a channel holds one message per writer (buffer sizes are not in a recording); other sleeps are timed",
+            "who wakes whom: {} channels from consistent waker→wakee pairs (waker = the task current on the CPU where {event} fired; a pair: at least {MIN_PAIR_WAKEUPS} wakeups, at least a fifth of the wakee's, half of them together, a waker that blocks at least once per ten): the wakee reads its channel once per round, each waker writes it once per round; a channel holds one message per writer (buffer sizes are not in a recording); tasks so joined that all stopped for the last quarter of the recording or more run the fewest rounds among them and stop as they did; other sleeps are timed",
             channels.len()
         ));
         notes.insert(2, "a wakeup from an interrupt (a timer that fires while a task runs) counts for the task that was running unless that task hardly ever blocked (less than once per ten wakeups it gave), less the wakeups the wakee's rate of wakeups on idle CPUs explains over the waker's CPU time; wakers that each woke a task only a few times (many senders to one reader) are not turned into channels".to_string());
