@@ -45,9 +45,22 @@
 //! in a pair are groups of their own (one task each); the others are grouped by command name
 //! and nice.
 //!
+//! Many writers to many readers (hackbench's senders and receivers): each reader is woken by
+//! many writers, none for a fifth of its wakeups. Among the tasks not in pairs, a *reader* is
+//! woken by the others at least [`MIN_PAIR_WAKEUPS`] times, for half its wakeups, and twice as
+//! often as it wakes them; a *writer* wakes them more often than they wake it, each wakee twice
+//! on average, and blocks at least once per `HUB_SENDS_PER_BLOCK` wakeups; a wakeup counts
+//! beyond what interrupts would explain were every wakeup of the wakee one (its rate over the
+//! machine's time, times the waker's CPU time). A reader group whose writers together explain
+//! half its wakeups, all running to the end, gets an inbox per reader: a message is a recorded
+//! wakeup and an inbox holds one (a writer waits on a full one, as on a full socket); a reader
+//! takes one at a time and runs its CPU time per message; a writer writes the inboxes in turn
+//! and, unless its own wakeups are mostly its readers' (then it waits only on full inboxes),
+//! sleeps as recorded between rounds. Such roles split a name's tasks into groups.
+//!
 //! What cannot be derived is said in the notes: wakeups from interrupts (a timer firing while
-//! some task ran) look like wakeups by that task; wakers that each wake a wakee only a few
-//! times (hackbench's many senders) stay timed sleeps; the tunables are not in a trace (HZ
+//! some task ran) look like wakeups by that task; how many messages a wakeup found (a
+//! hackbench receiver reads a socket's worth); the tunables are not in a trace (HZ
 //! and the idle-wakeup cost are read from it where it shows them: `machine.rs`);
 //! RT and deadline tasks become fair tasks; I/O devices; affinity masks beyond the CPUs a task
 //! was seen on.
@@ -180,6 +193,20 @@ const MIN_UNSEEN_WAKEUPS: u64 = 8;
 /// A task asleep at the end for longer than this many of its rounds (mean burst and sleep)
 /// went quiet: it runs its recorded rounds and sleeps to the end.
 const QUIET_ROUNDS: u64 = 20;
+
+/// A writer of a channel of many writers blocks at least once per this many wakeups it gives
+/// (hackbench's senders block every 10 to 50 messages on a full socket; a task that hardly
+/// blocks is taken for the victim of interrupts).
+const HUB_SENDS_PER_BLOCK: u64 = 1_000;
+
+/// The most messages a writer of a channel of many writers sends per round.
+const MAX_HUB_SENDS: u64 = 1_000;
+
+/// The most tasks of a reader group with inboxes (each writer's program names them all).
+const MAX_HUB_READERS: u64 = 256;
+
+/// The most program steps of a writer of inboxes (the scenario allows 1 024 per program).
+const MAX_HUB_STEPS: u64 = 1_000;
 
 /// The most tasks in one group (the scenario format's `count` limit).
 const MAX_COUNT: u64 = 10_000;
@@ -476,31 +503,65 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         })
         .collect();
 
-    // Groups: one per coupled task, one per command name and nice for the rest, started
+    // Many writers to many readers (hackbench's senders and receivers, `perf bench sched
+    // messaging`): each reader is woken by many writers, each for a few of its wakeups, so no
+    // pair is consistent. Among the tasks not in a pair, the wakeups one gave another make
+    // each a *reader* (woken by them at least `MIN_PAIR_WAKEUPS` times, for at least half its
+    // wakeups and twice as often as it woke others) or a *writer* (woke others at least
+    // `MIN_PAIR_WAKEUPS` times, more often than they woke it and each one twice on average,
+    // blocking at least once per `HUB_SENDS_PER_BLOCK` wakeups: a launcher that woke each of
+    // its threads once to start them is not a writer, and a task that hardly blocks is a
+    // victim of interrupts).
+    // A wakeup counts beyond those that interrupts would explain even if every wakeup of the
+    // wakee were one: its wakeups per second of the machine's time times the waker's CPU
+    // time (a machine busy throughout leaves no idle rate to read, and a timer task woken
+    // while two CPU loops run looks like their reader), or at the idle rate where that is
+    // higher. Roles split a name's tasks into groups (hackbench's senders and receivers
+    // share one name) only where they make a channel (below).
+    let machine_ns = u128::from(t.end_ns.max(1)) * u128::from(cpus);
+    let mut flow: BTreeMap<(Pid, Pid), u64> = BTreeMap::new();
+    for (&(w, e), &n) in &pairs {
+        let free = |p: Pid| kept.contains(&p) && !coupled.contains(&p);
+        if free(w) && free(e) {
+            let all = u128::from(tasks[&e].wakeups) * u128::from(tasks[&w].cpu_ns) / machine_ns;
+            let n = n.saturating_sub(interrupt_wakeups(&tasks, w, e, idle_ns).max(all as u64));
+            if n > 0 {
+                flow.insert((w, e), n);
+            }
+        }
+    }
+    let mut flow_in: BTreeMap<Pid, u64> = BTreeMap::new();
+    let mut flow_out: BTreeMap<Pid, u64> = BTreeMap::new();
+    let mut wakees: BTreeMap<Pid, u64> = BTreeMap::new();
+    for (&(w, e), &n) in &flow {
+        *flow_out.entry(w).or_default() += n;
+        *flow_in.entry(e).or_default() += n;
+        *wakees.entry(w).or_default() += 1;
+    }
+    let role_of = |pid: Pid| -> Role {
+        let got = flow_in.get(&pid).copied().unwrap_or(0);
+        let gave = flow_out.get(&pid).copied().unwrap_or(0);
+        let me = &tasks[&pid];
+        if got >= MIN_PAIR_WAKEUPS && got >= 2 * gave && 2 * got >= me.wakeups {
+            Role::Reader
+        } else if gave >= MIN_PAIR_WAKEUPS
+            && gave > got
+            && gave >= 2 * wakees[&pid]
+            && me.bursts * HUB_SENDS_PER_BLOCK >= gave
+            && me.sleeps > 0
+        {
+            Role::Writer
+        } else {
+            Role::Other
+        }
+    };
+
+    // Groups: one per coupled task, one per command name, nice and role for the rest, started
     // together (a group's tasks share one start: a task first seen more than `start_apart`
     // after the first of its name's group starts a group of its own); ordered by start.
     let start_apart = (t.end_ns / 50).max(START_APART_NS);
-    let mut groups: Vec<(String, Vec<Pid>)> = vec![];
-    // Keyed by name and nice (a group has one nice).
+    // Keyed by name, nice (a group has one nice) and role.
     let nice_of = |pid: Pid| prio_of(pid).filter(|p| (100..140).contains(p));
-    let mut by_comm: BTreeMap<(String, Option<i32>), (usize, u64)> = BTreeMap::new();
-    let mut by_start: Vec<Pid> = kept.iter().copied().collect();
-    by_start.sort_by_key(|p| (tasks[p].first_ns.unwrap_or(0), *p));
-    for pid in by_start {
-        let comm = sanitize(&comm_of(pid));
-        let first = tasks[&pid].first_ns.unwrap_or(0);
-        if coupled.contains(&pid) {
-            groups.push((comm, vec![pid]));
-        } else if let Some(&(g, _)) = by_comm
-            .get(&(comm.clone(), nice_of(pid)))
-            .filter(|&&(_, since)| first.saturating_sub(since) <= start_apart)
-        {
-            groups[g].1.push(pid);
-        } else {
-            by_comm.insert((comm.clone(), nice_of(pid)), (groups.len(), first));
-            groups.push((comm, vec![pid]));
-        }
-    }
     let start_of = |members: &[Pid]| {
         members
             .iter()
@@ -508,7 +569,38 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             .min()
             .unwrap_or(0)
     };
-    groups.sort_by_key(|(_, m)| (start_of(m), m[0]));
+    let group_by = |role: &dyn Fn(Pid) -> Role| {
+        let mut groups: Vec<(String, Vec<Pid>)> = vec![];
+        let mut by_comm: BTreeMap<(String, Option<i32>, Role), (usize, u64)> = BTreeMap::new();
+        let mut by_start: Vec<Pid> = kept.iter().copied().collect();
+        by_start.sort_by_key(|p| (tasks[p].first_ns.unwrap_or(0), *p));
+        for pid in by_start {
+            let comm = sanitize(&comm_of(pid));
+            let first = tasks[&pid].first_ns.unwrap_or(0);
+            let key = (comm.clone(), nice_of(pid), role(pid));
+            if coupled.contains(&pid) {
+                groups.push((comm, vec![pid]));
+            } else if let Some(&(g, _)) = by_comm
+                .get(&key)
+                .filter(|&&(_, since)| first.saturating_sub(since) <= start_apart)
+            {
+                groups[g].1.push(pid);
+            } else {
+                by_comm.insert(key, (groups.len(), first));
+                groups.push((comm, vec![pid]));
+            }
+        }
+        groups.sort_by_key(|(_, m)| (start_of(m), m[0]));
+        groups
+    };
+    // First by every task's role; the roles that make no channel are dropped below.
+    let mut groups = group_by(&|p| {
+        if coupled.contains(&p) {
+            Role::Other
+        } else {
+            role_of(p)
+        }
+    });
 
     let max_duration_ms = limits::MAX_DURATION_NS / 1_000_000;
     let duration_ms = t.end_ns.div_ceil(1_000_000).clamp(1, max_duration_ms);
@@ -519,14 +611,147 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         ));
     }
     let inbox = |pid: Pid| format!("wake-{}", real(pid).map_or(pid, |r| r.real_pid));
+
+    let t_end = t.end_ns;
+    // Channels of many writers: a reader group (of one name, nice and start) gets an inbox
+    // per task when writer groups that each woke its tasks at least `MIN_PAIR_WAKEUPS` times
+    // account together for at least half of its wakeups, and the readers and those writers all
+    // run to the end (a count of messages cannot be shared out in advance among readers that
+    // take them as they come, so bounded ones could be left waiting). A message is a recorded
+    // wakeup (how many writes one found is not in a recording), and an inbox holds one: a
+    // writer that finds a reader's last one unread waits until it is read, as a sender waits
+    // on a full socket. Each reader takes one message at a time from its inbox and runs its
+    // CPU time per message. Each writer writes the readers' inboxes in turn, its CPU time per
+    // message before each write. A writer woken mostly by those readers (hackbench's senders,
+    // woken as full sockets drain) waits only there; one woken by others (a timer) also
+    // sleeps as recorded after as many writes as it woke readers per block (its rounds; the
+    // inboxes are shared out between rounds as evenly as they go). Only where every task
+    // fits the scenario (none left out, so no inbox loses its writers), a reader group has at
+    // most `MAX_HUB_READERS` tasks, and the programs stay within the step limits.
+    let role_of_group = |members: &[Pid]| {
+        if coupled.contains(&members[0]) {
+            Role::Other
+        } else {
+            role_of(members[0])
+        }
+    };
+    // (The pair channels' groups are one task each, so regrouping moves none of them.)
+    let runs_to_end = |members: &[Pid]| {
+        let ms: Vec<&Task> = members.iter().map(|p| &tasks[p]).collect();
+        group_end(&ms, t.end_ns) == End::Runs
+    };
+    let mut hubs: Vec<Hub> = vec![];
+    // Writer group → whether it only waits on full inboxes (no timed sleeps).
+    let mut backpressure: BTreeMap<usize, bool> = BTreeMap::new();
+    if kept.len() as u64 <= (limits::MAX_TASKS as u64).min(MAX_COUNT) {
+        let gidx: BTreeMap<Pid, usize> = groups
+            .iter()
+            .enumerate()
+            .flat_map(|(i, (_, m))| m.iter().map(move |&p| (p, i)))
+            .collect();
+        // Group → group: wakeups.
+        let mut between: BTreeMap<(usize, usize), u64> = BTreeMap::new();
+        for (&(w, e), &n) in &flow {
+            *between.entry((gidx[&w], gidx[&e])).or_default() += n;
+        }
+        let mut hub_ops = 0u64;
+        for (ri, (_, readers)) in groups.iter().enumerate() {
+            let k = readers.len() as u64;
+            if role_of_group(readers) != Role::Reader
+                || k > MAX_HUB_READERS
+                || !runs_to_end(readers)
+            {
+                continue;
+            }
+            let wakeups: u64 = readers.iter().map(|p| tasks[p].wakeups).sum();
+            let writers: Vec<(usize, u64)> = between
+                .iter()
+                .filter(|(&(wi, r), &n)| {
+                    r == ri
+                        && n >= MIN_PAIR_WAKEUPS
+                        && role_of_group(&groups[wi].1) == Role::Writer
+                        && runs_to_end(&groups[wi].1)
+                })
+                .map(|(&(wi, _), &n)| (wi, n))
+                .collect();
+            let msgs: u64 = writers.iter().map(|x| x.1).sum();
+            if writers.is_empty() || 2 * msgs < wakeups {
+                continue;
+            }
+            // Each writer's program: a write per reader and a sleep per round.
+            let mut ops = 0u64;
+            let mut fits = true;
+            for &(wi, n) in &writers {
+                let ws = &groups[wi].1;
+                let woken: u64 = ws.iter().map(|p| tasks[p].wakeups).sum();
+                let back = 2 * between.get(&(ri, wi)).copied().unwrap_or(0) >= woken;
+                backpressure.insert(wi, back);
+                let sleeps = if back {
+                    0
+                } else {
+                    hub_rounds(k, hub_sends(n, ws, &tasks))
+                };
+                let steps = 2 * k + sleeps;
+                fits &= steps <= MAX_HUB_STEPS;
+                ops += steps * ws.len() as u64;
+            }
+            if !fits || hub_ops + ops + 2 * k > MAX_DERIVED_OPS / 2 {
+                continue;
+            }
+            hub_ops += ops + 2 * k;
+            hubs.push(Hub {
+                name: format!(
+                    "msgs-{}",
+                    real(readers[0]).map_or(readers[0], |r| r.real_pid)
+                ),
+                reader: ri,
+                readers: k,
+                writers,
+                msgs,
+                wakeups,
+            });
+        }
+    }
+    // Only the roles that made a channel split a name's tasks (a task of a name whose wakeups
+    // look like a reader's or a writer's, among others of its name that do not, stays with
+    // them): group again with those alone, and find the channels' groups there.
+    let mut kept_role: BTreeMap<Pid, Role> = BTreeMap::new();
+    for h in &hubs {
+        for &p in &groups[h.reader].1 {
+            kept_role.insert(p, Role::Reader);
+        }
+        for &(w, _) in &h.writers {
+            for &p in &groups[w].1 {
+                kept_role.insert(p, Role::Writer);
+            }
+        }
+    }
+    let regrouped = group_by(&|p| kept_role.get(&p).copied().unwrap_or(Role::Other));
+    let at: BTreeMap<Pid, usize> = regrouped
+        .iter()
+        .enumerate()
+        .map(|(i, (_, m))| (m[0], i))
+        .collect();
+    // (A channel's groups keep their members, so their first: the lookups cannot fail.)
+    let moved = |i: usize| at.get(&groups[i].1[0]).copied().unwrap_or(usize::MAX);
+    for h in &mut hubs {
+        h.reader = moved(h.reader);
+        for w in &mut h.writers {
+            w.0 = moved(w.0);
+        }
+    }
+    hubs.retain(|h| h.reader != usize::MAX && h.writers.iter().all(|w| w.0 != usize::MAX));
+    backpressure = backpressure
+        .into_iter()
+        .map(|(w, b)| (moved(w), b))
+        .collect();
+    groups = regrouped;
     let group_of: BTreeMap<Pid, usize> = groups
         .iter()
         .enumerate()
         .filter(|(_, (_, m))| m.len() == 1 && coupled.contains(&m[0]))
         .map(|(i, (_, m))| (m[0], i))
         .collect();
-
-    let t_end = t.end_ns;
     let mut out_groups = vec![];
     let mut task_values = vec![];
     let mut coupled_left = coupled.len() as u64;
@@ -558,11 +783,6 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         let bursts: u64 = ms.iter().map(|t| t.bursts).sum();
         let sleeps: u64 = ms.iter().map(|t| t.sleeps).sum();
         let sleep_ns: u64 = ms.iter().map(|t| t.sleep_ns).sum();
-        // An exit in the recording's last 2 % is the end of the workload (a recording ends
-        // by stopping it): such a task runs to the end.
-        let exited = ms
-            .iter()
-            .all(|t| t.exited && t.exit_ns.saturating_add(t.end_margin(t_end)) < t_end);
         let burst_ns = cpu_ns.checked_div(bursts).unwrap_or(0);
         let mean_sleep_ns = sleep_ns.checked_div(sleeps).unwrap_or(0);
         // The spread from the finished bursts (the mean burst also counts a run still under
@@ -572,23 +792,8 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         let sleep_sq = ms.iter().fold(0u128, |a, t| a.saturating_add(t.sleep_sq));
         let run_dist = fitted(burst_ns, spread(burst_sum, burst_sq, bursts));
         let sleep_dist = fitted(mean_sleep_ns, spread(sleep_ns, sleep_sq, sleeps));
-        // A task that went quiet: asleep since long before the end (for more than
-        // QUIET_ROUNDS of its rounds and the last 2 %), as a kworker that served one burst of
-        // I/O at the start. It runs its recorded rounds, then sleeps to the end.
-        // (Members that exited before the end count as stopped too: a shell's children
-        // carry its name until they exec.)
-        let quiet = !exited
-            && sleeps > 0
-            && ms.iter().all(|t| {
-                let exited_early =
-                    t.exited && t.exit_ns.saturating_add(t.end_margin(t_end)) < t_end;
-                exited_early
-                    || t.blocked_at.is_some_and(|b| {
-                        let silent = t_end.saturating_sub(b);
-                        silent >= t.end_margin(t_end)
-                            && silent >= QUIET_ROUNDS.saturating_mul(burst_ns + mean_sleep_ns)
-                    })
-            });
+        let end = group_end(&ms, t_end);
+        let (exited, quiet) = (end == End::Exits, end == End::Quiet);
         let start_ns = start_of(members);
         let cpus_seen: BTreeSet<u32> = ms
             .iter()
@@ -621,8 +826,48 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             );
         }
         let coupled_pid = (members.len() == 1 && coupled.contains(&members[0])).then(|| members[0]);
-        let program = match coupled_pid {
-            Some(pid) => {
+        let reads_hub = hubs.iter().find(|h| h.reader == gi);
+        let writes_hubs: Vec<(&Hub, u64)> = hubs
+            .iter()
+            .filter_map(|h| Some((h, h.writers.iter().find(|w| w.0 == gi)?.1)))
+            .collect();
+        let hub_program = if let Some(h) = reads_hub {
+            // A message from its inbox, then its CPU time.
+            Some(Program {
+                steps: vec![
+                    json!({"recv": format!("{}.{{i}}", h.name)}),
+                    json!({"run_us": {"exp": us(cpu_ns / h.msgs.max(1))}}),
+                ],
+                ops: 2,
+            })
+        } else if !writes_hubs.is_empty() {
+            // Each reader's inbox in turn, the CPU time per message before each write; unless
+            // it only waits on full inboxes, rounds of writes shared out evenly between sleeps.
+            let sent: u64 = writes_hubs.iter().map(|x| x.1).sum();
+            let piece = json!({"run_us": {"exp": us(cpu_ns / sent.max(1))}});
+            let back = backpressure.get(&gi).copied().unwrap_or(false);
+            let mut steps = vec![];
+            for (h, n) in &writes_hubs {
+                let rounds = hub_rounds(h.readers, hub_sends(*n, members, &tasks));
+                for j in 0..h.readers {
+                    steps.push(piece.clone());
+                    steps.push(json!({"send": format!("{}.{j}", h.name)}));
+                    // After the writes of round r: those to readers below (r + 1) k / rounds.
+                    if !back && (j + 1) * rounds % h.readers < rounds {
+                        steps.push(json!({"sleep_us": sleep_dist}));
+                    }
+                }
+            }
+            Some(Program {
+                ops: steps.len() as u64,
+                steps,
+            })
+        } else {
+            None
+        };
+        let program = match (coupled_pid, hub_program) {
+            (_, Some(p)) => p,
+            (Some(pid), None) => {
                 let me = &tasks[&pid];
                 let reads = into.contains_key(&pid);
                 let targets = out_of.get(&pid).map_or(&[][..], |v| v.as_slice());
@@ -676,7 +921,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     },
                 }
             }
-            None if exited || quiet => {
+            (None, None) if exited || quiet => {
                 // Each member's rounds, then exit (or sleep to the end); one run of its CPU
                 // time when the rounds would not fit the scenario's step limit.
                 let rounds = bursts / n;
@@ -690,8 +935,8 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     Program {
                         steps: vec![
                             json!({"loop": rounds.min(limits::MAX_LOOP_TIMES as u64), "steps": [
-                                {"run_us": run_dist},
-                                {"sleep_us": sleep_dist}]}),
+                            {"run_us": run_dist},
+                            {"sleep_us": sleep_dist}]}),
                             end,
                         ],
                         ops: rounds * 2 + 2,
@@ -703,7 +948,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     }
                 }
             }
-            None if bursts > 0 && sleeps == 0 => Program {
+            (None, None) if bursts > 0 && sleeps == 0 => Program {
                 // Blocked and never woken again within the recording.
                 steps: vec![
                     json!({"run_us": us(cpu_ns / n)}),
@@ -711,11 +956,11 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 ],
                 ops: 2,
             },
-            None if bursts == 0 || sleeps == 0 => Program {
+            (None, None) if bursts == 0 || sleeps == 0 => Program {
                 steps: vec![json!({"run": "forever"})],
                 ops: 1,
             },
-            None => Program {
+            (None, None) => Program {
                 steps: vec![json!({"run_us": run_dist}), json!({"sleep_us": sleep_dist})],
                 ops: 2,
             },
@@ -731,7 +976,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             tasks: count as usize,
             cpu_ns,
             burst_ns: if blocks { burst_ns } else { 0 },
-            sleep_ns: if coupled_pid.is_some_and(|p| into.contains_key(&p)) {
+            sleep_ns: if coupled_pid.is_some_and(|p| into.contains_key(&p)) || reads_hub.is_some() {
                 0
             } else {
                 mean_sleep_ns
@@ -752,6 +997,18 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 reader_wakeups: tasks[e].wakeups,
             })
         })
+        .chain(hubs.iter().filter_map(|h| {
+            Some(DerivedChannel {
+                name: h.name.clone(),
+                reader: *out_index.get(&h.reader)?,
+                writers: h
+                    .writers
+                    .iter()
+                    .filter_map(|&(w, n)| Some((*out_index.get(&w)?, n)))
+                    .collect(),
+                reader_wakeups: h.wakeups,
+            })
+        }))
         .collect();
 
     let event = if by_waking {
@@ -763,16 +1020,23 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         0,
         format!("bursts and sleeps are fitted with the recorded means (not replayed), as exponential distributions, or normal ones with the recorded spread where that is under {NORMAL_BELOW_CV} of the mean; a task that exited runs its recorded rounds, or its CPU time, and exits (an exit in the recording's last 2 % counts as running to the end); one asleep at the end for more than {QUIET_ROUNDS} of its rounds runs them and sleeps to the end; a sleep whose wakeup is not in the recording (perf records none of its own) ends at the next switch-in where such sleeps are most of a task's or at least {MIN_UNSEEN_WAKEUPS}; tasks of one name are one group only at one nice and first seen within {:.0} ms of each other", start_apart as f64 / 1e6),
     );
-    if channels.is_empty() {
+    let pair_channels = channels.len() - hubs.len();
+    if pair_channels == 0 {
         notes.insert(1, format!(
-            "who wakes whom: no consistent waker→wakee pair (one task waking another at least {MIN_PAIR_WAKEUPS} times, for at least a fifth of its wakeups, and half of them together; waker = the task current where {event} fired): every sleep is a timed sleep"
+            "who wakes whom: no consistent waker→wakee pair (one task waking another at least {MIN_PAIR_WAKEUPS} times, for at least a fifth of its wakeups, and half of them together; waker = the task current where {event} fired){}",
+            if hubs.is_empty() { ": every sleep is a timed sleep" } else { "" }
         ));
     } else {
         notes.insert(1, format!(
-            "who wakes whom: {} channels from consistent waker→wakee pairs (waker = the task current on the CPU where {event} fired; a pair: at least {MIN_PAIR_WAKEUPS} wakeups, at least a fifth of the wakee's, half of them together, a waker that blocks at least once per ten): the wakee reads its channel once per round, each waker writes it once per round; a channel holds one message per writer (buffer sizes are not in a recording); tasks so joined that all stopped for the last quarter of the recording or more run the fewest rounds among them and stop as they did; other sleeps are timed",
-            channels.len()
+            "who wakes whom: {pair_channels} channels from consistent waker→wakee pairs (waker = the task current on the CPU where {event} fired; a pair: at least {MIN_PAIR_WAKEUPS} wakeups, at least a fifth of the wakee's, half of them together, a waker that blocks at least once per ten): the wakee reads its channel once per round, each waker writes it once per round; a channel holds one message per writer (buffer sizes are not in a recording); tasks so joined that all stopped for the last quarter of the recording or more run the fewest rounds among them and stop as they did; other sleeps are timed",
         ));
-        notes.insert(2, "a wakeup from an interrupt (a timer that fires while a task runs) counts for the task that was running unless that task hardly ever blocked (less than once per ten wakeups it gave), less the wakeups the wakee's rate of wakeups on idle CPUs explains over the waker's CPU time; wakers that each woke a task only a few times (many senders to one reader) are not turned into channels".to_string());
+        notes.insert(2, "a wakeup from an interrupt (a timer that fires while a task runs) counts for the task that was running unless that task hardly ever blocked (less than once per ten wakeups it gave), less the wakeups the wakee's rate of wakeups on idle CPUs explains over the waker's CPU time".to_string());
+    }
+    let at = if pair_channels == 0 { 2 } else { 3 };
+    if hubs.is_empty() {
+        notes.insert(at, format!("many writers to many readers: none (a reader is woken by tasks that do not form pairs at least {MIN_PAIR_WAKEUPS} times, for half its wakeups; a writer wakes them more often than they wake it, each twice on average, and blocks at least once per {HUB_SENDS_PER_BLOCK} wakeups; counted beyond what interrupts at the wakee's own rate would explain)"));
+    } else {
+        notes.insert(at, format!("many writers to many readers: {} reader groups get an inbox per task (a reader is woken by tasks that do not form pairs at least {MIN_PAIR_WAKEUPS} times, for half its wakeups; a writer wakes them more often than they wake it, each twice on average, and blocks at least once per {HUB_SENDS_PER_BLOCK} wakeups; counted beyond what interrupts at the wakee's own rate would explain; readers and writers that run to the end): a message is a recorded wakeup and an inbox holds one; a reader takes one at a time and runs its CPU time per message; a writer writes the inboxes in turn, its CPU time per message before each write, and where its own wakeups are not mostly the readers' sleeps as recorded after as many writes as it woke readers per block", hubs.len()));
     }
     let hz = crate::machine::estimate_hz(t);
     match &hz {
@@ -828,7 +1092,19 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         scenario["channels"] = Value::Array(
             channels
                 .iter()
-                .map(|c| json!({"name": c.name, "capacity": c.writers.len().max(1)}))
+                .map(|c| {
+                    // A pair's inbox holds a message per writer (buffer sizes are not in a
+                    // recording), a reader group's inbox one (see above); a reader group's
+                    // inboxes are one entry, `{i}` its task.
+                    let hub = hubs.iter().any(|h| h.name == c.name);
+                    let capacity = if hub { 1 } else { c.writers.len() };
+                    let name = if hub {
+                        format!("{}.{{i}}", c.name)
+                    } else {
+                        c.name.clone()
+                    };
+                    json!({"name": name, "capacity": capacity.clamp(1, 1_000_000)})
+                })
                 .collect(),
         );
     }
@@ -838,6 +1114,80 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         channels,
         notes,
     }
+}
+
+/// The inboxes of a reader group with many writers (see `derive_scenario`): their name (the
+/// reader of index `i` reads `NAME.i`), the reader group (index into the groups) and its
+/// tasks, the writer groups with the wakeups each gave the readers, their sum and the
+/// readers' wakeups in all.
+struct Hub {
+    name: String,
+    reader: usize,
+    readers: u64,
+    writers: Vec<(usize, u64)>,
+    msgs: u64,
+    wakeups: u64,
+}
+
+/// Messages a writer group of `members` that woke a hub's readers `n` times sends per round:
+/// its wakeups of them per block (at least 1, at most `MAX_HUB_SENDS`).
+fn hub_sends(n: u64, members: &[Pid], tasks: &BTreeMap<Pid, Task>) -> u64 {
+    let bursts: u64 = members.iter().map(|p| tasks[p].bursts).sum();
+    ((n + bursts / 2) / bursts.max(1)).clamp(1, MAX_HUB_SENDS)
+}
+
+/// Rounds in which a writer of `sends` messages per round writes `readers` inboxes once each.
+fn hub_rounds(readers: u64, sends: u64) -> u64 {
+    readers.div_ceil(sends.max(1)).max(1)
+}
+
+/// How a group's tasks end in the recording.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// They run to the end (an exit in the recording's last 2 % is the end of the workload:
+    /// a recording ends by stopping it).
+    Runs,
+    /// Every one exited before that.
+    Exits,
+    /// They went quiet: asleep since long before the end (for more than [`QUIET_ROUNDS`] of
+    /// their rounds and the last 2 %), as a kworker that served one burst of I/O at the
+    /// start. Such a group runs its recorded rounds, then sleeps to the end. (Members that
+    /// exited before the end count as stopped too: a shell's children carry its name until
+    /// they exec.)
+    Quiet,
+}
+
+/// How the group of tasks `ms` ends in a recording of `t_end` ns.
+fn group_end(ms: &[&Task], t_end: u64) -> End {
+    let exited_early = |t: &Task| t.exited && t.exit_ns.saturating_add(t.end_margin(t_end)) < t_end;
+    if ms.iter().all(|t| exited_early(t)) {
+        return End::Exits;
+    }
+    let sum = |f: fn(&Task) -> u64| ms.iter().map(|t| f(t)).sum::<u64>();
+    let (bursts, sleeps) = (sum(|t| t.bursts), sum(|t| t.sleeps));
+    let round_ns = sum(|t| t.cpu_ns).checked_div(bursts).unwrap_or(0)
+        + sum(|t| t.sleep_ns).checked_div(sleeps).unwrap_or(0);
+    let quiet = sleeps > 0
+        && ms.iter().all(|t| {
+            exited_early(t)
+                || t.blocked_at.is_some_and(|b| {
+                    let silent = t_end.saturating_sub(b);
+                    silent >= t.end_margin(t_end) && silent >= QUIET_ROUNDS.saturating_mul(round_ns)
+                })
+        });
+    if quiet {
+        End::Quiet
+    } else {
+        End::Runs
+    }
+}
+
+/// A task's part in many-to-many messages (see `derive_scenario`).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Role {
+    Other,
+    Reader,
+    Writer,
 }
 
 /// Whole microseconds, at least 1, at most an hour (the scenario's longest duration).
