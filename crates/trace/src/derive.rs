@@ -24,8 +24,9 @@
 //! as the current task, so the task a CPU was running when it fired is the waker (with only
 //! `sched_wakeup`, which may fire on the wakee's CPU after an IPI, the same rule is a guess).
 //! A pair (waker W, wakee E) is *consistent* when W woke E at least [`MIN_PAIR_WAKEUPS`]
-//! times and for at least a fifth of E's wakeups, W blocked at least once per ten wakeups it
-//! gave (a task that hardly blocks is taken for the victim of interrupts: a timer that fires
+//! times and for at least a fifth of E's wakeups and once per five of W's own rounds (blocks:
+//! the scenario has W write E every round), W blocked at least once per ten wakeups it gave
+//! (a task that hardly blocks is taken for the victim of interrupts: a timer that fires
 //! while a hog runs looks like the hog waking the sleeper), and E's consistent wakers together
 //! account for at least half of its wakeups. Interrupts also fire while tasks that do block
 //! run: E's wakeups on an idle CPU (the idle task wakes no one itself) give the rate of its
@@ -388,9 +389,14 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         // woken on idle CPUs, W's CPU time accounts for some of W's wakeups of E; only those
         // beyond count.
         let n = n.saturating_sub(interrupt_wakeups(&tasks, w, e, idle_ns));
+        // The scenario has W write E once per round: W woke E at least once per five of its
+        // rounds (blocks). A kworker woken 41 times while a pipe pair made 12 000 round trips
+        // is not the pair's partner: as one, it bounded the pair to its 41 rounds.
+        let per_round = tasks.get(&w).is_some_and(|x| n * 5 >= x.bursts);
         if kept.contains(&w)
             && kept.contains(&e)
             && blocks
+            && per_round
             && n >= MIN_PAIR_WAKEUPS
             && n * 5 >= wakeups
         {
@@ -1028,7 +1034,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         ));
     } else {
         notes.insert(1, format!(
-            "who wakes whom: {pair_channels} channels from consistent waker→wakee pairs (waker = the task current on the CPU where {event} fired; a pair: at least {MIN_PAIR_WAKEUPS} wakeups, at least a fifth of the wakee's, half of them together, a waker that blocks at least once per ten): the wakee reads its channel once per round, each waker writes it once per round; a channel holds one message per writer (buffer sizes are not in a recording); tasks so joined that all stopped for the last quarter of the recording or more run the fewest rounds among them and stop as they did; other sleeps are timed",
+            "who wakes whom: {pair_channels} channels from consistent waker→wakee pairs (waker = the task current on the CPU where {event} fired; a pair: at least {MIN_PAIR_WAKEUPS} wakeups, at least a fifth of the wakee's and one per five of the waker's blocks, half of them together, a waker that blocks at least once per ten): the wakee reads its channel once per round, each waker writes it once per round; a channel holds one message per writer (buffer sizes are not in a recording); tasks so joined that all stopped for the last quarter of the recording or more run the fewest rounds among them and stop as they did; other sleeps are timed",
         ));
         notes.insert(2, "a wakeup from an interrupt (a timer that fires while a task runs) counts for the task that was running unless that task hardly ever blocked (less than once per ten wakeups it gave), less the wakeups the wakee's rate of wakeups on idle CPUs explains over the waker's CPU time".to_string());
     }
