@@ -540,9 +540,10 @@ impl Simulator {
         if self.done {
             return Status::Done;
         }
-        let next = match self.queue.peek_t() {
-            Some(t) if t <= self.cfg.duration_ns && self.alive > 0 => self.queue.pop(),
-            _ => None,
+        let next = if self.alive > 0 {
+            self.queue.pop_due(self.cfg.duration_ns)
+        } else {
+            None
         };
         let Some((t, ev)) = next else {
             let end = if self.alive == 0 {
