@@ -331,13 +331,8 @@ impl Queue {
         }
     }
 
-    /// Takes the next event: the earlier of the FIFO's front and the heap's top.
-    #[cfg(test)]
-    pub fn pop(&mut self) -> Option<(u64, Ev)> {
-        self.pop_due(u64::MAX)
-    }
-
-    /// Takes the next event if it is due at or before `until`.
+    /// Takes the next event (the earlier of the FIFO's front and the heap's top) if it is due
+    /// at or before `until`.
     pub fn pop_due(&mut self, until: u64) -> Option<(u64, Ev)> {
         self.settle();
         let from_fifo = match (self.fifo.front(), self.heap.first()) {
