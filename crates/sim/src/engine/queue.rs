@@ -420,18 +420,20 @@ impl Queue {
             if first >= n {
                 break;
             }
-            let mut m = first;
-            for c in first + 1..(first + ARITY).min(n) {
-                if self.heap[c].before(&self.heap[m]) {
-                    m = c;
+            // The earliest child (one bounds check for the children's slice).
+            let kids = &self.heap[first..(first + ARITY).min(n)];
+            let mut m = 0;
+            for (j, k) in kids.iter().enumerate().skip(1) {
+                if k.before(&kids[m]) {
+                    m = j;
                 }
             }
-            let me = self.heap[m];
+            let me = kids[m];
             if !me.before(&e) {
                 break;
             }
             self.put(i, me);
-            i = m;
+            i = first + m;
         }
         self.put(i, e);
     }
