@@ -431,9 +431,7 @@ fn tasks_of_one_name_at_two_nice_levels_are_two_groups() {
 /// A group whose members all exited or went quiet runs its rounds and sleeps to the end.
 #[test]
 fn a_shell_that_ran_its_commands_and_went_quiet_stays_quiet() {
-    let path = common::fixture("../real-epyc-haltpoll/hogs3.perf-script.gz");
-    let f = std::fs::File::open(&path).unwrap();
-    let imp = schedlab_trace::import_reader(f, Default::default()).unwrap();
+    let imp = import("../real-epyc-haltpoll/hogs3.perf-script.gz");
     let (_, sc, out) = derive_and_run(&imp, 1_000_000);
     let g: Vec<u32> = (0..sc.tasks.len() as u32)
         .filter(|&i| sc.tasks[i as usize].name == "bash")
@@ -496,9 +494,7 @@ fn mean_latency(t: &Trace) -> f64 {
 /// woke each thread once, is neither.
 #[test]
 fn many_senders_to_many_readers_write_the_readers_inboxes() {
-    let path = common::fixture("../real-epyc-haltpoll/hackbench.perf-script.gz");
-    let f = std::fs::File::open(&path).unwrap();
-    let imp = schedlab_trace::import_reader(f, Default::default()).unwrap();
+    let imp = import("../real-epyc-haltpoll/hackbench.perf-script.gz");
     let (d, _, out) = derive_and_run(&imp, 1_000_000);
     assert!(out.deadlock.is_none(), "{:?}", out.deadlock);
     // hackbench.c: 2 groups of 20 receivers, each written by the group's 20 senders.

@@ -28,10 +28,11 @@
 //!
 //! A pop from the heap leaves its top as a hole, and the next event pushed into the heap (most
 //! handlers push one: the next burst end, tick or timer) sifts down from there: one sift where
-//! removing the top and pushing took two (the hackbench preset: 7.5 % fewer instructions). The
-//! hole stays while the FIFO's events come first (the earliest heap entry is then among the
-//! top's children); any other use of the heap first fills it with the last entry, as a
-//! removal does.
+//! removing the top and pushing took two. The hole stays while the FIFO's events come first
+//! (the earliest heap entry is then among the top's children); any other use of the heap
+//! first fills it with the last entry, as a removal does. (With a sift-down that reads each
+//! level's children as one slice: 8.3 % fewer instructions on the hackbench preset, 2.3 % on
+//! the mixed benchmark; README, "Speed".)
 
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
@@ -127,8 +128,9 @@ pub(super) struct Queue {
     heap: Vec<Entry>,
     /// The heap's top was popped and its place is kept for the next event pushed into the
     /// heap, which sifts down from there: one sift where removing the top (the last entry
-    /// sifted down from the root) and then pushing (sifted up from a leaf) take two. Any
-    /// other use of the heap first fills the hole with the last entry (`settle`).
+    /// sifted down from the root) and then pushing (sifted up from a leaf) take two. Pops
+    /// from the FIFO leave it; any other use of the heap first fills it with the last entry
+    /// (`settle`).
     hole: bool,
     /// The events pushed for the instant of the last pop, in push order (see the module doc).
     fifo: VecDeque<Entry>,
