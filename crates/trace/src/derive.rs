@@ -599,14 +599,9 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         groups.sort_by_key(|(_, m)| (start_of(m), m[0]));
         groups
     };
-    // First by every task's role; the roles that make no channel are dropped below.
-    let mut groups = group_by(&|p| {
-        if coupled.contains(&p) {
-            Role::Other
-        } else {
-            role_of(p)
-        }
-    });
+    // First by every task's role (a coupled task's is `Other`: it has no flow); the roles that
+    // make no channel are dropped below.
+    let mut groups = group_by(&role_of);
 
     let max_duration_ms = limits::MAX_DURATION_NS / 1_000_000;
     let duration_ms = t.end_ns.div_ceil(1_000_000).clamp(1, max_duration_ms);
@@ -619,28 +614,13 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     let inbox = |pid: Pid| format!("wake-{}", real(pid).map_or(pid, |r| r.real_pid));
 
     let t_end = t.end_ns;
-    // Channels of many writers: a reader group (of one name, nice and start) gets an inbox
-    // per task when writer groups that each woke its tasks at least `MIN_PAIR_WAKEUPS` times
-    // account together for at least half of its wakeups, and the readers and those writers all
-    // run to the end (a count of messages cannot be shared out in advance among readers that
-    // take them as they come, so bounded ones could be left waiting). A message is a recorded
-    // wakeup (how many writes one found is not in a recording), and an inbox holds one: a
-    // writer that finds a reader's last one unread waits until it is read, as a sender waits
-    // on a full socket. Each reader takes one message at a time from its inbox and runs its
-    // CPU time per message. Each writer writes the readers' inboxes in turn, its CPU time per
-    // message before each write. A writer woken mostly by those readers (hackbench's senders,
-    // woken as full sockets drain) waits only there; one woken by others (a timer) also
-    // sleeps as recorded after as many writes as it woke readers per block (its rounds; the
-    // inboxes are shared out between rounds as evenly as they go). Only where every task
-    // fits the scenario (none left out, so no inbox loses its writers), a reader group has at
-    // most `MAX_HUB_READERS` tasks, and the programs stay within the step limits.
-    let role_of_group = |members: &[Pid]| {
-        if coupled.contains(&members[0]) {
-            Role::Other
-        } else {
-            role_of(members[0])
-        }
-    };
+    // Readers' inboxes (the module doc): a reader group of one name, nice and start gets them
+    // when writer groups that each woke it at least `MIN_PAIR_WAKEUPS` times explain half its
+    // wakeups and all of them run to the end (a count of messages cannot be shared out in
+    // advance among readers that take them as they come). Only where every task fits the
+    // scenario (none left out, so no inbox loses its writers), a reader group has at most
+    // `MAX_HUB_READERS` tasks, and the programs stay within the step limits.
+    let role_of_group = |members: &[Pid]| role_of(members[0]);
     let runs_to_end = |members: &[Pid]| {
         let ms: Vec<&Task> = members.iter().map(|p| &tasks[p]).collect();
         group_end(&ms, t.end_ns) == End::Runs
