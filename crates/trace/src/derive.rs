@@ -49,19 +49,30 @@
 //! Many writers to many readers (hackbench's senders and receivers): each reader is woken by
 //! many writers, none for a fifth of its wakeups. Among the tasks not in pairs, a *reader* is
 //! woken by the others at least [`MIN_PAIR_WAKEUPS`] times, for half its wakeups, and twice as
-//! often as it wakes them; a *writer* wakes them more often than they wake it, each wakee twice
-//! on average, and blocks at least once per `HUB_SENDS_PER_BLOCK` wakeups; a wakeup counts
-//! beyond what interrupts would explain were every wakeup of the wakee one (its rate over the
-//! machine's time, times the waker's CPU time). A reader group whose writers together explain
-//! half its wakeups, all running to the end, gets an inbox per reader: a message is a recorded
-//! wakeup and an inbox holds one (a writer waits on a full one, as on a full socket); a reader
-//! takes one at a time and runs its CPU time per message; a writer writes the inboxes in turn
-//! and, unless its own wakeups are mostly its readers' (then it waits only on full inboxes),
-//! sleeps as recorded between rounds. Such roles split a name's tasks into groups.
+//! often as it wakes them; a *writer* wakes them more often than they wake it, more than once
+//! per wakee on average (a launcher wakes each of its threads once), and blocks at least once
+//! per `HUB_SENDS_PER_BLOCK` wakeups; a wakeup counts beyond what interrupts would explain
+//! were every wakeup of the wakee one (its rate over the machine's time, times the waker's CPU
+//! time). Writers write only the readers they woke (hackbench's groups): readers and writers
+//! joined by at least [`MIN_PAIR_WAKEUPS`] wakeups are one set, and one with no such wakeup
+//! (in a short recording a writer wakes each reader a few times) joins the set that holds
+//! half its wakeups. A reader group whose writers together explain half its wakeups, all
+//! running to the end or all exiting, gets an inbox per reader. Its messages are read off the
+//! readers' bursts (CPU time from a wakeup to the next block), since a reader woken by a
+//! write reads every message there before it blocks again: the shortest bursts (the
+//! `READ_PERMILLE`th) read one message, the longest (the `FULL_PERMILLE`th) a full inbox,
+//! and the readers' CPU time is that many messages (at least one per recorded wakeup). A
+//! reader takes one message at a time; a writer writes the inboxes in turn, its CPU time per
+//! message before each write, and waits on a full inbox until reads drain it to a quarter (a
+//! unix socket's `unix_writable`, hackbench's and `perf bench sched messaging`'s default);
+//! unless its own wakeups are mostly its readers' (then it waits only on full inboxes) it
+//! sleeps as recorded between rounds. Groups that exit write each reader as many rounds as
+//! their messages make and read as many, then exit. Such roles and sets split a name's tasks
+//! into groups.
 //!
 //! What cannot be derived is said in the notes: wakeups from interrupts (a timer firing while
-//! some task ran) look like wakeups by that task; how many messages a wakeup found (a
-//! hackbench receiver reads a socket's worth); the tunables are not in a trace (HZ
+//! some task ran) look like wakeups by that task; what a message is (the readers' bursts
+//! give its CPU time, not its size); the tunables are not in a trace (HZ
 //! and the idle-wakeup cost are read from it where it shows them: `machine.rs`);
 //! RT and deadline tasks become fair tasks; I/O devices; affinity masks beyond the CPUs a task
 //! was seen on.
@@ -146,6 +157,9 @@ struct Task {
     burst_sum: u64,
     burst_sq: u128,
     sleep_sq: u128,
+    /// Each finished burst, ns (saturating at `u32::MAX`): a reader's shortest bursts are a
+    /// message's read and its longest a full inbox's (`hub_costs`).
+    burst_list: Vec<u32>,
     /// Sleeps that ended in a switch-in with no wakeup recorded since the block: how many,
     /// their sum (ns) and the sum of their squares. Folded into the sleeps when there are
     /// at least [`MIN_UNSEEN_WAKEUPS`] or at least as many as the sleeps seen (a task whose
@@ -261,6 +275,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                         let b = std::mem::take(&mut p.cur_burst_ns);
                         p.burst_sum += b;
                         p.burst_sq = p.burst_sq.saturating_add(u128::from(b) * u128::from(b));
+                        p.burst_list.push(u32::try_from(b).unwrap_or(u32::MAX));
                         p.blocked_at = Some(e.t_ns);
                         if let Some(w) = p.woke_at.take() {
                             p.post_wake_ns += e.t_ns.saturating_sub(w);
@@ -552,7 +567,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             Role::Reader
         } else if gave >= MIN_PAIR_WAKEUPS
             && gave > got
-            && gave >= 2 * wakees[&pid]
+            && gave > wakees[&pid]
             && me.bursts * HUB_SENDS_PER_BLOCK >= gave
             && me.sleeps > 0
         {
@@ -560,6 +575,75 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         } else {
             Role::Other
         }
+    };
+
+    // Which readers a writer writes: the components of the flow between writers and readers,
+    // joined where a writer woke a reader at least `MIN_PAIR_WAKEUPS` times (hackbench's
+    // groups: each sender writes only its own group's receivers). A reader or writer with no
+    // such wakeup (a short recording's writer wakes each of its readers a few times) joins
+    // the component that holds at least half of its flow. Keyed by the component's least pid.
+    let component: BTreeMap<Pid, Pid> = {
+        let hub_role = |p: Pid| role_of(p) != Role::Other;
+        let mut parent: BTreeMap<Pid, Pid> = flow
+            .keys()
+            .flat_map(|&(w, e)| [w, e])
+            .filter(|&p| hub_role(p))
+            .map(|p| (p, p))
+            .collect();
+        fn root(parent: &mut BTreeMap<Pid, Pid>, mut x: Pid) -> Pid {
+            while parent[&x] != x {
+                let up = parent[&parent[&x]];
+                parent.insert(x, up);
+                x = up;
+            }
+            x
+        }
+        // Writer → reader flows, both ways round.
+        let mut edges: BTreeMap<Pid, Vec<(Pid, u64)>> = BTreeMap::new();
+        for (&(w, e), &n) in &flow {
+            if role_of(w) == Role::Writer && role_of(e) == Role::Reader {
+                edges.entry(w).or_default().push((e, n));
+                edges.entry(e).or_default().push((w, n));
+                if n >= MIN_PAIR_WAKEUPS {
+                    let (a, b) = (root(&mut parent, w), root(&mut parent, e));
+                    parent.insert(a.max(b), a.min(b));
+                }
+            }
+        }
+        let pids: Vec<Pid> = parent.keys().copied().collect();
+        let roots: BTreeMap<Pid, Pid> = pids.iter().map(|&p| (p, root(&mut parent, p))).collect();
+        let mut size: BTreeMap<Pid, usize> = BTreeMap::new();
+        for r in roots.values() {
+            *size.entry(*r).or_default() += 1;
+        }
+        let mut out = roots.clone();
+        for (&p, &r) in &roots {
+            if size[&r] > 1 {
+                continue;
+            }
+            let mut to: BTreeMap<Pid, u64> = BTreeMap::new();
+            for &(q, n) in edges.get(&p).into_iter().flatten() {
+                if size[&roots[&q]] > 1 {
+                    *to.entry(roots[&q]).or_default() += n;
+                }
+            }
+            let all: u64 = to.values().sum();
+            if let Some((&c, &n)) = to.iter().max_by_key(|&(c, n)| (*n, std::cmp::Reverse(*c))) {
+                if 2 * n >= all {
+                    out.insert(p, c);
+                }
+            }
+        }
+        out
+    };
+    let role_key = |p: Pid| {
+        let r = role_of(p);
+        let c = if r == Role::Other {
+            0
+        } else {
+            component.get(&p).copied().unwrap_or(p)
+        };
+        (r, c)
     };
 
     // Groups: one per coupled task, one per command name, nice and role for the rest, started
@@ -575,9 +659,9 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             .min()
             .unwrap_or(0)
     };
-    let group_by = |role: &dyn Fn(Pid) -> Role| {
+    let group_by = |role: &dyn Fn(Pid) -> (Role, Pid)| {
         let mut groups: Vec<(String, Vec<Pid>)> = vec![];
-        let mut by_comm: BTreeMap<(String, Option<i32>, Role), (usize, u64)> = BTreeMap::new();
+        let mut by_comm: BTreeMap<GroupKey, (usize, u64)> = BTreeMap::new();
         let mut by_start: Vec<Pid> = kept.iter().copied().collect();
         by_start.sort_by_key(|p| (tasks[p].first_ns.unwrap_or(0), *p));
         for pid in by_start {
@@ -601,7 +685,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     };
     // First by every task's role (a coupled task's is `Other`: it has no flow); the roles that
     // make no channel are dropped below.
-    let mut groups = group_by(&role_of);
+    let mut groups = group_by(&role_key);
 
     let max_duration_ms = limits::MAX_DURATION_NS / 1_000_000;
     let duration_ms = t.end_ns.div_ceil(1_000_000).clamp(1, max_duration_ms);
@@ -614,16 +698,19 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     let inbox = |pid: Pid| format!("wake-{}", real(pid).map_or(pid, |r| r.real_pid));
 
     let t_end = t.end_ns;
-    // Readers' inboxes (the module doc): a reader group of one name, nice and start gets them
-    // when writer groups that each woke it at least `MIN_PAIR_WAKEUPS` times explain half its
-    // wakeups and all of them run to the end (a count of messages cannot be shared out in
-    // advance among readers that take them as they come). Only where every task fits the
-    // scenario (none left out, so no inbox loses its writers), a reader group has at most
-    // `MAX_HUB_READERS` tasks, and the programs stay within the step limits.
+    // Readers' inboxes (the module doc): a reader group of one name, nice, start and set gets
+    // them when writer groups that each woke it at least `MIN_PAIR_WAKEUPS` times explain half
+    // its wakeups and all of them run to the end or all exit (each writer then writes each
+    // reader a count of rounds, each reader reads what its writers write: a reader that took
+    // messages as they came from a shared channel could not be given its count in advance).
+    // Only where every task fits the scenario (none left out, so no inbox loses its writers),
+    // a reader group has at most `MAX_HUB_READERS` tasks, and the programs stay within the
+    // step and loop limits.
     let role_of_group = |members: &[Pid]| role_of(members[0]);
-    let runs_to_end = |members: &[Pid]| {
+    // How a hub's group ends: running to the end or exited (not quiet).
+    let hub_end = |members: &[Pid]| {
         let ms: Vec<&Task> = members.iter().map(|p| &tasks[p]).collect();
-        group_end(&ms, t.end_ns) == End::Runs
+        Some(group_end(&ms, t.end_ns)).filter(|e| *e != End::Quiet)
     };
     let mut hubs: Vec<Hub> = vec![];
     // Writer group → whether it only waits on full inboxes (no timed sleeps).
@@ -642,10 +729,10 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         let mut hub_ops = 0u64;
         for (ri, (_, readers)) in groups.iter().enumerate() {
             let k = readers.len() as u64;
-            if role_of_group(readers) != Role::Reader
-                || k > MAX_HUB_READERS
-                || !runs_to_end(readers)
-            {
+            let Some(end) = hub_end(readers) else {
+                continue;
+            };
+            if role_of_group(readers) != Role::Reader || k > MAX_HUB_READERS {
                 continue;
             }
             let wakeups: u64 = readers.iter().map(|p| tasks[p].wakeups).sum();
@@ -655,7 +742,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     r == ri
                         && n >= MIN_PAIR_WAKEUPS
                         && role_of_group(&groups[wi].1) == Role::Writer
-                        && runs_to_end(&groups[wi].1)
+                        && hub_end(&groups[wi].1) == Some(end)
                 })
                 .map(|(&(wi, _), &n)| (wi, n))
                 .collect();
@@ -663,10 +750,24 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             if writers.is_empty() || 2 * msgs < wakeups {
                 continue;
             }
+            let costs = hub_costs(readers, &tasks, msgs);
+            // Groups that exit write each reader a number of times and read as many.
+            let exits = end == End::Exits;
+            let reads: u64 = writers
+                .iter()
+                .map(|&(wi, n)| {
+                    let m = groups[wi].1.len() as u64;
+                    m * hub_loops(costs.scaled(n), m, k)
+                })
+                .sum();
+            if exits && reads > u64::from(limits::MAX_LOOP_TIMES) {
+                continue;
+            }
             // Each writer's program: a write per reader and a sleep per round.
             let mut ops = 0u64;
             let mut fits = true;
             for &(wi, n) in &writers {
+                let n = costs.scaled(n);
                 let ws = &groups[wi].1;
                 let woken: u64 = ws.iter().map(|p| tasks[p].wakeups).sum();
                 let back = 2 * between.get(&(ri, wi)).copied().unwrap_or(0) >= woken;
@@ -692,8 +793,9 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 reader: ri,
                 readers: k,
                 writers,
-                msgs,
                 wakeups,
+                costs,
+                exits: exits.then_some(reads),
             });
         }
     }
@@ -701,18 +803,15 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     // look like a reader's or a writer's, among others of its name that do not, stays with
     // them): group again with those alone, and find the channels' groups there. (The pair
     // channels' groups are one task each, so regrouping moves none of them.)
-    let mut kept_role: BTreeMap<Pid, Role> = BTreeMap::new();
+    let mut kept_role: BTreeMap<Pid, (Role, Pid)> = BTreeMap::new();
     for h in &hubs {
-        for &p in &groups[h.reader].1 {
-            kept_role.insert(p, Role::Reader);
-        }
-        for &(w, _) in &h.writers {
-            for &p in &groups[w].1 {
-                kept_role.insert(p, Role::Writer);
+        for &(g, _) in h.writers.iter().chain([&(h.reader, 0)]) {
+            for &p in &groups[g].1 {
+                kept_role.insert(p, role_key(p));
             }
         }
     }
-    let regrouped = group_by(&|p| kept_role.get(&p).copied().unwrap_or(Role::Other));
+    let regrouped = group_by(&|p| kept_role.get(&p).copied().unwrap_or((Role::Other, 0)));
     let at: BTreeMap<Pid, usize> = regrouped
         .iter()
         .enumerate()
@@ -819,30 +918,49 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             .collect();
         let hub_program = if let Some(h) = reads_hub {
             // A message from its inbox, then its CPU time.
-            Some(Program {
-                steps: vec![
-                    json!({"recv": format!("{}.{{i}}", h.name)}),
-                    json!({"run_us": {"exp": us(cpu_ns / h.msgs.max(1))}}),
-                ],
-                ops: 2,
+            let read = vec![
+                json!({"recv": format!("{}.{{i}}", h.name)}),
+                json!({"run_us": fine_us(h.costs.read_ns)}),
+            ];
+            Some(match h.exits {
+                Some(n) => Program {
+                    steps: vec![json!({"loop": n, "steps": read}), json!({"exit": true})],
+                    ops: 4,
+                },
+                None => Program {
+                    steps: read,
+                    ops: 2,
+                },
             })
         } else if !writes_hubs.is_empty() {
             // Each reader's inbox in turn, the CPU time per message before each write; unless
             // it only waits on full inboxes, rounds of writes shared out evenly between sleeps.
-            let sent: u64 = writes_hubs.iter().map(|x| x.1).sum();
-            let piece = json!({"run_us": {"exp": us(cpu_ns / sent.max(1))}});
+            let sent: u64 = writes_hubs.iter().map(|(h, n)| h.costs.scaled(*n)).sum();
+            let piece = json!({"run_us": fine_us(cpu_ns / sent.max(1))});
             let back = backpressure.get(&gi).copied().unwrap_or(false);
             let mut steps = vec![];
+            let mut exits = false;
             for (h, n) in &writes_hubs {
-                let rounds = hub_rounds(h.readers, hub_sends(*n, members, &tasks));
+                let rounds = hub_rounds(h.readers, hub_sends(h.costs.scaled(*n), members, &tasks));
+                let mut round = vec![];
                 for j in 0..h.readers {
-                    steps.push(piece.clone());
-                    steps.push(json!({"send": format!("{}.{j}", h.name)}));
+                    round.push(piece.clone());
+                    round.push(json!({"send": format!("{}.{j}", h.name)}));
                     // After the writes of round r: those to readers below (r + 1) k / rounds.
                     if !back && (j + 1) * rounds % h.readers < rounds {
-                        steps.push(json!({"sleep_us": sleep_dist}));
+                        round.push(json!({"sleep_us": sleep_dist}));
                     }
                 }
+                if h.exits.is_some() {
+                    let loops = hub_loops(h.costs.scaled(*n), members.len() as u64, h.readers);
+                    steps.push(json!({"loop": loops, "steps": round}));
+                    exits = true;
+                } else {
+                    steps.extend(round);
+                }
+            }
+            if exits {
+                steps.push(json!({"exit": true}));
             }
             Some(Program {
                 ops: steps.len() as u64,
@@ -1022,7 +1140,18 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     if hubs.is_empty() {
         notes.insert(at, format!("many writers to many readers: none (a reader is woken by tasks that do not form pairs at least {MIN_PAIR_WAKEUPS} times, for half its wakeups; a writer wakes them more often than they wake it, each twice on average, and blocks at least once per {HUB_SENDS_PER_BLOCK} wakeups; counted beyond what interrupts at the wakee's own rate would explain)"));
     } else {
-        notes.insert(at, format!("many writers to many readers: an inbox per task for {} reader group(s) (a reader is woken by tasks that do not form pairs at least {MIN_PAIR_WAKEUPS} times, for half its wakeups; a writer wakes them more often than they wake it, each twice on average, and blocks at least once per {HUB_SENDS_PER_BLOCK} wakeups; counted beyond what interrupts at the wakee's own rate would explain; readers and writers that run to the end): a message is a recorded wakeup and an inbox holds one; a reader takes one at a time and runs its CPU time per message; a writer writes the inboxes in turn, its CPU time per message before each write, and where its own wakeups are not mostly the readers' sleeps as recorded after as many writes as it woke readers per block", hubs.len()));
+        let costs: Vec<String> = hubs
+            .iter()
+            .map(|h| {
+                format!(
+                    "{}: {:.1} µs a read, {} messages an inbox",
+                    h.name,
+                    h.costs.read_ns as f64 / 1000.0,
+                    h.costs.capacity
+                )
+            })
+            .collect();
+        notes.insert(at, format!("many writers to many readers: an inbox per task for {} reader group(s) (a reader is woken by tasks that do not form pairs at least {MIN_PAIR_WAKEUPS} times, for half its wakeups; a writer wakes them more often than they wake it, more than once per wakee, and blocks at least once per {HUB_SENDS_PER_BLOCK} wakeups; counted beyond what interrupts at the wakee's own rate would explain; a writer writes the readers it woke; readers and writers that all run to the end or all exit): a reader reads every message there before it blocks, so its shortest bursts ({}th permille) are one message's read and its longest ({}th) a full inbox's, and its CPU time is that many messages ({}); a writer writes the inboxes in turn, its CPU time per message before each write, waits on a full inbox until reads drain it to a quarter (as on a unix socket), and where its own wakeups are not mostly the readers' sleeps as recorded between rounds", hubs.len(), READ_PERMILLE, FULL_PERMILLE, costs.join("; ")));
     }
     let hz = crate::machine::estimate_hz(t);
     match &hz {
@@ -1082,14 +1211,18 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     // A pair's inbox holds a message per writer (buffer sizes are not in a
                     // recording), a reader group's inbox one (see above); a reader group's
                     // inboxes are one entry, `{i}` its task.
-                    let hub = hubs.iter().any(|h| h.name == c.name);
-                    let capacity = if hub { 1 } else { c.writers.len() };
-                    let name = if hub {
-                        format!("{}.{{i}}", c.name)
-                    } else {
-                        c.name.clone()
-                    };
-                    json!({"name": name, "capacity": capacity.clamp(1, 1_000_000)})
+                    match hubs.iter().find(|h| h.name == c.name) {
+                        // Its writers wait on a full inbox until reads drain it to a quarter,
+                        // as on a unix socket (`unix_writable`).
+                        Some(h) => json!({
+                            "name": format!("{}.{{i}}", c.name),
+                            "capacity": h.costs.capacity,
+                            "wake_writer_at": h.costs.capacity / 4,
+                        }),
+                        None => {
+                            json!({"name": c.name, "capacity": c.writers.len().clamp(1, 1_000_000)})
+                        }
+                    }
                 })
                 .collect(),
         );
@@ -1111,8 +1244,70 @@ struct Hub {
     reader: usize,
     readers: u64,
     writers: Vec<(usize, u64)>,
-    msgs: u64,
     wakeups: u64,
+    costs: HubCosts,
+    /// Where its groups exit: the messages each reader reads before it exits.
+    exits: Option<u64>,
+}
+
+/// Rounds of writes, each to every one of `readers` inboxes, that `m` writers make of `msgs`
+/// messages (at least 1, at most `MAX_LOOP_TIMES`).
+fn hub_loops(msgs: u64, m: u64, readers: u64) -> u64 {
+    (msgs / (m * readers).max(1)).clamp(1, u64::from(limits::MAX_LOOP_TIMES))
+}
+
+/// Below this permille of a hub's readers' bursts lies the CPU time of one message's read
+/// (a reader woken by one write reads it and blocks again).
+const READ_PERMILLE: usize = 50;
+/// Above this permille of a hub's readers' bursts lies the reading of a full inbox.
+const FULL_PERMILLE: usize = 990;
+
+/// The shortest read of a message, ns: `perf script` prints times to the microsecond, and a
+/// shorter message would only multiply the simulation's events.
+const MIN_READ_NS: u64 = 1_000;
+
+/// A hub's messages, read off its readers' bursts (see `derive_scenario`).
+#[derive(Clone, Copy)]
+struct HubCosts {
+    /// CPU time of one message's read, ns.
+    read_ns: u64,
+    /// Messages an inbox holds.
+    capacity: u64,
+    /// Messages per recorded wakeup of a reader by its writers (at least 1).
+    per_wakeup: f64,
+}
+
+impl HubCosts {
+    /// The messages of `n` recorded wakeups.
+    fn scaled(&self, n: u64) -> u64 {
+        (n as f64 * self.per_wakeup).round() as u64
+    }
+}
+
+/// The messages of the readers `readers`, whose writers woke them `msgs` times: a message's
+/// read is the [`READ_PERMILLE`] burst of theirs (at least [`MIN_READ_NS`]), an inbox holds what the
+/// [`FULL_PERMILLE`] burst reads, and the readers' CPU time is that many messages, at least one
+/// per wakeup.
+fn hub_costs(readers: &[Pid], tasks: &BTreeMap<Pid, Task>, msgs: u64) -> HubCosts {
+    let cpu_ns: u64 = readers.iter().map(|p| tasks[p].cpu_ns).sum();
+    let mut bursts: Vec<u32> = readers
+        .iter()
+        .flat_map(|p| tasks[p].burst_list.iter().copied())
+        .collect();
+    bursts.sort_unstable();
+    let at = |permille: usize| {
+        bursts
+            .get((bursts.len().saturating_sub(1)) * permille / 1000)
+            .map_or(0, |&b| u64::from(b))
+    };
+    let per_msg = cpu_ns / msgs.max(1);
+    let read_ns = at(READ_PERMILLE).clamp(MIN_READ_NS, per_msg.max(MIN_READ_NS));
+    let messages = (cpu_ns / read_ns).max(msgs);
+    HubCosts {
+        read_ns: cpu_ns / messages.max(1),
+        capacity: (at(FULL_PERMILLE) / read_ns).clamp(1, 1_000_000),
+        per_wakeup: messages as f64 / msgs.max(1) as f64,
+    }
 }
 
 /// Messages a writer group of `members` that woke a hub's readers `n` times sends per round:
@@ -1168,15 +1363,18 @@ fn group_end(ms: &[&Task], t_end: u64) -> End {
     }
 }
 
+/// What tasks of one group share: a name, a nice, and their part in many-to-many messages
+/// with the set of readers and writers it is in (keyed by its least pid; 0 for no part).
+type GroupKey = (String, Option<i32>, (Role, Pid));
+
 /// A task's part in many-to-many messages (see `derive_scenario`).
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Role {
     Other,
     Reader,
     Writer,
 }
 
-/// Whole microseconds, at least 1, at most an hour (the scenario's longest duration).
 /// Below this coefficient of variation (standard deviation over mean) a fitted duration is
 /// normal rather than exponential (whose CV is 1): a periodic task's sleeps or a duty cycle's
 /// bursts vary little, and an exponential fit would make them queue as if they were random.
@@ -1206,6 +1404,12 @@ fn fitted(mean_ns: u64, cv: Option<f64>) -> Value {
     }
 }
 
+/// Microseconds to the nanosecond (a message's CPU time is a few), at least 1 ns.
+fn fine_us(ns: u64) -> f64 {
+    ns.clamp(1, limits::MAX_DURATION_NS) as f64 / 1000.0
+}
+
+/// Whole microseconds, at least 1, at most an hour (the scenario's longest duration).
 fn us(ns: u64) -> u64 {
     (ns / 1000).clamp(1, limits::MAX_DURATION_NS / 1000)
 }
