@@ -223,13 +223,14 @@ fn sched_pipe_keeps_its_coupling() {
 }
 
 /// `hackbench -g 2 -l 10 -P` (39 ms, beside two rustc codegen threads): 81 hackbench
-/// processes, each receiver woken by many senders, so no pair is consistent and no channel
-/// is derived (the notes say so). With every task kept (`--min-cpu-ms 0`; the default 1 ms
-/// leaves each short-lived hackbench process out): recorded 45.4 % (halves 42.2 % /
-/// 48.5 %), simulated 46.0 %; wakeup latency p50 56 µs, p99 12.6 ms (halves 315 µs / 27 µs
-/// and 5.6 ms / 2.7 ms), simulated 135 µs and 11.2 ms (1.5 ms and 7.6 ms while the processes,
-/// started over the whole recording, were one group that started with the first): the
-/// senders' fan-out is not modelled.
+/// processes, each receiver woken by many senders, so no pair is consistent. With every task
+/// kept (`--min-cpu-ms 0`; the default 1 ms leaves each short-lived hackbench process out):
+/// recorded 45.4 % (halves 42.2 % / 48.5 %), simulated 46.1 %; wakeup latency p50 56 µs, p99
+/// 12.6 ms (halves 315 µs / 27 µs and 5.6 ms / 2.7 ms), simulated 403 µs and 6.2 ms. The
+/// processes start over the whole recording, so they make groups of 6 to 18; one of 6
+/// receivers and one of 8 senders that woke them more than once each make inboxes (135 µs and
+/// 11.2 ms with timed sleeps only; 1.5 ms and 7.6 ms while the processes were one group that
+/// started with the first).
 /// `schedlab import --min-cpu-ms 0 --compare` (whose shares count `sched_stat_runtime`):
 /// 45.5 % recorded, 41.8 % simulated. With the default `--min-cpu-ms 1` only the parent
 /// hackbench process is kept: 14.2 % recorded, 43.2 % simulated before this derivation
