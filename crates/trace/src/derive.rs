@@ -59,23 +59,23 @@
 //! half its wakeups. A reader group whose writers together explain half its wakeups, all
 //! running to the end or all exiting, gets an inbox per reader. Its messages are read off the
 //! readers' bursts (CPU time from a wakeup to the next block), since a reader woken by a
-//! write reads every message there before it blocks again: the shortest bursts (the
-//! `READ_PERMILLE`th) read one message, the longest (the `FULL_PERMILLE`th) a full inbox,
-//! and the readers' CPU time is that many messages (at least one per recorded wakeup). A
-//! reader takes one message at a time; a writer writes the inboxes in turn, its CPU time per
-//! message before each write, and waits on a full inbox until reads drain it to a quarter (a
-//! unix socket's `unix_writable`, hackbench's and `perf bench sched messaging`'s default);
-//! unless its own wakeups are mostly its readers' (then it waits only on full inboxes) it
-//! sleeps as recorded between rounds. Groups that exit write each reader as many rounds as
-//! their messages make and read as many, then exit. Such roles and sets split a name's tasks
-//! into groups.
+//! write reads every message there before it blocks again: the shortest bursts (the 5th
+//! percentile, `READ_PERMILLE`) read one message, the longest (the 99th, `FULL_PERMILLE`) a
+//! full inbox, and the readers' CPU time is that many messages (at least one per recorded
+//! wakeup). A reader takes one message at a time; a writer writes the inboxes in turn, its
+//! CPU time per message before each write, and waits on a full inbox until reads drain it to
+//! a quarter (a unix socket's `unix_writable`, hackbench's and `perf bench sched messaging`'s
+//! default); unless its own wakeups are mostly its readers' (then it waits only on full
+//! inboxes) it sleeps as recorded between rounds. Groups that exit write each reader as many
+//! rounds as their messages make and read as many, then exit. Such roles and sets split a
+//! name's tasks into groups.
 //!
 //! What cannot be derived is said in the notes: wakeups from interrupts (a timer firing while
-//! some task ran) look like wakeups by that task; what a message is (the readers' bursts
-//! give its CPU time, not its size); the tunables are not in a trace (HZ
-//! and the idle-wakeup cost are read from it where it shows them: `machine.rs`);
-//! RT and deadline tasks become fair tasks; I/O devices; affinity masks beyond the CPUs a task
-//! was seen on.
+//! some task ran) look like wakeups by that task; what a message is (the readers' bursts give
+//! its CPU time, not its size), and whether a full pipe or socket holds the writers (one wakes
+//! per freed page, or all at a quarter); the tunables are not in a trace (HZ and the
+//! idle-wakeup cost are read from it where it shows them: `machine.rs`); RT and deadline
+//! tasks become fair tasks; I/O devices; affinity masks beyond the CPUs a task was seen on.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -1138,7 +1138,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     }
     let at = if pair_channels == 0 { 2 } else { 3 };
     if hubs.is_empty() {
-        notes.insert(at, format!("many writers to many readers: none (a reader is woken by tasks that do not form pairs at least {MIN_PAIR_WAKEUPS} times, for half its wakeups; a writer wakes them more often than they wake it, each twice on average, and blocks at least once per {HUB_SENDS_PER_BLOCK} wakeups; counted beyond what interrupts at the wakee's own rate would explain)"));
+        notes.insert(at, format!("many writers to many readers: none (a reader is woken by tasks that do not form pairs at least {MIN_PAIR_WAKEUPS} times, for half its wakeups; a writer wakes them more often than they wake it, more than once per wakee, and blocks at least once per {HUB_SENDS_PER_BLOCK} wakeups; counted beyond what interrupts at the wakee's own rate would explain)"));
     } else {
         let costs: Vec<String> = hubs
             .iter()
@@ -1151,7 +1151,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 )
             })
             .collect();
-        notes.insert(at, format!("many writers to many readers: an inbox per task for {} reader group(s) (a reader is woken by tasks that do not form pairs at least {MIN_PAIR_WAKEUPS} times, for half its wakeups; a writer wakes them more often than they wake it, more than once per wakee, and blocks at least once per {HUB_SENDS_PER_BLOCK} wakeups; counted beyond what interrupts at the wakee's own rate would explain; a writer writes the readers it woke; readers and writers that all run to the end or all exit): a reader reads every message there before it blocks, so its shortest bursts ({}th permille) are one message's read and its longest ({}th) a full inbox's, and its CPU time is that many messages ({}); a writer writes the inboxes in turn, its CPU time per message before each write, waits on a full inbox until reads drain it to a quarter (as on a unix socket), and where its own wakeups are not mostly the readers' sleeps as recorded between rounds", hubs.len(), READ_PERMILLE, FULL_PERMILLE, costs.join("; ")));
+        notes.insert(at, format!("many writers to many readers: an inbox per task for {} reader group(s) (a reader is woken by tasks that do not form pairs at least {MIN_PAIR_WAKEUPS} times, for half its wakeups; a writer wakes them more often than they wake it, more than once per wakee, and blocks at least once per {HUB_SENDS_PER_BLOCK} wakeups; counted beyond what interrupts at the wakee's own rate would explain; a writer writes the readers it woke; readers and writers that all run to the end or all exit): a reader reads every message there before it blocks, so its shortest bursts (the {}th percentile) are one message's read and its longest (the {}th) a full inbox's, and its CPU time is that many messages ({}); a writer writes the inboxes in turn, its CPU time per message before each write, waits on a full inbox until reads drain it to a quarter (as on a unix socket), and where its own wakeups are not mostly the readers' sleeps as recorded between rounds", hubs.len(), READ_PERMILLE / 10, FULL_PERMILLE / 10, costs.join("; ")));
     }
     let hz = crate::machine::estimate_hz(t);
     match &hz {
@@ -1209,8 +1209,8 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 .iter()
                 .map(|c| {
                     // A pair's inbox holds a message per writer (buffer sizes are not in a
-                    // recording), a reader group's inbox one (see above); a reader group's
-                    // inboxes are one entry, `{i}` its task.
+                    // recording), a reader group's what its bursts give (see above); a reader
+                    // group's inboxes are one entry, `{i}` its task.
                     match hubs.iter().find(|h| h.name == c.name) {
                         // Its writers wait on a full inbox until reads drain it to a quarter,
                         // as on a unix socket (`unix_writable`).
