@@ -65,8 +65,9 @@
 //! wakeup). A reader takes one message at a time; a writer writes the inboxes in turn, its
 //! CPU time per message before each write, and waits on a full inbox until reads drain it to
 //! a quarter (a unix socket's `unix_writable`, hackbench's and `perf bench sched messaging`'s
-//! default); unless its own wakeups are mostly its readers' (then it waits only on full
-//! inboxes) it sleeps as recorded between rounds. Groups that exit write each reader as many
+//! default); unless its own wakeups are mostly its set's (then it waits only on full
+//! inboxes: woken by a reader that made room, or by another writer, as a pipe's writer that
+//! leaves room wakes the next one waiting) it sleeps as recorded between rounds. Groups that exit write each reader as many
 //! rounds as their messages make and read as many, then exit. Such roles and sets split a
 //! name's tasks into groups.
 //!
@@ -770,7 +771,14 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 let n = costs.scaled(n);
                 let ws = &groups[wi].1;
                 let woken: u64 = ws.iter().map(|p| tasks[p].wakeups).sum();
-                let back = 2 * between.get(&(ri, wi)).copied().unwrap_or(0) >= woken;
+                // Woken by its readers (a read made room) or by the hub's writers (a pipe's
+                // writer that leaves room wakes the next one waiting: `pipe_write`'s
+                // `wake_next_writer`).
+                let by_hub: u64 = std::iter::once(ri)
+                    .chain(writers.iter().map(|w| w.0))
+                    .map(|g| between.get(&(g, wi)).copied().unwrap_or(0))
+                    .sum();
+                let back = 2 * by_hub >= woken;
                 backpressure.insert(wi, back);
                 let sleeps = if back {
                     0
@@ -1151,7 +1159,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 )
             })
             .collect();
-        notes.insert(at, format!("many writers to many readers: an inbox per task for {} reader group(s) (a reader is woken by tasks that do not form pairs at least {MIN_PAIR_WAKEUPS} times, for half its wakeups; a writer wakes them more often than they wake it, more than once per wakee, and blocks at least once per {HUB_SENDS_PER_BLOCK} wakeups; counted beyond what interrupts at the wakee's own rate would explain; a writer writes the readers it woke; readers and writers that all run to the end or all exit): a reader reads every message there before it blocks, so its shortest bursts (the {}th percentile) are one message's read and its longest (the {}th) a full inbox's, and its CPU time is that many messages ({}); a writer writes the inboxes in turn, its CPU time per message before each write, waits on a full inbox until reads drain it to a quarter (as on a unix socket), and where its own wakeups are not mostly the readers' sleeps as recorded between rounds", hubs.len(), READ_PERMILLE / 10, FULL_PERMILLE / 10, costs.join("; ")));
+        notes.insert(at, format!("many writers to many readers: an inbox per task for {} reader group(s) (a reader is woken by tasks that do not form pairs at least {MIN_PAIR_WAKEUPS} times, for half its wakeups; a writer wakes them more often than they wake it, more than once per wakee, and blocks at least once per {HUB_SENDS_PER_BLOCK} wakeups; counted beyond what interrupts at the wakee's own rate would explain; a writer writes the readers it woke; readers and writers that all run to the end or all exit): a reader reads every message there before it blocks, so its shortest bursts (the {}th percentile) are one message's read and its longest (the {}th) a full inbox's, and its CPU time is that many messages ({}); a writer writes the inboxes in turn, its CPU time per message before each write, waits on a full inbox until reads drain it to a quarter (as on a unix socket), and where its own wakeups are not mostly its readers' or its fellow writers' sleeps as recorded between rounds", hubs.len(), READ_PERMILLE / 10, FULL_PERMILLE / 10, costs.join("; ")));
     }
     let hz = crate::machine::estimate_hz(t);
     match &hz {
