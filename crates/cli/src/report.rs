@@ -282,7 +282,8 @@ fn group_label(d: &schedlab_trace::Derived, i: usize) -> String {
     }
 }
 
-/// Each group's CPU share and the wakeup latency percentiles, recorded against simulated.
+/// Each group's CPU share, the wakeup latency percentiles, and the switches, wakeups (those
+/// on the waker's CPU) and migrations, recorded against simulated.
 fn compare(
     imp: &Import,
     d: &schedlab_trace::Derived,
@@ -301,6 +302,8 @@ fn compare(
         (percentile_ns(&v, 50.0), percentile_ns(&v, 99.0))
     };
     let (r50, r99) = pct(wakeup_latencies_ns(&imp.trace, None));
+    let rc = counts(&imp.trace);
+    let local = |c: &Counts| 100.0 * c.local as f64 / c.wakeups.max(1) as f64;
     let cfg = scenario.sim_config();
     for v in scenario.variants() {
         let o = schedlab_sim::simulate(&cfg, v).map_err(|e| Fail(1, format!("{}: {e}", v.name)))?;
@@ -339,6 +342,18 @@ fn compare(
             s50 as f64 / 1e6,
             r99 as f64 / 1e6,
             s99 as f64 / 1e6
+        );
+        let _ = writeln!(
+            s,
+            "  switches {} / {}, wakeups {} / {} ({:.0} / {:.0} % on the waker's CPU), migrations {} / {} (recorded / simulated)",
+            rc.switches,
+            c.switches,
+            rc.wakeups,
+            c.wakeups,
+            local(&rc),
+            local(&c),
+            rc.migrations,
+            c.migrations
         );
     }
     Ok(s)

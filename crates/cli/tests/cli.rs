@@ -426,7 +426,9 @@ fn import_derives_a_scenario_that_runs_and_compares_it() {
         "{err}"
     );
     assert!(
-        err.contains("recorded  simulated") && err.contains("wakeup latency p50"),
+        err.contains("recorded  simulated")
+            && err.contains("wakeup latency p50")
+            && err.contains("% on the waker's CPU), migrations"),
         "{err}"
     );
     // A variant that does not exist is the user's error.

@@ -65,7 +65,8 @@
 //! wakeup). A reader takes one message at a time; a writer writes the inboxes in turn, its
 //! CPU time per message before each write, and waits on a full inbox until reads drain it to
 //! a quarter (a unix socket's `unix_writable`, hackbench's and `perf bench sched messaging`'s
-//! default); unless its own wakeups are mostly its set's (then it waits only on full
+//! default), or, where the readers' runs that wake writers mostly wake one, until a read
+//! empties one of its 16 pages and wakes one writer (a pipe's `pipe_read`); unless its own wakeups are mostly its set's (then it waits only on full
 //! inboxes: woken by a reader that made room, or by another writer, as a pipe's writer that
 //! leaves room wakes the next one waiting) it sleeps as recorded between rounds. Groups that exit write each reader as many
 //! rounds as their messages make and read as many, then exit. Such roles and sets split a
@@ -73,8 +74,7 @@
 //!
 //! What cannot be derived is said in the notes: wakeups from interrupts (a timer firing while
 //! some task ran) look like wakeups by that task; what a message is (the readers' bursts give
-//! its CPU time, not its size), and whether a full pipe or socket holds the writers (one wakes
-//! per freed page, or all at a quarter); the tunables are not in a trace (HZ and the
+//! its CPU time, not its size); the tunables are not in a trace (HZ and the
 //! idle-wakeup cost are read from it where it shows them: `machine.rs`); RT and deadline
 //! tasks become fair tasks; I/O devices; affinity masks beyond the CPUs a task was seen on.
 
@@ -804,6 +804,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 wakeups,
                 costs,
                 exits: exits.then_some(reads),
+                pipe: false,
             });
         }
     }
@@ -839,6 +840,55 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         .map(|(w, b)| (moved(w), b))
         .collect();
     groups = regrouped;
+    // Pipes or sockets: a read that frees a pipe's page wakes one writer (`pipe_read`, whose
+    // writers wait exclusively), a read that drains a unix socket to a quarter wakes them all
+    // (`unix_write_space`). A hub whose readers' runs that wake its writers mostly wake one is
+    // a pipe.
+    let one_writer = {
+        let mut reader_hub: BTreeMap<Pid, usize> = BTreeMap::new();
+        let mut writer_hub: BTreeMap<Pid, usize> = BTreeMap::new();
+        for (i, h) in hubs.iter().enumerate() {
+            reader_hub.extend(groups[h.reader].1.iter().map(|&p| (p, i)));
+            for w in &h.writers {
+                writer_hub.extend(groups[w.0].1.iter().map(|&p| (p, i)));
+            }
+        }
+        // Per hub: the readers' runs that woke its writers, and those that woke one.
+        let mut runs = vec![(0u64, 0u64); hubs.len()];
+        // Per CPU: the hub of the reader running there and the writers it woke so far.
+        let mut current: BTreeMap<u32, (usize, BTreeSet<Pid>)> = BTreeMap::new();
+        for e in &t.events {
+            match e.kind {
+                EventKind::Switch { next_pid, .. } => {
+                    if let Some((h, woke)) = current.remove(&e.cpu) {
+                        if !woke.is_empty() {
+                            runs[h].0 += 1;
+                            runs[h].1 += u64::from(woke.len() == 1);
+                        }
+                    }
+                    if let Some(&h) = reader_hub.get(&next_pid) {
+                        current.insert(e.cpu, (h, BTreeSet::new()));
+                    }
+                }
+                EventKind::Waking { pid, .. } | EventKind::Wakeup { pid, .. }
+                    if matches!(e.kind, EventKind::Waking { .. }) == by_waking =>
+                {
+                    if let Some((h, woke)) = current.get_mut(&e.cpu) {
+                        if writer_hub.get(&pid) == Some(h) {
+                            woke.insert(pid);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        runs.iter()
+            .map(|&(all, one)| 2 * one > all)
+            .collect::<Vec<bool>>()
+    };
+    for (h, &pipe) in hubs.iter_mut().zip(&one_writer) {
+        h.pipe = pipe;
+    }
     let group_of: BTreeMap<Pid, usize> = groups
         .iter()
         .enumerate()
@@ -1152,14 +1202,15 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             .iter()
             .map(|h| {
                 format!(
-                    "{}: {:.1} µs a read, {} messages an inbox",
+                    "{}: {:.1} µs a read, {} messages a {}",
                     h.name,
                     h.costs.read_ns as f64 / 1000.0,
-                    h.costs.capacity
+                    h.costs.capacity,
+                    if h.pipe { "pipe" } else { "socket" }
                 )
             })
             .collect();
-        notes.insert(at, format!("many writers to many readers: an inbox per task for {} reader group(s) (a reader is woken by tasks that do not form pairs at least {MIN_PAIR_WAKEUPS} times, for half its wakeups; a writer wakes them more often than they wake it, more than once per wakee, and blocks at least once per {HUB_SENDS_PER_BLOCK} wakeups; counted beyond what interrupts at the wakee's own rate would explain; a writer writes the readers it woke; readers and writers that all run to the end or all exit): a reader reads every message there before it blocks, so its shortest bursts (the {}th percentile) are one message's read and its longest (the {}th) a full inbox's, and its CPU time is that many messages ({}); a writer writes the inboxes in turn, its CPU time per message before each write, waits on a full inbox until reads drain it to a quarter (as on a unix socket), and where its own wakeups are not mostly its readers' or its fellow writers' sleeps as recorded between rounds", hubs.len(), READ_PERMILLE / 10, FULL_PERMILLE / 10, costs.join("; ")));
+        notes.insert(at, format!("many writers to many readers: an inbox per task for {} reader group(s) (a reader is woken by tasks that do not form pairs at least {MIN_PAIR_WAKEUPS} times, for half its wakeups; a writer wakes them more often than they wake it, more than once per wakee, and blocks at least once per {HUB_SENDS_PER_BLOCK} wakeups; counted beyond what interrupts at the wakee's own rate would explain; a writer writes the readers it woke; readers and writers that all run to the end or all exit): a reader reads every message there before it blocks, so its shortest bursts (the {}th percentile) are one message's read and its longest (the {}th) a full inbox's, and its CPU time is that many messages ({}); a writer writes the inboxes in turn, its CPU time per message before each write, waits on a full inbox until reads drain it to a quarter (a unix socket) or, where most of the readers' runs that wake writers wake one, until a read empties one of its 16 pages and wakes one writer (a pipe), and where its own wakeups are not mostly its readers' or its fellow writers' sleeps as recorded between rounds", hubs.len(), READ_PERMILLE / 10, FULL_PERMILLE / 10, costs.join("; ")));
     }
     let hz = crate::machine::estimate_hz(t);
     match &hz {
@@ -1220,6 +1271,17 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     // recording), a reader group's what its bursts give (see above); a reader
                     // group's inboxes are one entry, `{i}` its task.
                     match hubs.iter().find(|h| h.name == c.name) {
+                        // A pipe of 16 pages (`PIPE_DEF_BUFFERS`), whose read that empties a
+                        // page wakes one writer.
+                        Some(h) if h.pipe => {
+                            let pages = PIPE_PAGES.min(h.costs.capacity);
+                            let page = h.costs.capacity / pages;
+                            json!({
+                                "name": format!("{}.{{i}}", c.name),
+                                "capacity": page * pages,
+                                "page_msgs": page,
+                            })
+                        }
                         // Its writers wait on a full inbox until reads drain it to a quarter,
                         // as on a unix socket (`unix_writable`).
                         Some(h) => json!({
@@ -1256,6 +1318,9 @@ struct Hub {
     costs: HubCosts,
     /// Where its groups exit: the messages each reader reads before it exits.
     exits: Option<u64>,
+    /// Its writers wait as on a pipe (one woken per freed page) rather than a unix socket
+    /// (all woken at a quarter).
+    pipe: bool,
 }
 
 /// Rounds of writes, each to every one of `readers` inboxes, that `m` writers make of `msgs`
@@ -1269,6 +1334,9 @@ fn hub_loops(msgs: u64, m: u64, readers: u64) -> u64 {
 const READ_PERMILLE: usize = 50;
 /// Above this permille of a hub's readers' bursts lies the reading of a full inbox.
 const FULL_PERMILLE: usize = 990;
+
+/// Pages of a pipe (`PIPE_DEF_BUFFERS`).
+const PIPE_PAGES: u64 = 16;
 
 /// The shortest read of a message, ns: `perf script` prints times to the microsecond, and a
 /// shorter message would only multiply the simulation's events.
