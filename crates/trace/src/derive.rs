@@ -66,9 +66,10 @@
 //! CPU time per message before each write, and waits on a full inbox until reads drain it to
 //! a quarter (a unix socket's `unix_writable`, hackbench's and `perf bench sched messaging`'s
 //! default), or, where the readers' runs that wake writers mostly wake one, until a read
-//! empties one of its 16 pages and wakes one writer (a pipe's `pipe_read`); unless its own wakeups are mostly its set's (then it waits only on full
-//! inboxes: woken by a reader that made room, or by another writer, as a pipe's writer that
-//! leaves room wakes the next one waiting) it sleeps as recorded between rounds. Groups that exit write each reader as many
+//! empties one of its 16 pages and wakes one writer (a pipe's `pipe_read`); unless its own
+//! wakeups are mostly its set's (then it waits only on full inboxes: woken by a reader that
+//! made room, or by another writer, as a pipe's writer that leaves room wakes the next one
+//! waiting) it sleeps as recorded between rounds. Groups that exit write each reader as many
 //! rounds as their messages make and read as many, then exit. Such roles and sets split a
 //! name's tasks into groups.
 //!
@@ -997,6 +998,8 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             let piece = json!({"run_us": fine_us(cpu_ns / sent.max(1))});
             let back = backpressure.get(&gi).copied().unwrap_or(false);
             let mut steps = vec![];
+            // As the validator counts them: a loop is its body and one more.
+            let mut ops = 0u64;
             let mut exits = false;
             for (h, n) in &writes_hubs {
                 let rounds = hub_rounds(h.readers, hub_sends(h.costs.scaled(*n), members, &tasks));
@@ -1011,19 +1014,19 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 }
                 if h.exits.is_some() {
                     let loops = hub_loops(h.costs.scaled(*n), members.len() as u64, h.readers);
+                    ops += round.len() as u64 + 1;
                     steps.push(json!({"loop": loops, "steps": round}));
                     exits = true;
                 } else {
+                    ops += round.len() as u64;
                     steps.extend(round);
                 }
             }
             if exits {
+                ops += 1;
                 steps.push(json!({"exit": true}));
             }
-            Some(Program {
-                ops: steps.len() as u64,
-                steps,
-            })
+            Some(Program { ops, steps })
         } else {
             None
         };
@@ -1329,10 +1332,11 @@ fn hub_loops(msgs: u64, m: u64, readers: u64) -> u64 {
     (msgs / (m * readers).max(1)).clamp(1, u64::from(limits::MAX_LOOP_TIMES))
 }
 
-/// Below this permille of a hub's readers' bursts lies the CPU time of one message's read
-/// (a reader woken by one write reads it and blocks again).
+/// The permille of a hub's readers' bursts taken for one message's read (a reader woken by
+/// one write reads it and blocks again): the 5th percentile.
 const READ_PERMILLE: usize = 50;
-/// Above this permille of a hub's readers' bursts lies the reading of a full inbox.
+/// The permille of a hub's readers' bursts taken for the reading of a full inbox: the 99th
+/// percentile.
 const FULL_PERMILLE: usize = 990;
 
 /// Pages of a pipe (`PIPE_DEF_BUFFERS`).
@@ -1361,9 +1365,9 @@ impl HubCosts {
 }
 
 /// The messages of the readers `readers`, whose writers woke them `msgs` times: a message's
-/// read is the [`READ_PERMILLE`] burst of theirs (at least [`MIN_READ_NS`]), an inbox holds what the
-/// [`FULL_PERMILLE`] burst reads, and the readers' CPU time is that many messages, at least one
-/// per wakeup.
+/// read is the [`READ_PERMILLE`] burst of theirs (at least [`MIN_READ_NS`]), an inbox holds
+/// what the [`FULL_PERMILLE`] burst reads, and the readers' CPU time is that many messages, at
+/// least one per wakeup.
 fn hub_costs(readers: &[Pid], tasks: &BTreeMap<Pid, Task>, msgs: u64) -> HubCosts {
     let cpu_ns: u64 = readers.iter().map(|p| tasks[p].cpu_ns).sum();
     let mut bursts: Vec<u32> = readers
