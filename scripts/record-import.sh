@@ -13,17 +13,19 @@
 #               wakeups (it drops the events it causes).
 #   nice        stress-ng --cpu 2 -t 3 beside nice -n 5 stress-ng --cpu 1 -t 3: three CPU
 #               loops of one name at two nice levels.
+#   messaging   perf bench sched messaging -g 2 -l 100: two groups of 20 senders writing
+#               20 receivers over unix sockets, forked 0.2 ms apart, in a short recording.
 #
 # Run as root on an otherwise idle 2-CPU machine, with the build lock held so no build shares
 # the CPUs:
 #   flock /tmp/schedlab-build.lock sh scripts/record-import.sh [OUTDIR [NAME...]]
 # Needs perf (Debian linux-perf) and stress-ng. OUTDIR defaults to tests/fixtures/traces; the
-# names to all four.
+# names to all five.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${1:-$HERE/../tests/fixtures/traces}
 [ $# -gt 0 ] && shift
-NAMES=${*:-duty pipe-exits switch nice}
+NAMES=${*:-duty pipe-exits switch nice messaging}
 for c in perf stress-ng; do
 	command -v "$c" >/dev/null || { echo "record-import: needs $c" >&2; exit 2; }
 done
@@ -43,7 +45,8 @@ for name in $NAMES; do
 	pipe-exits) CMD="stress-ng --cpu 2 -t 3 & perf bench sched pipe -l 6000; wait" ;;
 	switch) CMD="stress-ng --switch 1 -t 1" ;;
 	nice) CMD="stress-ng --cpu 2 -t 3 & nice -n 5 stress-ng --cpu 1 -t 3; wait" ;;
-	*) echo "record-import: no workload '$name' (duty, pipe-exits, switch, nice)" >&2; exit 2 ;;
+	messaging) CMD="perf bench sched messaging -g 2 -l 100" ;;
+	*) echo "record-import: no workload '$name' (duty, pipe-exits, switch, nice, messaging)" >&2; exit 2 ;;
 	esac
 	IDLE=$(idle_before)
 	perf sched record -o "$TMP/perf.data" -- sh -c "$CMD" > "$TMP/out.txt" 2>&1 || {

@@ -56,8 +56,9 @@
 //! time). Writers write only the readers they woke (hackbench's groups): readers and writers
 //! joined by at least [`MIN_PAIR_WAKEUPS`] wakeups are one set, and one with no such wakeup
 //! (in a short recording a writer wakes each reader a few times) joins the set that holds
-//! half its wakeups. A reader group whose writers together explain half its wakeups, all
-//! running to the end or all exiting, gets an inbox per reader. Its messages are read off the
+//! half its wakeups. A reader group whose writers together explain half its wakeups, readers
+//! and writers running to the end or exiting (the writers exiting where the readers do), gets
+//! an inbox per reader. Its messages are read off the
 //! readers' bursts (CPU time from a wakeup to the next block), since a reader woken by a
 //! write reads every message there before it blocks again: the shortest bursts (the 5th
 //! percentile, `READ_PERMILLE`) read one message, the longest (the 99th, `FULL_PERMILLE`) a
@@ -65,13 +66,15 @@
 //! wakeup). A reader takes one message at a time; a writer writes the inboxes in turn, its
 //! CPU time per message before each write, and waits on a full inbox until reads drain it to
 //! a quarter (a unix socket's `unix_writable`, hackbench's and `perf bench sched messaging`'s
-//! default), or, where the readers' runs that wake writers mostly wake one, until a read
-//! empties one of its 16 pages and wakes one writer (a pipe's `pipe_read`); unless its own
+//! default), or, where the readers' runs that wake writers wake two or more at most once in
+//! ten, until a read empties one of its 16 pages and wakes one writer (a pipe's `pipe_read`); unless its own
 //! wakeups are mostly its set's (then it waits only on full inboxes: woken by a reader that
 //! made room, or by another writer, as a pipe's writer that leaves room wakes the next one
-//! waiting) it sleeps as recorded between rounds. Groups that exit write each reader as many
-//! rounds as their messages make and read as many, then exit. Such roles and sets split a
-//! name's tasks into groups.
+//! waiting) it sleeps as recorded between rounds. Writers that exit write each reader as many
+//! rounds as their messages make, and readers that exit read as many, then exit. Such roles
+//! and sets split a name's tasks into groups, whatever their starts (a set's readers and
+//! writers are one group each however far apart they were created: `perf bench sched
+//! messaging` forks them 0.2 ms apart).
 //!
 //! What cannot be derived is said in the notes: wakeups from interrupts (a timer firing while
 //! some task ran) look like wakeups by that task; what a message is (the readers' bursts give
@@ -650,7 +653,9 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
 
     // Groups: one per coupled task, one per command name, nice and role for the rest, started
     // together (a group's tasks share one start: a task first seen more than `start_apart`
-    // after the first of its name's group starts a group of its own); ordered by start.
+    // after the first of its name's group starts a group of its own, unless it is a reader or
+    // writer of a set, whose members belong together whenever they were created); ordered by
+    // start.
     let start_apart = (t.end_ns / 50).max(START_APART_NS);
     // Keyed by name, nice (a group has one nice) and role.
     let nice_of = |pid: Pid| prio_of(pid).filter(|p| (100..140).contains(p));
@@ -672,10 +677,9 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             let key = (comm.clone(), nice_of(pid), role(pid));
             if coupled.contains(&pid) {
                 groups.push((comm, vec![pid]));
-            } else if let Some(&(g, _)) = by_comm
-                .get(&key)
-                .filter(|&&(_, since)| first.saturating_sub(since) <= start_apart)
-            {
+            } else if let Some(&(g, _)) = by_comm.get(&key).filter(|&&(_, since)| {
+                key.2 .0 != Role::Other || first.saturating_sub(since) <= start_apart
+            }) {
                 groups[g].1.push(pid);
             } else {
                 by_comm.insert(key, (groups.len(), first));
@@ -700,11 +704,12 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     let inbox = |pid: Pid| format!("wake-{}", real(pid).map_or(pid, |r| r.real_pid));
 
     let t_end = t.end_ns;
-    // Readers' inboxes (the module doc): a reader group of one name, nice, start and set gets
-    // them when writer groups that each woke it at least `MIN_PAIR_WAKEUPS` times explain half
-    // its wakeups and all of them run to the end or all exit (each writer then writes each
-    // reader a count of rounds, each reader reads what its writers write: a reader that took
-    // messages as they came from a shared channel could not be given its count in advance).
+    // Readers' inboxes (the module doc): a reader group of one name, nice and set gets them
+    // when writer groups that each woke it at least `MIN_PAIR_WAKEUPS` times explain half its
+    // wakeups, the readers run to the end or exit, and so do the writers, exiting where the
+    // readers exit (a writer that exits writes each reader a count of rounds, and readers that
+    // exit read what their writers write: a reader that took messages as they came from a
+    // shared channel could not be given its count in advance).
     // Only where every task fits the scenario (none left out, so no inbox loses its writers),
     // a reader group has at most `MAX_HUB_READERS` tasks, and the programs stay within the
     // step and loop limits.
@@ -744,7 +749,11 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     r == ri
                         && n >= MIN_PAIR_WAKEUPS
                         && role_of_group(&groups[wi].1) == Role::Writer
-                        && hub_end(&groups[wi].1) == Some(end)
+                        // Readers that exit read their writers' count: those exit too.
+                        && match hub_end(&groups[wi].1) {
+                            Some(w) => end == End::Runs || w == End::Exits,
+                            None => false,
+                        }
                 })
                 .map(|(&(wi, _), &n)| (wi, n))
                 .collect();
@@ -843,8 +852,9 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     groups = regrouped;
     // Pipes or sockets: a read that frees a pipe's page wakes one writer (`pipe_read`, whose
     // writers wait exclusively), a read that drains a unix socket to a quarter wakes them all
-    // (`unix_write_space`). A hub whose readers' runs that wake its writers mostly wake one is
-    // a pipe.
+    // (`unix_write_space`), one where only one waits. A hub whose readers' runs that wake its
+    // writers (at least `MIN_PAIR_WAKEUPS` of them) wake two or more at most once in ten is a
+    // pipe: 2–4 % in pipe recordings (a run that freed two pages), 32–84 % in socket ones.
     let one_writer = {
         let mut reader_hub: BTreeMap<Pid, usize> = BTreeMap::new();
         let mut writer_hub: BTreeMap<Pid, usize> = BTreeMap::new();
@@ -884,7 +894,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             }
         }
         runs.iter()
-            .map(|&(all, one)| 2 * one > all)
+            .map(|&(all, one)| all >= MIN_PAIR_WAKEUPS && 10 * (all - one) <= all)
             .collect::<Vec<bool>>()
     };
     for (h, &pipe) in hubs.iter_mut().zip(&one_writer) {
@@ -1012,7 +1022,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                         round.push(json!({"sleep_us": sleep_dist}));
                     }
                 }
-                if h.exits.is_some() {
+                if exited {
                     let loops = hub_loops(h.costs.scaled(*n), members.len() as u64, h.readers);
                     ops += round.len() as u64 + 1;
                     steps.push(json!({"loop": loops, "steps": round}));
@@ -1183,7 +1193,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     };
     notes.insert(
         0,
-        format!("bursts and sleeps are fitted with the recorded means (not replayed), as exponential distributions, or normal ones with the recorded spread where that is under {NORMAL_BELOW_CV} of the mean; a task that exited runs its recorded rounds, or its CPU time, and exits (an exit in the recording's last 2 % counts as running to the end); one asleep at the end for more than {QUIET_ROUNDS} of its rounds runs them and sleeps to the end; a sleep whose wakeup is not in the recording (perf records none of its own) ends at the next switch-in where such sleeps are most of a task's or at least {MIN_UNSEEN_WAKEUPS}; tasks of one name are one group only at one nice and first seen within {:.0} ms of each other", start_apart as f64 / 1e6),
+        format!("bursts and sleeps are fitted with the recorded means (not replayed), as exponential distributions, or normal ones with the recorded spread where that is under {NORMAL_BELOW_CV} of the mean; a task that exited runs its recorded rounds, or its CPU time, and exits (an exit in the recording's last 2 % counts as running to the end); one asleep at the end for more than {QUIET_ROUNDS} of its rounds runs them and sleeps to the end; a sleep whose wakeup is not in the recording (perf records none of its own) ends at the next switch-in where such sleeps are most of a task's or at least {MIN_UNSEEN_WAKEUPS}; tasks of one name are one group only at one nice and first seen within {:.0} ms of each other (a set's readers or writers whenever they were first seen)", start_apart as f64 / 1e6),
     );
     let pair_channels = channels.len() - hubs.len();
     if pair_channels == 0 {
@@ -1213,7 +1223,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 )
             })
             .collect();
-        notes.insert(at, format!("many writers to many readers: an inbox per task for {} reader group(s) (a reader is woken by tasks that do not form pairs at least {MIN_PAIR_WAKEUPS} times, for half its wakeups; a writer wakes them more often than they wake it, more than once per wakee, and blocks at least once per {HUB_SENDS_PER_BLOCK} wakeups; counted beyond what interrupts at the wakee's own rate would explain; a writer writes the readers it woke; readers and writers that all run to the end or all exit): a reader reads every message there before it blocks, so its shortest bursts (the {}th percentile) are one message's read and its longest (the {}th) a full inbox's, and its CPU time is that many messages ({}); a writer writes the inboxes in turn, its CPU time per message before each write, waits on a full inbox until reads drain it to a quarter (a unix socket) or, where most of the readers' runs that wake writers wake one, until a read empties one of its 16 pages and wakes one writer (a pipe), and where its own wakeups are not mostly its readers' or its fellow writers' sleeps as recorded between rounds", hubs.len(), READ_PERMILLE / 10, FULL_PERMILLE / 10, costs.join("; ")));
+        notes.insert(at, format!("many writers to many readers: an inbox per task for {} reader group(s) (a reader is woken by tasks that do not form pairs at least {MIN_PAIR_WAKEUPS} times, for half its wakeups; a writer wakes them more often than they wake it, more than once per wakee, and blocks at least once per {HUB_SENDS_PER_BLOCK} wakeups; counted beyond what interrupts at the wakee's own rate would explain; a writer writes the readers it woke; readers and writers that run to the end or exit, the writers exiting where the readers do): a reader reads every message there before it blocks, so its shortest bursts (the {}th percentile) are one message's read and its longest (the {}th) a full inbox's, and its CPU time is that many messages ({}); a writer writes the inboxes in turn, its CPU time per message before each write, waits on a full inbox until reads drain it to a quarter (a unix socket) or, where the readers' runs that wake writers wake two or more at most once in ten, until a read empties one of its 16 pages and wakes one writer (a pipe), and where its own wakeups are not mostly its readers' or its fellow writers' sleeps as recorded between rounds", hubs.len(), READ_PERMILLE / 10, FULL_PERMILLE / 10, costs.join("; ")));
     }
     let hz = crate::machine::estimate_hz(t);
     match &hz {
