@@ -46,41 +46,39 @@
 //! in a pair are groups of their own (one task each); the others are grouped by command name
 //! and nice.
 //!
-//! Many writers to many readers (hackbench's senders and receivers): each reader is woken by
-//! many writers, none for a fifth of its wakeups. Among the tasks not in pairs, a *reader* is
-//! woken by the others at least [`MIN_PAIR_WAKEUPS`] times, for half its wakeups, and twice as
-//! often as it wakes them; a *writer* wakes them more often than they wake it, more than once
-//! per wakee on average (a launcher wakes each of its threads once), and blocks at least once
-//! per `HUB_SENDS_PER_BLOCK` wakeups; a wakeup counts beyond what interrupts would explain
-//! were every wakeup of the wakee one (its rate over the machine's time, times the waker's CPU
-//! time). Writers write only the readers they woke (hackbench's groups): readers and writers
-//! joined by at least [`MIN_PAIR_WAKEUPS`] wakeups are one set, and one with no such wakeup
-//! (in a short recording a writer wakes each reader a few times) joins the set that holds
-//! half its wakeups. A reader group whose writers together explain half its wakeups, readers
-//! and writers running to the end or exiting (the writers exiting where the readers do), gets
-//! an inbox per reader. Its messages are read off the
-//! readers' bursts (CPU time from a wakeup to the next block), since a reader woken by a
-//! write reads every message there before it blocks again: the shortest bursts (the 5th
-//! percentile, `READ_PERMILLE`) read one message, the longest (the 99th, `FULL_PERMILLE`) a
-//! full inbox, and the readers' CPU time is that many messages (at least one per recorded
-//! wakeup). A reader takes one message at a time; a writer writes the inboxes in turn, its
-//! CPU time per message before each write, and waits on a full inbox until reads drain it to
-//! a quarter (a unix socket's `unix_writable`, hackbench's and `perf bench sched messaging`'s
-//! default), or, where the readers' runs that wake writers wake two or more at most once in
-//! ten, until a read empties one of its 16 pages and wakes one writer (a pipe's `pipe_read`); unless its own
-//! wakeups are mostly its set's (then it waits only on full inboxes: woken by a reader that
-//! made room, or by another writer, as a pipe's writer that leaves room wakes the next one
-//! waiting) it sleeps as recorded between rounds. Writers that exit write each reader as many
-//! rounds as their messages make, and readers that exit read as many, then exit. Such roles
-//! and sets split a name's tasks into groups, whatever their starts (a set's readers and
-//! writers are one group each however far apart they were created: `perf bench sched
-//! messaging` forks them 0.2 ms apart).
+//! Many writers to many readers (hackbench's senders and receivers): each reader is woken by many
+//! writers, none for a fifth of its wakeups. Among the tasks not in pairs, a *reader* is woken by
+//! the others at least [`MIN_PAIR_WAKEUPS`] times, for half its wakeups, and twice as often as it
+//! wakes them; a *writer* wakes them more often than they wake it, more than once per wakee on
+//! average (a launcher wakes each of its threads once), and blocks at least once per
+//! `HUB_SENDS_PER_BLOCK` wakeups; a wakeup counts beyond what interrupts would explain were every
+//! wakeup of the wakee one (its rate over the machine's time, times the waker's CPU time). Writers
+//! write only the readers they woke (hackbench's groups): readers and writers joined by at least
+//! [`MIN_PAIR_WAKEUPS`] wakeups are one set, and one with no such wakeup (in a short recording a
+//! writer wakes each reader a few times) joins the set that holds half its wakeups. A reader group
+//! whose writers together explain half its wakeups, readers and writers running to the end or
+//! exiting (the writers exiting where the readers do), gets an inbox per reader. Its messages are
+//! read off the readers' bursts (CPU time from a wakeup to the next block), since a reader woken by
+//! a write reads every message there before it blocks again: the shortest bursts (the 5th
+//! percentile, `READ_PERMILLE`) read one message, the longest (the 99th, `FULL_PERMILLE`) a full
+//! inbox, and the readers' CPU time is that many messages (at least one per recorded wakeup). A
+//! reader takes one message at a time; a writer writes the inboxes in turn, its CPU time per
+//! message before each write, and waits on a full inbox until reads drain it to a quarter (a unix
+//! socket's `unix_writable`, hackbench's and `perf bench sched messaging`'s default), or, where the
+//! readers' runs that wake writers wake two or more at most once in ten, until a read empties one
+//! of its 16 pages and wakes one writer (a pipe's `pipe_read`); unless its own wakeups are mostly
+//! its set's (then it waits only on full inboxes: woken by a reader that made room, or by another
+//! writer, as a pipe's writer that leaves room wakes the next one waiting) it sleeps as recorded
+//! between rounds. Writers that exit write each reader as many rounds as their messages make, and
+//! readers that exit read as many, then exit. Such roles and sets split a name's tasks into groups,
+//! whatever their starts (a set's readers and writers are one group each however far apart they
+//! were created: `perf bench sched messaging` forks them 0.2 ms apart).
 //!
-//! What cannot be derived is said in the notes: wakeups from interrupts (a timer firing while
-//! some task ran) look like wakeups by that task; what a message is (the readers' bursts give
-//! its CPU time, not its size); the tunables are not in a trace (HZ and the
-//! idle-wakeup cost are read from it where it shows them: `machine.rs`); RT and deadline
-//! tasks become fair tasks; I/O devices; affinity masks beyond the CPUs a task was seen on.
+//! What cannot be derived is said in the notes: wakeups from interrupts (a timer firing while some
+//! task ran) look like wakeups by that task; what a message is (the readers' bursts give its CPU
+//! time, not its size); the tunables are not in a trace (HZ and the idle-wakeup cost are read from
+//! it where it shows them: `machine.rs`); RT and deadline tasks become fair tasks; I/O devices;
+//! affinity masks beyond the CPUs a task was seen on.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -678,7 +676,8 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             if coupled.contains(&pid) {
                 groups.push((comm, vec![pid]));
             } else if let Some(&(g, _)) = by_comm.get(&key).filter(|&&(_, since)| {
-                key.2 .0 != Role::Other || first.saturating_sub(since) <= start_apart
+                let (part, _set) = key.2;
+                part != Role::Other || first.saturating_sub(since) <= start_apart
             }) {
                 groups[g].1.push(pid);
             } else {

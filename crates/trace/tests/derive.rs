@@ -650,17 +650,16 @@ fn hackbench_recordings_wake_as_recorded_through_the_readers_inboxes() {
             hubs, sets,
             "{fixture}: one inbox set per group of the command"
         );
-        let hackbench = inboxes;
         let listed = d.scenario["channels"].as_array().unwrap();
         assert_eq!(
             listed
                 .iter()
-                .filter(|c| hackbench.iter().any(|n| c["name"] == n.as_str()))
+                .filter(|c| inboxes.iter().any(|n| c["name"] == n.as_str()))
                 .count(),
             hubs
         );
         for c in listed {
-            if hackbench.iter().any(|n| c["name"] == n.as_str()) {
+            if inboxes.iter().any(|n| c["name"] == n.as_str()) {
                 assert_eq!(
                     (
                         c.get("page_msgs").is_some(),
