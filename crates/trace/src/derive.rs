@@ -528,14 +528,14 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         .collect();
 
     // Many writers to many readers (hackbench's senders and receivers, `perf bench sched
-    // messaging`): each reader is woken by many writers, each for a few of its wakeups, so no
-    // pair is consistent. Among the tasks not in a pair, the wakeups one gave another make
-    // each a *reader* (woken by them at least `MIN_PAIR_WAKEUPS` times, for at least half its
-    // wakeups and twice as often as it woke others) or a *writer* (woke others at least
-    // `MIN_PAIR_WAKEUPS` times, more often than they woke it and each one twice on average,
-    // blocking at least once per `HUB_SENDS_PER_BLOCK` wakeups: a launcher that woke each of
-    // its threads once to start them is not a writer, and a task that hardly blocks is a
-    // victim of interrupts).
+    // messaging`): each reader is woken by many writers, each for a few of its wakeups, so
+    // no pair is consistent. Among the tasks not in a pair, the wakeups one gave another
+    // make each a *reader* (woken by them at least `MIN_PAIR_WAKEUPS` times, for at least
+    // half its wakeups and twice as often as it woke others) or a *writer* (woke others at
+    // least `MIN_PAIR_WAKEUPS` times, more often than they woke it and each one more than
+    // once on average, blocking at least once per `HUB_SENDS_PER_BLOCK` wakeups: a launcher
+    // that woke each of its threads once to start them is not a writer, and a task that
+    // hardly blocks is a victim of interrupts).
     // A wakeup counts beyond those that interrupts would explain even if every wakeup of the
     // wakee were one: its wakeups per second of the machine's time times the waker's CPU
     // time (a machine busy throughout leaves no idle rate to read, and a timer task woken
