@@ -15,18 +15,21 @@
 #               loops of one name at two nice levels.
 #   messaging   perf bench sched messaging -g 2 -l 100: two groups of 20 senders writing
 #               20 receivers over unix sockets, forked 0.2 ms apart, in a short recording.
+#   hackbench3  hackbench -g 3 -l 400: three groups of 20 sender and 20 receiver processes
+#               over unix sockets, in a recording so short that in a group a sender may wake
+#               no receiver more than a few times.
 #
 # Run as root on an otherwise idle 2-CPU machine, with the build lock held so no build shares
 # the CPUs:
 #   flock /tmp/schedlab-build.lock sh scripts/record-import.sh [OUTDIR [NAME...]]
-# Needs perf (Debian linux-perf) and stress-ng. OUTDIR defaults to tests/fixtures/traces; the
-# names to all five.
+# Needs perf (Debian linux-perf), stress-ng and hackbench (rt-tests). OUTDIR defaults to
+# tests/fixtures/traces; the names to all six.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${1:-$HERE/../tests/fixtures/traces}
 [ $# -gt 0 ] && shift
-NAMES=${*:-duty pipe-exits switch nice messaging}
-for c in perf stress-ng; do
+NAMES=${*:-duty pipe-exits switch nice messaging hackbench3}
+for c in perf stress-ng hackbench; do
 	command -v "$c" >/dev/null || { echo "record-import: needs $c" >&2; exit 2; }
 done
 mkdir -p "$OUT"
@@ -46,7 +49,8 @@ for name in $NAMES; do
 	switch) CMD="stress-ng --switch 1 -t 1" ;;
 	nice) CMD="stress-ng --cpu 2 -t 3 & nice -n 5 stress-ng --cpu 1 -t 3; wait" ;;
 	messaging) CMD="perf bench sched messaging -g 2 -l 100" ;;
-	*) echo "record-import: no workload '$name' (duty, pipe-exits, switch, nice, messaging)" >&2; exit 2 ;;
+	hackbench3) CMD="hackbench -g 3 -l 400" ;;
+	*) echo "record-import: no workload '$name' (duty, pipe-exits, switch, nice, messaging, hackbench3)" >&2; exit 2 ;;
 	esac
 	IDLE=$(idle_before)
 	perf sched record -o "$TMP/perf.data" -- sh -c "$CMD" > "$TMP/out.txt" 2>&1 || {

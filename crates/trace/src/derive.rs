@@ -49,30 +49,37 @@
 //! Many writers to many readers (hackbench's senders and receivers): each reader is woken by many
 //! writers, none for a fifth of its wakeups. Among the tasks not in pairs, a *reader* is woken by
 //! the others at least [`MIN_PAIR_WAKEUPS`] times, for half its wakeups, and twice as often as it
-//! wakes them; a *writer* wakes them more often than they wake it, more than once per wakee on
-//! average (a launcher wakes each of its threads once), and blocks at least once per
-//! `HUB_SENDS_PER_BLOCK` wakeups; a wakeup counts beyond what interrupts would explain were every
-//! wakeup of the wakee one (its rate over the machine's time, times the waker's CPU time). Writers
-//! write only the readers they woke (hackbench's groups): readers and writers joined by at least
-//! [`MIN_PAIR_WAKEUPS`] wakeups are one set, and one with no such wakeup (in a short recording a
-//! writer wakes each reader a few times) joins the set that holds half its wakeups. A reader group
-//! whose writers together explain half its wakeups, readers and writers running to the end or
-//! exiting (the writers exiting where the readers do), gets an inbox per reader. Its messages are
-//! read off the readers' bursts (CPU time from a wakeup to the next block), since a reader woken by
-//! a write reads every message there before it blocks again: the shortest bursts (the 5th
-//! percentile, `READ_PERMILLE`) read one message, the longest (the 99th, `FULL_PERMILLE`) a full
-//! inbox, and the readers' CPU time is that many messages (at least one per recorded wakeup). A
-//! reader takes one message at a time; a writer writes the inboxes in turn, its CPU time per
-//! message before each write, and waits on a full inbox until reads drain it to a quarter (a unix
-//! socket's `unix_writable`, hackbench's and `perf bench sched messaging`'s default), or, where the
-//! readers' runs that wake writers wake two or more at most once in ten, until a read empties one
-//! of its 16 pages and wakes one writer (a pipe's `pipe_read`); unless its own wakeups are mostly
-//! its set's (then it waits only on full inboxes: woken by a reader that made room, or by another
-//! writer, as a pipe's writer that leaves room wakes the next one waiting) it sleeps as recorded
-//! between rounds. Writers that exit write each reader as many rounds as their messages make, and
-//! readers that exit read as many, then exit. Such roles and sets split a name's tasks into groups,
-//! whatever their starts (a set's readers and writers are one group each however far apart they
-//! were created: `perf bench sched messaging` forks them 0.2 ms apart).
+//! wakes them; a *writer* wakes them more often than they wake it, gives a tenth of those wakeups
+//! or more to tasks it wakes more than once (a launcher wakes each of its threads once), and blocks
+//! at least once per `HUB_SENDS_PER_BLOCK` wakeups; a wakeup counts beyond what interrupts would
+//! explain were every wakeup of the wakee one (its rate over the machine's time, times the waker's
+//! CPU time), and the last one a task gives before it exits is its exit's notice (to a parent in
+//! `wait`, or a thread's joiner), not a message. Then a task takes its part from its partners': one
+//! that writers give half its wakeups, more than it gives readers, is a reader (a receiver that
+//! drained full sockets woke their writers more often than they woke it), and one with no part that
+//! gives readers half its wakeups, at least as many as writers give it, is a writer if it gives as
+//! writers do (a sender that waited on full sockets was woken by their readers as often as it woke
+//! them). Writers write only the readers they woke (hackbench's groups): readers and writers joined
+//! by at least [`MIN_PAIR_WAKEUPS`] wakeups are one set, and one with no such wakeup (in a short
+//! recording a writer wakes each reader a few times) joins the set that holds half its wakeups;
+//! those that no set holds are joined by 2 wakeups or more (a whole group whose writers woke each
+//! reader a few times). A reader group whose writers together explain half its wakeups, readers and
+//! writers running to the end or exiting (the writers exiting where the readers do), gets an inbox
+//! per reader. Its messages are read off the readers' bursts (CPU time from a wakeup to the next
+//! block), since a reader woken by a write reads every message there before it blocks again: the
+//! shortest bursts (the 5th percentile, `READ_PERMILLE`) read one message, the longest (the 99th,
+//! `FULL_PERMILLE`) a full inbox, and the readers' CPU time is that many messages (at least one per
+//! recorded wakeup). A reader takes one message at a time; a writer writes the inboxes in turn, its
+//! CPU time per message before each write, and waits on a full inbox until reads drain it to a
+//! quarter (a unix socket's `unix_writable`, hackbench's and `perf bench sched messaging`'s
+//! default), or, where the readers' runs that wake writers wake two or more at most once in ten,
+//! until a read empties one of its 16 pages and wakes one writer (a pipe's `pipe_read`); unless its
+//! own wakeups are mostly its set's (then it waits only on full inboxes: woken by a reader that
+//! made room, or by another writer, as a pipe's writer that leaves room wakes the next one waiting)
+//! it sleeps as recorded between rounds. Writers that exit write each reader as many rounds as
+//! their messages make, and readers that exit read as many, then exit. Such roles and sets split a
+//! name's tasks into groups, whatever their starts (a set's readers and writers are one group each
+//! however far apart they were created: `perf bench sched messaging` forks them 0.2 ms apart).
 //!
 //! What cannot be derived is said in the notes: wakeups from interrupts (a timer firing while some
 //! task ran) look like wakeups by that task; what a message is (the readers' bursts give its CPU
@@ -89,6 +96,16 @@ use crate::Import;
 
 /// The fewest wakeups of one task by another that make a channel between them.
 pub const MIN_PAIR_WAKEUPS: u64 = 8;
+
+/// A writer gives at least one in this many of its wakeups to tasks it wakes more than once:
+/// a launcher wakes each of its threads once (hackbench's, in a recording here, gave 2 of its
+/// 79 to one it woke twice; in short recordings the fewest that writers gave were 2 of 9 and 4
+/// of 18).
+const REPEATS_PER_WRITE: u64 = 10;
+
+/// Wakeups from a writer to a reader that join the two into a set where neither joined one
+/// by [`MIN_PAIR_WAKEUPS`] (one could be a stray).
+const MIN_WEAK_WAKEUPS: u64 = 2;
 
 /// What a derived scenario says of each group, to compare with its simulation.
 #[derive(Clone, Debug, PartialEq)]
@@ -151,6 +168,10 @@ struct Task {
     /// When it last woke another task while running, and the time from such a wakeup to its
     /// next block (what a waker still runs after it wrote: the rest of `write`, then `read`).
     woke_at: Option<u64>,
+    /// The last task it woke in the run under way: where the run ends in its exit, that
+    /// wakeup is the exit's notice (`exit_notify` waking the parent in `wait`, or a thread's
+    /// joiner through its `clear_child_tid` futex), not a message.
+    last_woke: Option<Pid>,
     post_wake_ns: u64,
     post_wakes: u64,
     running_since: Option<u64>,
@@ -273,6 +294,14 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     }
                     p.exited = prev_state == PrevState::Dead;
                     p.exit_ns = e.t_ns;
+                    if let Some(w) = p.last_woke.take().filter(|_| p.exited) {
+                        if let Some(n) = pairs.get_mut(&(prev_pid, w)) {
+                            *n -= 1;
+                            if *n == 0 {
+                                pairs.remove(&(prev_pid, w));
+                            }
+                        }
+                    }
                     if prev_state == PrevState::Sleeping {
                         p.bursts += 1;
                         let b = std::mem::take(&mut p.cur_burst_ns);
@@ -310,6 +339,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     n.cpus.insert(e.cpu);
                     n.first_ns.get_or_insert(e.t_ns);
                     n.running_since = Some(e.t_ns);
+                    n.last_woke = None;
                     running.insert(e.cpu, next_pid);
                 } else {
                     running.remove(&e.cpu);
@@ -341,7 +371,9 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     if let Some(&waker) = running.get(&e.cpu) {
                         if waker != pid {
                             *pairs.entry((waker, pid)).or_default() += 1;
-                            tasks.entry(waker).or_default().woke_at = Some(e.t_ns);
+                            let w = tasks.entry(waker).or_default();
+                            w.woke_at = Some(e.t_ns);
+                            w.last_woke = Some(pid);
                         }
                     }
                 }
@@ -532,10 +564,10 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     // no pair is consistent. Among the tasks not in a pair, the wakeups one gave another
     // make each a *reader* (woken by them at least `MIN_PAIR_WAKEUPS` times, for at least
     // half its wakeups and twice as often as it woke others) or a *writer* (woke others at
-    // least `MIN_PAIR_WAKEUPS` times, more often than they woke it and each one more than
-    // once on average, blocking at least once per `HUB_SENDS_PER_BLOCK` wakeups: a launcher
-    // that woke each of its threads once to start them is not a writer, and a task that
-    // hardly blocks is a victim of interrupts).
+    // least `MIN_PAIR_WAKEUPS` times, more often than they woke it, a tenth of those times
+    // or more tasks it woke more than once, blocking at least once per `HUB_SENDS_PER_BLOCK`
+    // wakeups: a launcher that woke each of its threads once to start them is not a writer,
+    // and a task that hardly blocks is a victim of interrupts).
     // A wakeup counts beyond those that interrupts would explain even if every wakeup of the
     // wakee were one: its wakeups per second of the machine's time times the waker's CPU
     // time (a machine busy throughout leaves no idle rate to read, and a timer task woken
@@ -556,29 +588,83 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     }
     let mut flow_in: BTreeMap<Pid, u64> = BTreeMap::new();
     let mut flow_out: BTreeMap<Pid, u64> = BTreeMap::new();
-    let mut wakees: BTreeMap<Pid, u64> = BTreeMap::new();
+    // Wakeups given to tasks woken more than once.
+    let mut repeated: BTreeMap<Pid, u64> = BTreeMap::new();
     for (&(w, e), &n) in &flow {
         *flow_out.entry(w).or_default() += n;
         *flow_in.entry(e).or_default() += n;
-        *wakees.entry(w).or_default() += 1;
+        if n > 1 {
+            *repeated.entry(w).or_default() += n;
+        }
     }
-    let role_of = |pid: Pid| -> Role {
-        let got = flow_in.get(&pid).copied().unwrap_or(0);
-        let gave = flow_out.get(&pid).copied().unwrap_or(0);
+    let gives = |pid: Pid, gave: u64| {
         let me = &tasks[&pid];
-        if got >= MIN_PAIR_WAKEUPS && got >= 2 * gave && 2 * got >= me.wakeups {
-            Role::Reader
-        } else if gave >= MIN_PAIR_WAKEUPS
-            && gave > got
-            && gave > wakees[&pid]
+        REPEATS_PER_WRITE * repeated.get(&pid).copied().unwrap_or(0) >= gave
             && me.bursts * HUB_SENDS_PER_BLOCK >= gave
             && me.sleeps > 0
-        {
+    };
+    let first_role = |pid: Pid| -> Role {
+        let got = flow_in.get(&pid).copied().unwrap_or(0);
+        let gave = flow_out.get(&pid).copied().unwrap_or(0);
+        if got >= MIN_PAIR_WAKEUPS && got >= 2 * gave && 2 * got >= tasks[&pid].wakeups {
+            Role::Reader
+        } else if gave >= MIN_PAIR_WAKEUPS && gave > got && gives(pid, gave) {
             Role::Writer
         } else {
             Role::Other
         }
     };
+    // Then a task's part as its partners' make it: a writer that waits on full inboxes is
+    // woken by the reads that drain them (a socket's reader wakes its writers), and a reader
+    // that drains full inboxes wakes their writers, about as often as it is woken, or more.
+    // One that writers give half its wakeups, more than it gives readers, is a reader (also
+    // where it woke writers more often than they woke it); one with no part yet that gives
+    // readers half its wakeups, at least as many as writers give it, a writer (if it gives as
+    // writers do, above).
+    let first: BTreeMap<Pid, Role> = flow_in
+        .keys()
+        .chain(flow_out.keys())
+        .map(|&p| (p, first_role(p)))
+        .collect();
+    let mut to_readers: BTreeMap<Pid, u64> = BTreeMap::new();
+    let mut from_writers: BTreeMap<Pid, u64> = BTreeMap::new();
+    for (&(w, e), &n) in &flow {
+        if first[&e] == Role::Reader {
+            *to_readers.entry(w).or_default() += n;
+        }
+        if first[&w] == Role::Writer {
+            *from_writers.entry(e).or_default() += n;
+        }
+    }
+    let roles: BTreeMap<Pid, Role> = {
+        first
+            .iter()
+            .map(|(&p, &r)| {
+                let gave = flow_out.get(&p).copied().unwrap_or(0);
+                let to_r = to_readers.get(&p).copied().unwrap_or(0);
+                let from_w = from_writers.get(&p).copied().unwrap_or(0);
+                let read =
+                    from_w >= MIN_PAIR_WAKEUPS && 2 * from_w >= tasks[&p].wakeups && from_w > to_r;
+                let r = match r {
+                    Role::Reader => Role::Reader,
+                    Role::Writer if read => Role::Reader,
+                    Role::Writer => Role::Writer,
+                    Role::Other
+                        if to_r >= MIN_PAIR_WAKEUPS
+                            && 2 * to_r >= gave
+                            && to_r >= from_w
+                            && gives(p, gave) =>
+                    {
+                        Role::Writer
+                    }
+                    Role::Other if read => Role::Reader,
+                    Role::Other => Role::Other,
+                };
+                (p, r)
+            })
+            .collect()
+    };
+    let role_of = |pid: Pid| roles.get(&pid).copied().unwrap_or(Role::Other);
 
     // Which readers a writer writes: the components of the flow between writers and readers,
     // joined where a writer woke a reader at least `MIN_PAIR_WAKEUPS` times (hackbench's
@@ -613,29 +699,62 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 }
             }
         }
-        let pids: Vec<Pid> = parent.keys().copied().collect();
-        let roots: BTreeMap<Pid, Pid> = pids.iter().map(|&p| (p, root(&mut parent, p))).collect();
-        let mut size: BTreeMap<Pid, usize> = BTreeMap::new();
-        for r in roots.values() {
-            *size.entry(*r).or_default() += 1;
+        // Tasks alone join the set that holds at least half of their flow.
+        fn attach(
+            parent: &mut BTreeMap<Pid, Pid>,
+            edges: &BTreeMap<Pid, Vec<(Pid, u64)>>,
+        ) -> BTreeMap<Pid, Pid> {
+            let pids: Vec<Pid> = parent.keys().copied().collect();
+            let roots: BTreeMap<Pid, Pid> = pids.iter().map(|&p| (p, root(parent, p))).collect();
+            let mut size: BTreeMap<Pid, usize> = BTreeMap::new();
+            for r in roots.values() {
+                *size.entry(*r).or_default() += 1;
+            }
+            let mut out = roots.clone();
+            for (&p, &r) in &roots {
+                if size[&r] > 1 {
+                    continue;
+                }
+                let mut to: BTreeMap<Pid, u64> = BTreeMap::new();
+                for &(q, n) in edges.get(&p).into_iter().flatten() {
+                    if size[&roots[&q]] > 1 {
+                        *to.entry(roots[&q]).or_default() += n;
+                    }
+                }
+                let all: u64 = to.values().sum();
+                if let Some((&c, &n)) = to.iter().max_by_key(|&(c, n)| (*n, std::cmp::Reverse(*c)))
+                {
+                    if 2 * n >= all {
+                        out.insert(p, c);
+                        parent.insert(p, c);
+                    }
+                }
+            }
+            out
         }
-        let mut out = roots.clone();
-        for (&p, &r) in &roots {
-            if size[&r] > 1 {
-                continue;
+        let mut out = attach(&mut parent, &edges);
+        // Then the tasks still alone are joined by their weaker flows, at least
+        // `MIN_WEAK_WAKEUPS` wakeups between a writer and a reader that both are (a short
+        // recording's whole group: each sender woke each receiver a few times), and those
+        // still alone after that join one of these sets as above.
+        let mut alone: BTreeMap<Pid, usize> = BTreeMap::new();
+        for r in out.values() {
+            *alone.entry(*r).or_default() += 1;
+        }
+        let is_alone = |p: &Pid| alone[&out[p]] == 1;
+        let weak: Vec<(Pid, Pid)> = edges
+            .iter()
+            .filter(|(p, _)| is_alone(p))
+            .flat_map(|(&p, to)| to.iter().map(move |&(q, n)| (p, q, n)))
+            .filter(|&(_, q, n)| n >= MIN_WEAK_WAKEUPS && is_alone(&q))
+            .map(|(p, q, _)| (p, q))
+            .collect();
+        if !weak.is_empty() {
+            for (p, q) in weak {
+                let (a, b) = (root(&mut parent, p), root(&mut parent, q));
+                parent.insert(a.max(b), a.min(b));
             }
-            let mut to: BTreeMap<Pid, u64> = BTreeMap::new();
-            for &(q, n) in edges.get(&p).into_iter().flatten() {
-                if size[&roots[&q]] > 1 {
-                    *to.entry(roots[&q]).or_default() += n;
-                }
-            }
-            let all: u64 = to.values().sum();
-            if let Some((&c, &n)) = to.iter().max_by_key(|&(c, n)| (*n, std::cmp::Reverse(*c))) {
-                if 2 * n >= all {
-                    out.insert(p, c);
-                }
-            }
+            out = attach(&mut parent, &edges);
         }
         out
     };
@@ -1208,7 +1327,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     }
     let at = if pair_channels == 0 { 2 } else { 3 };
     if hubs.is_empty() {
-        notes.insert(at, format!("many writers to many readers: none (a reader is woken by tasks that do not form pairs at least {MIN_PAIR_WAKEUPS} times, for half its wakeups; a writer wakes them more often than they wake it, more than once per wakee, and blocks at least once per {HUB_SENDS_PER_BLOCK} wakeups; counted beyond what interrupts at the wakee's own rate would explain)"));
+        notes.insert(at, format!("many writers to many readers: none (a reader is woken by tasks that do not form pairs at least {MIN_PAIR_WAKEUPS} times, for half its wakeups; a writer wakes them more often than they wake it, gives one in {REPEATS_PER_WRITE} of those wakeups or more to tasks it wakes more than once, and blocks at least once per {HUB_SENDS_PER_BLOCK} wakeups; counted beyond what interrupts at the wakee's own rate would explain)"));
     } else {
         let costs: Vec<String> = hubs
             .iter()
@@ -1222,7 +1341,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 )
             })
             .collect();
-        notes.insert(at, format!("many writers to many readers: an inbox per task for {} reader group(s) (a reader is woken by tasks that do not form pairs at least {MIN_PAIR_WAKEUPS} times, for half its wakeups; a writer wakes them more often than they wake it, more than once per wakee, and blocks at least once per {HUB_SENDS_PER_BLOCK} wakeups; counted beyond what interrupts at the wakee's own rate would explain; a writer writes the readers it woke; readers and writers that run to the end or exit, the writers exiting where the readers do): a reader reads every message there before it blocks, so its shortest bursts (the {}th percentile) are one message's read and its longest (the {}th) a full inbox's, and its CPU time is that many messages ({}); a writer writes the inboxes in turn, its CPU time per message before each write, waits on a full inbox until reads drain it to a quarter (a unix socket) or, where the readers' runs that wake writers wake two or more at most once in ten, until a read empties one of its 16 pages and wakes one writer (a pipe), and where its own wakeups are not mostly its readers' or its fellow writers' sleeps as recorded between rounds", hubs.len(), READ_PERMILLE / 10, FULL_PERMILLE / 10, costs.join("; ")));
+        notes.insert(at, format!("many writers to many readers: an inbox per task for {} reader group(s) (a reader is woken by tasks that do not form pairs at least {MIN_PAIR_WAKEUPS} times, for half its wakeups; a writer wakes them more often than they wake it, gives one in {REPEATS_PER_WRITE} of those wakeups or more to tasks it wakes more than once, and blocks at least once per {HUB_SENDS_PER_BLOCK} wakeups; counted beyond what interrupts at the wakee's own rate would explain; a writer writes the readers it woke, in sets joined by {MIN_PAIR_WAKEUPS} wakeups, or {MIN_WEAK_WAKEUPS} between tasks no such set holds; readers and writers that run to the end or exit, the writers exiting where the readers do): a reader reads every message there before it blocks, so its shortest bursts (the {}th percentile) are one message's read and its longest (the {}th) a full inbox's, and its CPU time is that many messages ({}); a writer writes the inboxes in turn, its CPU time per message before each write, waits on a full inbox until reads drain it to a quarter (a unix socket) or, where the readers' runs that wake writers wake two or more at most once in ten, until a read empties one of its 16 pages and wakes one writer (a pipe), and where its own wakeups are not mostly its readers' or its fellow writers' sleeps as recorded between rounds", hubs.len(), READ_PERMILLE / 10, FULL_PERMILLE / 10, costs.join("; ")));
     }
     let hz = crate::machine::estimate_hz(t);
     match &hz {
