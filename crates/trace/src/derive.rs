@@ -41,10 +41,13 @@
 //! first sends before it receives, so the scenario cannot deadlock at its start. Where all
 //! the tasks joined by channels stopped (exited, or blocked for good) for the last quarter of
 //! the recording or more, each runs the fewest rounds among them and stops as it did; the
-//! others loop to the end (rounds are counted as wakeups, fewer than the round trips of a
-//! pair that also ran on two CPUs at once, so a pair bounded by them would end early). Tasks
-//! in a pair are groups of their own (one task each); the others are grouped by command name
-//! and nice.
+//! others loop to the end. A task's rounds are its wakeups, but two tasks that only wake each
+//! other (a ping-pong) make a round per round trip, which wakes both where each blocked in its
+//! read before the other answered and one where the other found its answer waiting (preempted
+//! by its wakee after its write, or running on while the wakee answered from another CPU): a
+//! wakeup after which the waker blocked is half a round trip, any other a whole one. Tasks in
+//! a pair are groups of their own (one task each); the others are grouped by command name and
+//! nice.
 //!
 //! Many writers to many readers (hackbench's senders and receivers): each reader is woken by many
 //! writers, none for a fifth of its wakeups. Among the tasks not in pairs, a *reader* is woken by
@@ -275,6 +278,9 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         .any(|e| matches!(e.kind, EventKind::Waking { .. }));
     let mut tasks: BTreeMap<Pid, Task> = BTreeMap::new();
     let mut pairs: BTreeMap<(Pid, Pid), u64> = BTreeMap::new();
+    // Wakeups after which the waker blocked before it woke anyone else (or was preempted): in
+    // a ping-pong its partner's answer then wakes it too (see `rounds_of`).
+    let mut blocked_after: BTreeMap<(Pid, Pid), u64> = BTreeMap::new();
     let mut running: BTreeMap<u32, Pid> = BTreeMap::new();
     // CPUs seen switching to the idle task, since when; and the idle time seen in all.
     let mut idle_since: BTreeMap<u32, u64> = BTreeMap::new();
@@ -294,13 +300,19 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     }
                     p.exited = prev_state == PrevState::Dead;
                     p.exit_ns = e.t_ns;
-                    if let Some(w) = p.last_woke.take().filter(|_| p.exited) {
-                        if let Some(n) = pairs.get_mut(&(prev_pid, w)) {
-                            *n -= 1;
-                            if *n == 0 {
-                                pairs.remove(&(prev_pid, w));
+                    match p.last_woke.take() {
+                        Some(w) if p.exited => {
+                            if let Some(n) = pairs.get_mut(&(prev_pid, w)) {
+                                *n -= 1;
+                                if *n == 0 {
+                                    pairs.remove(&(prev_pid, w));
+                                }
                             }
                         }
+                        Some(w) if prev_state == PrevState::Sleeping => {
+                            *blocked_after.entry((prev_pid, w)).or_default() += 1;
+                        }
+                        _ => {}
                     }
                     if prev_state == PrevState::Sleeping {
                         p.bursts += 1;
@@ -470,11 +482,39 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         .iter()
         .flat_map(|(&e, ws)| std::iter::once(e).chain(ws.iter().map(|x| x.0)))
         .collect();
-    // A coupled task's rounds: wakeups received, else blocks, else sends per wakee.
+    // A coupled task's rounds: a ping-pong's round trips; else wakeups received, else blocks,
+    // else sends per wakee. Two tasks that only wake each other pass one message each way per
+    // round trip, and a round trip wakes both (each blocked in its read before the other's
+    // answer came) or one (the other found the answer waiting: preempted by its wakee after
+    // its write, or running on while the wakee answered from another CPU). A wakeup after
+    // which the waker blocked is half of a round trip of two; any other is one of one.
+    let partner = |pid: Pid| -> Option<Pid> {
+        match (
+            into.get(&pid).map(Vec::as_slice),
+            out_of.get(&pid).map(Vec::as_slice),
+        ) {
+            (Some(&[(q, _)]), Some(&[r])) if q == r => {
+                let back = (
+                    into.get(&q).map(Vec::as_slice),
+                    out_of.get(&q).map(Vec::as_slice),
+                );
+                matches!(back, (Some(&[(a, _)]), Some(&[b])) if a == pid && b == pid).then_some(q)
+            }
+            _ => None,
+        }
+    };
     let rounds_of = |pid: Pid| -> u64 {
         let me = &tasks[&pid];
         let targets = out_of.get(&pid).map_or(&[][..], |v| v.as_slice());
-        if into.contains_key(&pid) {
+        if let Some(q) = partner(pid) {
+            let get = |m: &BTreeMap<(Pid, Pid), u64>, k| m.get(&k).copied().unwrap_or(0);
+            let woken = get(&pairs, (pid, q)) + get(&pairs, (q, pid));
+            let blocked = get(&blocked_after, (pid, q)) + get(&blocked_after, (q, pid));
+            woken
+                .saturating_sub(blocked / 2)
+                .max(me.wakeups)
+                .max(tasks[&q].wakeups)
+        } else if into.contains_key(&pid) {
             me.wakeups
         } else if me.bursts > 0 && me.sleeps > 0 {
             me.bursts
@@ -484,11 +524,8 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         }
     };
     // Whether a coupled task stopped long before the end: it exited, or has been blocked,
-    // for the last quarter of the recording or more. (Its rounds are counted as wakeups,
-    // which undercount the round trips of a pair that also ran on two CPUs at once, where a
-    // read finds its message without blocking: `perf bench sched pipe -l 2000` on two CPUs
-    // shows about 1 000 wakeups each way. Bounded by them, such a pair ends early; one that
-    // ran to near the end is better left running to it.)
+    // for the last quarter of the recording or more. (A pair that ran to near the end is
+    // better left running to it: its rounds are estimates.)
     let stopped = |pid: Pid| -> bool {
         let me = &tasks[&pid];
         let since = if me.exited {
@@ -1176,10 +1213,11 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                         .unwrap_or(0)
                         .min(round_ns / 2)
                 };
-                let mut body = vec![json!({"run_us": {"exp": us(round_ns - post_ns)}})];
+                // To the nanosecond: a ping-pong's round is a few microseconds.
+                let mut body = vec![json!({"run_us": {"exp": fine_us(round_ns - post_ns)}})];
                 body.extend(targets.iter().map(|&e| json!({"send": inbox(e)})));
                 if post_ns >= 1000 {
-                    body.push(json!({"run_us": {"exp": us(post_ns)}}));
+                    body.push(json!({"run_us": {"exp": fine_us(post_ns)}}));
                 }
                 let mut steps = vec![];
                 if reads && !send_first.contains(&pid) {
@@ -1321,7 +1359,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         ));
     } else {
         notes.insert(1, format!(
-            "who wakes whom: {pair_channels} channels from consistent waker→wakee pairs (waker = the task current on the CPU where {event} fired; a pair: at least {MIN_PAIR_WAKEUPS} wakeups, at least a fifth of the wakee's and one per five of the waker's blocks, half of them together, a waker that blocks at least once per ten): the wakee reads its channel once per round, each waker writes it once per round; a channel holds one message per writer (buffer sizes are not in a recording); tasks so joined that all stopped for the last quarter of the recording or more run the fewest rounds among them and stop as they did; other sleeps are timed",
+            "who wakes whom: {pair_channels} channels from consistent waker→wakee pairs (waker = the task current on the CPU where {event} fired; a pair: at least {MIN_PAIR_WAKEUPS} wakeups, at least a fifth of the wakee's and one per five of the waker's blocks, half of them together, a waker that blocks at least once per ten): the wakee reads its channel once per round, each waker writes it once per round (two tasks that only wake each other make a round per round trip: a wakeup after which the waker blocked is half of one, any other a whole one); a channel holds one message per writer (buffer sizes are not in a recording); tasks so joined that all stopped for the last quarter of the recording or more run the fewest rounds among them and stop as they did; other sleeps are timed",
         ));
         notes.insert(2, "a wakeup from an interrupt (a timer that fires while a task runs) counts for the task that was running unless that task hardly ever blocked (less than once per ten wakeups it gave), less the wakeups the wakee's rate of wakeups on idle CPUs explains over the waker's CPU time".to_string());
     }
