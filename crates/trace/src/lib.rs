@@ -392,10 +392,12 @@ impl Importer {
     fn feed_input(&mut self, chunk: &[u8]) -> Result<(), ImportError> {
         match &mut self.input {
             Input::Gzip(d) => {
-                d.write_all(chunk)
-                    .map_err(|e| ImportError::Gzip(e.to_string()))?;
+                let r = d.write_all(chunk);
                 let out = std::mem::take(d.get_mut());
-                self.text(&out)
+                // The text decoded before a corruption is read first, as when the stream comes
+                // in smaller pieces: its own error (no trace in it) comes before the stream's.
+                self.text(&out)?;
+                r.map_err(|e| ImportError::Gzip(e.to_string()))
             }
             _ => self.text(chunk),
         }

@@ -266,6 +266,31 @@ fn a_truncated_gzip_keeps_what_was_read() {
     );
 }
 
+/// A gzip stream whose text is no trace and whose checksum is wrong (found by the `trace` fuzz
+/// target): pushed whole, the checksum's error came first, since the text decoded before it
+/// was dropped with the error; pushed in pieces, the text was read first and refused. The
+/// text decoded before a corruption is now read first either way.
+#[test]
+fn a_corrupt_gzip_of_no_trace_fails_alike_whole_and_in_pieces() {
+    let text = "perf 1260 [000] 35.564458: not a line of any trace\n".repeat(1500);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(text.as_bytes()).unwrap();
+    let mut gz = gz.finish().unwrap();
+    // The trailer's CRC-32, checked as the next member begins.
+    let n = gz.len();
+    gz[n - 8] ^= 0xff;
+    gz.extend_from_slice(&gz.clone());
+    let whole = import_bytes(&gz, Options::default()).unwrap_err();
+    let mut imp = Importer::new(Options::default());
+    let pieces: Result<(), ImportError> = gz.chunks(64).try_for_each(|c| imp.push(c));
+    let pieced = match pieces {
+        Err(e) => e,
+        Ok(()) => imp.finish().unwrap_err(),
+    };
+    assert_eq!(whole, pieced);
+    assert!(matches!(whole, ImportError::NotATrace { .. }), "{whole:?}");
+}
+
 #[test]
 fn a_bad_line_is_reported_with_its_number_and_text() {
     let text = "\
