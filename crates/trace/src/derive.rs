@@ -173,7 +173,8 @@ struct Task {
     woke_at: Option<u64>,
     /// The last task it woke in the run under way: where the run ends in its exit, that
     /// wakeup is the exit's notice (`exit_notify` waking the parent in `wait`, or a thread's
-    /// joiner through its `clear_child_tid` futex), not a message.
+    /// joiner through its `clear_child_tid` futex), not a message; where it ends in a block,
+    /// a ping-pong's partner will wake it back (`blocked_after`).
     last_woke: Option<Pid>,
     post_wake_ns: u64,
     post_wakes: u64,
@@ -278,8 +279,8 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         .any(|e| matches!(e.kind, EventKind::Waking { .. }));
     let mut tasks: BTreeMap<Pid, Task> = BTreeMap::new();
     let mut pairs: BTreeMap<(Pid, Pid), u64> = BTreeMap::new();
-    // Wakeups after which the waker blocked before it woke anyone else (or was preempted): in
-    // a ping-pong its partner's answer then wakes it too (see `rounds_of`).
+    // Wakeups after which the waker next blocked (neither preempted nor waking anyone else
+    // first): in a ping-pong its partner's answer then wakes it too (see `rounds_of`).
     let mut blocked_after: BTreeMap<(Pid, Pid), u64> = BTreeMap::new();
     let mut running: BTreeMap<u32, Pid> = BTreeMap::new();
     // CPUs seen switching to the idle task, since when; and the idle time seen in all.
