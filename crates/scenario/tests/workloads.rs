@@ -708,6 +708,31 @@ fn documents_with_every_new_key_round_trip() {
     assert!(matches!(&s.workloads[2], Workload::PipePair(p) if p.placement == Placement::Cross));
 }
 
+/// A hackbench longer to start than its scenario lasts (found by the `scenario` fuzz target):
+/// main creates its 3 200 threads 20 µs apart, until 64 ms, in a 50-ms scenario. Its expansion
+/// gave groups starting after the end, which the format refused (a start beyond the duration),
+/// so the expanded scenario did not parse. A group created after the end never runs; the
+/// expanded scenario parses and runs as the workload does.
+#[test]
+fn a_workload_that_creates_threads_past_the_end_expands_to_a_valid_scenario() {
+    let s = Scenario::from_json(
+        r#"{"version": 1, "name": "short", "cpus": 8, "hz": 250, "duration_ms": 50, "seed": 1,
+            "variants": ["eevdf-6.6"],
+            "workloads": [{"hackbench": {"groups": 8, "fds": 200, "loops": 1, "threads": true}}]}"#,
+    )
+    .unwrap();
+    let x = s.expanded();
+    let late = x.tasks.iter().filter(|t| {
+        t.start_ms
+            .as_ref()
+            .and_then(|n| n.as_f64())
+            .is_some_and(|ms| ms > 50.0)
+    });
+    assert!(late.count() > 0, "some groups start after the end");
+    let parsed = Scenario::from_json(&x.to_json()).expect("the expansion parses");
+    assert_eq!(parsed.sim_config(), s.sim_config());
+}
+
 #[test]
 fn the_expansion_is_plain_tasks_with_the_same_config() {
     let s = Scenario::from_json(EVERYTHING).unwrap();

@@ -446,15 +446,7 @@ pub(crate) fn parse_value(v: Value) -> Result<Scenario, ScenarioErrors> {
             let groups: Vec<Option<TaskGroup>> = a
                 .iter()
                 .enumerate()
-                .map(|(i, t)| {
-                    task_group(
-                        &mut p,
-                        &format!("tasks[{i}]"),
-                        t,
-                        cpus,
-                        duration_ms.as_ref(),
-                    )
-                })
+                .map(|(i, t)| task_group(&mut p, &format!("tasks[{i}]"), t, cpus))
                 .collect();
             groups.into_iter().collect::<Option<Vec<_>>>()
         }
