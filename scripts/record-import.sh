@@ -18,17 +18,20 @@
 #   hackbench3  hackbench -g 3 -l 400: three groups of 20 sender and 20 receiver processes
 #               over unix sockets, in a recording so short that in a group a sender may wake
 #               no receiver more than a few times.
+#   mixed       stress-ng --cpu 2 -t 3 beside stress-ng --cpu 1 --cpu-load 10 -t 3: workers of
+#               one name, two CPU loops and a 10 % duty cycle; the two stress-ng parents
+#               wake each other a few dozen times at their start, then wait on their workers.
 #
 # Run as root on an otherwise idle 2-CPU machine, with the build lock held so no build shares
 # the CPUs:
 #   flock /tmp/schedlab-build.lock sh scripts/record-import.sh [OUTDIR [NAME...]]
 # Needs perf (Debian linux-perf), stress-ng and hackbench (rt-tests). OUTDIR defaults to
-# tests/fixtures/traces; the names to all six.
+# tests/fixtures/traces; the names to all seven.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${1:-$HERE/../tests/fixtures/traces}
 [ $# -gt 0 ] && shift
-NAMES=${*:-duty pipe-exits switch nice messaging hackbench3}
+NAMES=${*:-duty pipe-exits switch nice messaging hackbench3 mixed}
 for c in perf stress-ng hackbench; do
 	command -v "$c" >/dev/null || { echo "record-import: needs $c" >&2; exit 2; }
 done
@@ -50,7 +53,8 @@ for name in $NAMES; do
 	nice) CMD="stress-ng --cpu 2 -t 3 & nice -n 5 stress-ng --cpu 1 -t 3; wait" ;;
 	messaging) CMD="perf bench sched messaging -g 2 -l 100" ;;
 	hackbench3) CMD="hackbench -g 3 -l 400" ;;
-	*) echo "record-import: no workload '$name' (duty, pipe-exits, switch, nice, messaging, hackbench3)" >&2; exit 2 ;;
+	mixed) CMD="stress-ng --cpu 2 -t 3 & stress-ng --cpu 1 --cpu-load 10 -t 3; wait" ;;
+	*) echo "record-import: no workload '$name' (duty, pipe-exits, switch, nice, messaging, hackbench3, mixed)" >&2; exit 2 ;;
 	esac
 	IDLE=$(idle_before)
 	perf sched record -o "$TMP/perf.data" -- sh -c "$CMD" > "$TMP/out.txt" 2>&1 || {

@@ -16,9 +16,9 @@
 //! its rounds and sleeps to the end. A sleep ends at the wakeup, or where none was recorded
 //! (perf drops the events it causes itself, so the recorder's own wakeups are missing), at
 //! the next switch-in, when such sleeps are most of a task's or at least
-//! [`MIN_UNSEEN_WAKEUPS`]. Tasks of one name form one group only at one nice and if first
-//! seen within [`START_APART_NS`] (or 2 % of the recording) of each other: a group's tasks
-//! share a nice and a start.
+//! [`MIN_UNSEEN_WAKEUPS`]. Tasks of one name form one group only at one nice, if first seen
+//! within [`START_APART_NS`] (or 2 % of the recording) of each other, and if they behave alike
+//! (`alike`): a group's tasks share a nice, a start and a program.
 //!
 //! Who wakes whom: `sched_waking` fires in `try_to_wake_up` on the waker's CPU with the waker
 //! as the current task, so the task a CPU was running when it fired is the waker (with only
@@ -39,8 +39,8 @@
 //! mean time from its wakeup of another task to its next block (the rest of a `write`, then
 //! the `read` that blocks) runs after its sends. In a cycle of such pairs the task that ran
 //! first sends before it receives, so the scenario cannot deadlock at its start. Where all
-//! the tasks joined by channels stopped (exited, or blocked for good) for the last quarter of
-//! the recording or more, each runs the fewest rounds among them and stops as it did; the
+//! the tasks joined by channels stopped (exited, blocked for good, or no longer woke one
+//! another) for the last quarter of the recording or more, each runs the fewest rounds among them and stops as it did; the
 //! others loop to the end. A task's rounds are its wakeups, but two tasks that only wake each
 //! other (a ping-pong) make a round per round trip, which wakes both where each blocked in its
 //! read before the other answered and one where the other found its answer waiting (preempted
@@ -200,6 +200,16 @@ struct Task {
 }
 
 impl Task {
+    /// The part of its life (from first seen to its exit or the end) it was not asleep, in
+    /// thousandths (at least 1).
+    fn awake_permille(&self, end_ns: u64) -> u64 {
+        let first = self.first_ns.unwrap_or(0);
+        let last = if self.exited { self.exit_ns } else { end_ns };
+        let life = last.saturating_sub(first).max(1);
+        let asleep = self.sleep_ns + self.blocked_at.map_or(0, |b| last.saturating_sub(b));
+        (life.saturating_sub(asleep) * 1000 / life).max(1)
+    }
+
     /// The last stretch of a recording of `end_ns` in which an exit counts as the end.
     fn end_margin(&self, end_ns: u64) -> u64 {
         end_ns / 50
@@ -279,6 +289,8 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         .any(|e| matches!(e.kind, EventKind::Waking { .. }));
     let mut tasks: BTreeMap<Pid, Task> = BTreeMap::new();
     let mut pairs: BTreeMap<(Pid, Pid), u64> = BTreeMap::new();
+    // When each waker last woke each wakee (see `stopped`).
+    let mut last_pair: BTreeMap<(Pid, Pid), u64> = BTreeMap::new();
     // Wakeups after which the waker next blocked (neither preempted nor waking anyone else
     // first): in a ping-pong its partner's answer then wakes it too (see `rounds_of`).
     let mut blocked_after: BTreeMap<(Pid, Pid), u64> = BTreeMap::new();
@@ -384,6 +396,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     if let Some(&waker) = running.get(&e.cpu) {
                         if waker != pid {
                             *pairs.entry((waker, pid)).or_default() += 1;
+                            last_pair.insert((waker, pid), e.t_ns);
                             let w = tasks.entry(waker).or_default();
                             w.woke_at = Some(e.t_ns);
                             w.last_woke = Some(pid);
@@ -525,8 +538,12 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         }
     };
     // Whether a coupled task stopped long before the end: it exited, or has been blocked,
-    // for the last quarter of the recording or more. (A pair that ran to near the end is
-    // better left running to it: its rounds are estimates.)
+    // for the last quarter of the recording or more, or it neither woke nor was woken by its
+    // channels' other ends for that long (two processes that woke each other over a lock at
+    // their start and then waited on their children: what they passed ended there, whatever
+    // they did after). (A pair that ran to near the end is better left running to it: its
+    // rounds are estimates.)
+    let quarter_before_end = |at: u64| t.end_ns.saturating_sub(at) >= t.end_ns / 4;
     let stopped = |pid: Pid| -> bool {
         let me = &tasks[&pid];
         let since = if me.exited {
@@ -534,7 +551,14 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         } else {
             me.blocked_at
         };
-        since.is_some_and(|b| t.end_ns.saturating_sub(b) >= t.end_ns / 4)
+        let ends = into
+            .get(&pid)
+            .into_iter()
+            .flatten()
+            .map(|&(w, _)| (w, pid))
+            .chain(out_of.get(&pid).into_iter().flatten().map(|&e| (pid, e)));
+        let last = ends.filter_map(|k| last_pair.get(&k)).max();
+        since.is_some_and(quarter_before_end) || last.is_some_and(|&at| quarter_before_end(at))
     };
     // The coupled tasks' components (tasks joined by a channel either way): where every
     // member stopped long before the end, each runs the component's fewest rounds and then
@@ -823,22 +847,35 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     };
     let group_by = |role: &dyn Fn(Pid) -> (Role, Pid)| {
         let mut groups: Vec<(String, Vec<Pid>)> = vec![];
-        let mut by_comm: BTreeMap<GroupKey, (usize, u64)> = BTreeMap::new();
+        // Per key, its groups so far: index, first start, first member.
+        let mut by_comm: BTreeMap<GroupKey, Vec<(usize, u64, Pid)>> = BTreeMap::new();
         let mut by_start: Vec<Pid> = kept.iter().copied().collect();
         by_start.sort_by_key(|p| (tasks[p].first_ns.unwrap_or(0), *p));
         for pid in by_start {
             let comm = sanitize(&comm_of(pid));
             let first = tasks[&pid].first_ns.unwrap_or(0);
             let key = (comm.clone(), nice_of(pid), role(pid));
+            let (part, _set) = key.2;
             if coupled.contains(&pid) {
                 groups.push((comm, vec![pid]));
-            } else if let Some(&(g, _)) = by_comm.get(&key).filter(|&&(_, since)| {
-                let (part, _set) = key.2;
-                part != Role::Other || first.saturating_sub(since) <= start_apart
-            }) {
+                continue;
+            }
+            let same = by_comm
+                .get(&key)
+                .into_iter()
+                .flatten()
+                .find(|&&(_, since, rep)| {
+                    part != Role::Other
+                        || (first.saturating_sub(since) <= start_apart
+                            && alike(&tasks[&rep], &tasks[&pid], t.end_ns))
+                });
+            if let Some(&(g, _, _)) = same {
                 groups[g].1.push(pid);
             } else {
-                by_comm.insert(key, (groups.len(), first));
+                by_comm
+                    .entry(key)
+                    .or_default()
+                    .push((groups.len(), first, pid));
                 groups.push((comm, vec![pid]));
             }
         }
@@ -1237,7 +1274,9 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                             && ops_used + n * (steps.len() as u64) < MAX_DERIVED_OPS =>
                     {
                         let ops = n * steps.len() as u64 + 1;
-                        let end = if me.exited {
+                        // (An exit in the recording's last 2 % is the workload's end: it
+                        // sleeps to the end.)
+                        let end = if group_end(&[me], t_end) == End::Exits {
                             json!({"exit": true})
                         } else {
                             json!({"sleep_ms": duration_ms})
@@ -1350,7 +1389,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     };
     notes.insert(
         0,
-        format!("bursts and sleeps are fitted with the recorded means (not replayed), as exponential distributions, or normal ones with the recorded spread where that is under {NORMAL_BELOW_CV} of the mean; a task that exited runs its recorded rounds, or its CPU time, and exits (an exit in the recording's last 2 % counts as running to the end); one asleep at the end for more than {QUIET_ROUNDS} of its rounds runs them and sleeps to the end; a sleep whose wakeup is not in the recording (perf records none of its own) ends at the next switch-in where such sleeps are most of a task's or at least {MIN_UNSEEN_WAKEUPS}; tasks of one name are one group only at one nice and first seen within {:.0} ms of each other (a set's readers or writers whenever they were first seen)", start_apart as f64 / 1e6),
+        format!("bursts and sleeps are fitted with the recorded means (not replayed), as exponential distributions, or normal ones with the recorded spread where that is under {NORMAL_BELOW_CV} of the mean; a task that exited runs its recorded rounds, or its CPU time, and exits (an exit in the recording's last 2 % counts as running to the end); one asleep at the end for more than {QUIET_ROUNDS} of its rounds runs them and sleeps to the end; a sleep whose wakeup is not in the recording (perf records none of its own) ends at the next switch-in where such sleeps are most of a task's or at least {MIN_UNSEEN_WAKEUPS}; tasks of one name are one group only at one nice, first seen within {:.0} ms of each other (a set's readers or writers whenever they were first seen), and alike (CPU loops apart from tasks that sleep; mean bursts and sleeps within {ALIKE_FACTOR}x of each other's, or with fewer than {ALIKE_MIN_SLEEPS} sleeps the parts of their lives awake within {}x)", start_apart as f64 / 1e6, ALIKE_AWAKE_TENTHS as f64 / 10.0),
     );
     let pair_channels = channels.len() - hubs.len();
     if pair_channels == 0 {
@@ -1360,7 +1399,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         ));
     } else {
         notes.insert(1, format!(
-            "who wakes whom: {pair_channels} channels from consistent waker→wakee pairs (waker = the task current on the CPU where {event} fired; a pair: at least {MIN_PAIR_WAKEUPS} wakeups, at least a fifth of the wakee's and one per five of the waker's blocks, half of them together, a waker that blocks at least once per ten): the wakee reads its channel once per round, each waker writes it once per round (two tasks that only wake each other make a round per round trip: a wakeup after which the waker blocked is half of one, any other a whole one); a channel holds one message per writer (buffer sizes are not in a recording); tasks so joined that all stopped for the last quarter of the recording or more run the fewest rounds among them and stop as they did; other sleeps are timed",
+            "who wakes whom: {pair_channels} channels from consistent waker→wakee pairs (waker = the task current on the CPU where {event} fired; a pair: at least {MIN_PAIR_WAKEUPS} wakeups, at least a fifth of the wakee's and one per five of the waker's blocks, half of them together, a waker that blocks at least once per ten): the wakee reads its channel once per round, each waker writes it once per round (two tasks that only wake each other make a round per round trip: a wakeup after which the waker blocked is half of one, any other a whole one); a channel holds one message per writer (buffer sizes are not in a recording); tasks so joined that all stopped (exited, blocked for good, or no longer woke one another) for the last quarter of the recording or more run the fewest rounds among them and stop as they did; other sleeps are timed",
         ));
         notes.insert(2, "a wakeup from an interrupt (a timer that fires while a task runs) counts for the task that was running unless that task hardly ever blocked (less than once per ten wakeups it gave), less the wakeups the wakee's rate of wakeups on idle CPUs explains over the waker's CPU time".to_string());
     }
@@ -1608,6 +1647,47 @@ fn group_end(ms: &[&Task], t_end: u64) -> End {
     } else {
         End::Runs
     }
+}
+
+/// Tasks whose mean bursts or mean sleeps differ by more than this factor are not alike.
+const ALIKE_FACTOR: u64 = 4;
+
+/// Tasks awake (running or runnable) for parts of their lives that differ by more than this
+/// factor, in tenths, are not alike.
+const ALIKE_AWAKE_TENTHS: u64 = 15;
+
+/// The fewest sleeps from which a task's mean burst and sleep are compared with another's.
+const ALIKE_MIN_SLEEPS: u64 = 4;
+
+/// Whether two tasks (of one name, nice and start) behave alike enough to be one group, whose
+/// tasks share one fitted program: both never blocked (CPU loops), both blocked and were never
+/// woken, or both slept, with mean bursts and mean sleeps within [`ALIKE_FACTOR`] of each
+/// other's where each slept at least [`ALIKE_MIN_SLEEPS`] times, else (a few sleeps say
+/// little of a mean: a CPU loop that waited once for its siblings at its start) awake for
+/// parts of their lives within [`ALIKE_AWAKE_TENTHS`] tenths of each other. Threads of one
+/// program, or workers of one tool at two settings (`stress-ng --cpu 2` beside `stress-ng
+/// --cpu 1 --cpu-load 10`), share a name and a start but not a behaviour: as one group each
+/// would run the mean of a CPU loop and a duty cycle.
+fn alike(a: &Task, b: &Task, end_ns: u64) -> bool {
+    let kind = |t: &Task| (t.bursts > 0, t.sleeps > 0);
+    if kind(a) != kind(b) {
+        return false;
+    }
+    let within = |x: u64, y: u64, tenths: u64| {
+        x.saturating_mul(10) <= y.saturating_mul(tenths)
+            && y.saturating_mul(10) <= x.saturating_mul(tenths)
+    };
+    if a.sleeps >= ALIKE_MIN_SLEEPS && b.sleeps >= ALIKE_MIN_SLEEPS {
+        let f = 10 * ALIKE_FACTOR;
+        let mean = |sum: u64, n: u64| sum.checked_div(n).unwrap_or(0);
+        return within(mean(a.cpu_ns, a.bursts), mean(b.cpu_ns, b.bursts), f)
+            && within(mean(a.sleep_ns, a.sleeps), mean(b.sleep_ns, b.sleeps), f);
+    }
+    within(
+        a.awake_permille(end_ns),
+        b.awake_permille(end_ns),
+        ALIKE_AWAKE_TENTHS,
+    )
 }
 
 /// What tasks of one group share: a name, a nice, and their part in many-to-many messages

@@ -506,6 +506,52 @@ fn tasks_of_one_name_at_two_nice_levels_are_two_groups() {
     );
 }
 
+/// Two CPU loops and a 10 % duty cycle, all `stress-ng-cpu` at nice 0 and started together
+/// (`stress-ng --cpu 2` beside `stress-ng --cpu 1 --cpu-load 10`; `scripts/record-import.sh
+/// mixed`, tests/fixtures/traces/mixed.txt). As one group of three, each ran the group's
+/// mean, "run 519 ms, sleep 220 ms" (the loops had blocked once each at their start): three
+/// 70 % duty cycles where two loops and a 5 % worker had run. Tasks of one name that do not
+/// behave alike are groups of their own: the loops, and the duty cycle, within 1.5 points
+/// of its recorded share.
+///
+/// The two `stress-ng` parents woke each other 28 times in their first 30 ms (a lock they
+/// both took as they started) and then waited on their workers to the end. They make a pair,
+/// which looped its round trips for the whole recording: 19.7 % of the CPU time each,
+/// simulated, against 0.5 % recorded. A pair that stopped waking each other for the last
+/// quarter of the recording runs the rounds it made, as one that stopped running does; their
+/// share is now within the difference between the recording's halves.
+#[test]
+fn tasks_of_one_name_that_behave_unalike_are_groups_of_their_own() {
+    let imp = import("mixed.perf-script.txt.gz");
+    let (d, sc, out) = derive_and_run(&imp, 1_000_000);
+    assert!(out.deadlock.is_none(), "{:?}", out.deadlock);
+    let mut counts: Vec<u64> = sc
+        .tasks
+        .iter()
+        .filter(|t| t.name == "stress-ng-cpu")
+        .map(|t| t.count)
+        .collect();
+    counts.sort();
+    assert_eq!(counts, [1, 2], "two loops and a duty cycle: {:?}", d.groups);
+    let g = d
+        .groups
+        .iter()
+        .position(|g| g.comm == "stress-ng-cpu" && g.tasks == 1)
+        .unwrap();
+    let duty = d.groups[g].pids[0];
+    let t = &imp.trace;
+    let recorded = share(t, 0, t.end_ns, |_| true, |pid| pid == duty);
+    let simulated = group_share(&out.trace, &[g as u32]);
+    eprintln!("the duty cycle: {recorded:.1} % recorded, {simulated:.1} % simulated");
+    assert!(
+        (simulated - recorded).abs() <= 1.5,
+        "the duty cycle {simulated:.1} % simulated against {recorded:.1} % recorded"
+    );
+    let c = check("mixed.perf-script.txt.gz", "stress-ng", 1_000_000);
+    assert_eq!(c.pairs, 2, "the parents' pair, one channel each way");
+    assert_share(&c);
+}
+
 /// Three CPU loops for 5 s on the EPYC VM with haltpoll (tests/fixtures/real-epyc-haltpoll,
 /// `hogs3`): at 2 s the recording script's shell (`bash`) ran its commands (mkdir, cat, mv,
 /// ...; each forked child is `bash` until it execs) for 50 ms and was asleep from then on.
