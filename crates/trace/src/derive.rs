@@ -11,7 +11,9 @@
 //! task's sleeps or a duty cycle's slices, which an exponential fit would make queue as if
 //! random). A task that never blocks is a hog; a task that exited runs its recorded rounds (or
 //! its CPU time) and exits, unless it exited in the recording's last 2 % (a recording ends by
-//! stopping its workload: such a task runs to the end); a task asleep at the end for longer
+//! stopping its workload: such a task runs to the end); one last seen preempted and not seen
+//! again for [`VANISHED_NS`] and [`VANISHED_WAITS`] times its longest wait to run exited
+//! there (killed while runnable, its exit unrecorded); a task asleep at the end for longer
 //! than [`QUIET_ROUNDS`] of its rounds (a kworker that served the tracer's first writes) runs
 //! its rounds and sleeps to the end. A sleep ends at the wakeup, or where none was recorded
 //! (perf drops the events it causes itself, so the recorder's own wakeups are missing), at
@@ -166,6 +168,10 @@ struct Task {
     /// Its last switch-out was an exit, and when.
     exited: bool,
     exit_ns: u64,
+    /// Switched out runnable (preempted) and not switched in since: from when; and the
+    /// longest such wait that ended in a switch-in.
+    runnable_since: Option<u64>,
+    longest_wait_ns: u64,
     /// When it last blocked, to measure the sleep to its next wakeup.
     blocked_at: Option<u64>,
     /// When it last woke another task while running, and the time from such a wakeup to its
@@ -238,6 +244,13 @@ struct Program {
 /// Tasks of one name first seen further apart than this (or than 2 % of the recording) are
 /// groups of their own (ns).
 const START_APART_NS: u64 = 1_000_000;
+
+/// A task last seen preempted that is not seen again for this long, and for
+/// [`VANISHED_WAITS`] times its longest wait to run, exited unseen (ns). (A nice-19 task
+/// beside ten nice-0 loops on its CPU waits about half a second for each slice; a
+/// SCHED_IDLE one, seconds: its own longest wait then sets the bound.)
+const VANISHED_NS: u64 = 1_000_000_000;
+const VANISHED_WAITS: u64 = 10;
 
 /// The fewest sleeps ended by a switch-in with no recorded wakeup that are taken for
 /// sleeps (see `Task::unseen`).
@@ -313,6 +326,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     }
                     p.exited = prev_state == PrevState::Dead;
                     p.exit_ns = e.t_ns;
+                    p.runnable_since = (prev_state == PrevState::Running).then_some(e.t_ns);
                     match p.last_woke.take() {
                         Some(w) if p.exited => {
                             if let Some(n) = pairs.get_mut(&(prev_pid, w)) {
@@ -364,6 +378,9 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     n.cpus.insert(e.cpu);
                     n.first_ns.get_or_insert(e.t_ns);
                     n.running_since = Some(e.t_ns);
+                    if let Some(at) = n.runnable_since.take() {
+                        n.longest_wait_ns = n.longest_wait_ns.max(e.t_ns.saturating_sub(at));
+                    }
                     n.last_woke = None;
                     running.insert(e.cpu, next_pid);
                 } else {
@@ -416,6 +433,20 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             p.sleeps += n;
             p.sleep_ns += sum;
             p.sleep_sq = p.sleep_sq.saturating_add(sq);
+        }
+    }
+    // Preempted and never run again for at least `VANISHED_NS` and `VANISHED_WAITS` times its
+    // longest wait to run: a runnable task is picked again within its usual waits, so it
+    // exited where the recording does not show it (killed while runnable: `affinity`'s loops,
+    // waiting 4 ms at most and last seen preempted up to 59 s before the end, ran "forever"
+    // in their scenario).
+    for p in tasks.values_mut() {
+        if let Some(at) = p.runnable_since {
+            let gone = VANISHED_NS.max(p.longest_wait_ns.saturating_mul(VANISHED_WAITS));
+            if t.end_ns.saturating_sub(at) >= gone {
+                p.exited = true;
+                p.exit_ns = at;
+            }
         }
     }
     // Still running at the end: count the time up to the end.
