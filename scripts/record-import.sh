@@ -21,23 +21,27 @@
 #   mixed       stress-ng --cpu 2 -t 3 beside stress-ng --cpu 1 --cpu-load 10 -t 3: workers of
 #               one name, two CPU loops and a 10 % duty cycle; the two stress-ng parents
 #               wake each other a few dozen times at their start, then wait on their workers.
+#   threads     scripts/workloads/threads.c 2 1000 9000 3: two CPU-loop threads and a
+#               periodic thread (1 ms of CPU, then 9 ms asleep) of one process, so of one
+#               name.
 #
 # Run as root on an otherwise idle 2-CPU machine, with the build lock held so no build shares
 # the CPUs:
 #   flock /tmp/schedlab-build.lock sh scripts/record-import.sh [OUTDIR [NAME...]]
-# Needs perf (Debian linux-perf), stress-ng and hackbench (rt-tests). OUTDIR defaults to
-# tests/fixtures/traces; the names to all seven.
+# Needs perf (Debian linux-perf), stress-ng, hackbench (rt-tests) and gcc. OUTDIR defaults to
+# tests/fixtures/traces; the names to all eight.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${1:-$HERE/../tests/fixtures/traces}
 [ $# -gt 0 ] && shift
-NAMES=${*:-duty pipe-exits switch nice messaging hackbench3 mixed}
+NAMES=${*:-duty pipe-exits switch nice messaging hackbench3 mixed threads}
 for c in perf stress-ng hackbench; do
 	command -v "$c" >/dev/null || { echo "record-import: needs $c" >&2; exit 2; }
 done
 mkdir -p "$OUT"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+gcc -O2 -pthread -o "$TMP/threads" "$HERE/workloads/threads.c"
 # How idle the machine was in the second before (from /proc/stat: idle jiffies of all).
 idle_before() {
 	set -- $(head -1 /proc/stat); t1=$(($2 + $3 + $4 + $5 + $6 + $7 + $8)); i1=$5
@@ -54,7 +58,8 @@ for name in $NAMES; do
 	messaging) CMD="perf bench sched messaging -g 2 -l 100" ;;
 	hackbench3) CMD="hackbench -g 3 -l 400" ;;
 	mixed) CMD="stress-ng --cpu 2 -t 3 & stress-ng --cpu 1 --cpu-load 10 -t 3; wait" ;;
-	*) echo "record-import: no workload '$name' (duty, pipe-exits, switch, nice, messaging, hackbench3, mixed)" >&2; exit 2 ;;
+	threads) CMD="$TMP/threads 2 1000 9000 3" ;;
+	*) echo "record-import: no workload '$name' (duty, pipe-exits, switch, nice, messaging, hackbench3, mixed, threads)" >&2; exit 2 ;;
 	esac
 	IDLE=$(idle_before)
 	perf sched record -o "$TMP/perf.data" -- sh -c "$CMD" > "$TMP/out.txt" 2>&1 || {
@@ -68,7 +73,8 @@ for name in $NAMES; do
 		echo "hz: ${hz#CONFIG_HZ=}"
 		echo "perf: $(perf --version)"
 		echo "stress-ng: $(stress-ng --version)"
-		echo "command: perf sched record -- sh -c '$CMD'"
+		echo "command: perf sched record -- sh -c '$(echo "$CMD" | sed "s|$TMP/threads|threads|")'"
+		if [ "$name" = threads ]; then echo "threads: scripts/workloads/threads.c, gcc -O2 -pthread"; fi
 		echo "machine idle in the second before: $IDLE %"
 		grep -i "base_slice\|sysctl_sched_features" /sys/kernel/debug/sched/debug 2>/dev/null | sed 's/^/sched debug: /' || true
 	} > "$OUT/$name.txt"
