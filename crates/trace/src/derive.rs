@@ -88,8 +88,8 @@
 //!
 //! What cannot be derived is said in the notes: wakeups from interrupts (a timer firing while some
 //! task ran) look like wakeups by that task; what a message is (the readers' bursts give its CPU
-//! time, not its size); the tunables are not in a trace (HZ and the idle-wakeup cost are read from
-//! it where it shows them: `machine.rs`); RT and deadline tasks become fair tasks; I/O devices;
+//! time, not its size); the tunables are not in a trace (HZ, the switch delay δ and the idle-wakeup
+//! cost are read from it where it shows them: `machine.rs`); RT and deadline tasks become fair tasks; I/O devices;
 //! affinity masks beyond the CPUs a task was seen on.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -1458,7 +1458,20 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         None => notes.push("HZ is not visible in the recording (too few sched_stat_runtime events and tick-edge preemptions): HZ 1000 is assumed; set \"hz\" to the recorded machine's".to_string()),
     }
     notes.push("the scheduler tunables are not in a recording: set the variant's tunables to the recorded machine's".to_string());
-    let idle_wakeup = crate::machine::estimate_idle_wakeup(t);
+    let delta = crate::machine::estimate_switch_delay(t);
+    match &delta {
+        Some(d) => notes.push(format!(
+            "switch_delay_ns {}: {}",
+            d.value.min(limits::MAX_SWITCH_DELAY_NS),
+            d.how
+        )),
+        None => notes.push("too few wakeups preempting the task on their own CPU to measure the switch delay: the scenario's default switch_delay_ns applies".to_string()),
+    }
+    let delta_ns = delta
+        .as_ref()
+        .map(|d| d.value.min(limits::MAX_SWITCH_DELAY_NS));
+    // The idle wakeup's cost is what its wait has beyond δ: the recording's δ where it shows.
+    let idle_wakeup = crate::machine::estimate_idle_wakeup_beyond(t, delta_ns);
     match &idle_wakeup {
         Some(w) => notes.push(format!(
             "idle_wakeup_ns {}: {}",
@@ -1501,6 +1514,13 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     });
     if let Some(w) = idle_wakeup {
         scenario["idle_wakeup_ns"] = w.value.min(limits::MAX_IDLE_WAKEUP_NS).into();
+    }
+    if let Some(d) = delta_ns {
+        // `irq_ns` stays the default (5 µs, or δ if less): the rest of δ is charged to the
+        // task switched out, as the kernel charges the path from the interrupt's exit to the
+        // switch (a loop running through a tick on the haltpoll VM is charged all but about
+        // 0.5 µs of it, where δ there is 16–21 µs).
+        scenario["switch_delay_ns"] = d.into();
     }
     if !channels.is_empty() {
         scenario["channels"] = Value::Array(

@@ -18,8 +18,16 @@
 //!   switched in on a CPU that ran the idle task when `sched_waking` fired, on another CPU:
 //!   wakees queued behind it wait for it too) waits for the IPI
 //!   and the idle exit before the switch; the median of those waits, less the model's δ
-//!   (`DEFAULT_SWITCH_DELAY_NS`, which every reschedule pays), is the scenario's
-//!   `idle_wakeup_ns`.
+//!   (`DEFAULT_SWITCH_DELAY_NS`, which every reschedule pays; or the recording's own δ,
+//!   below), is the scenario's `idle_wakeup_ns`.
+//! - **δ, the switch delay.** A wakeup fired on the CPU it wakes the task on, while another
+//!   task computes there (a timer's interrupt over a CPU loop; not a task that wakes it from
+//!   a system call, which is preempted at the call's return), that preempts that task at once
+//!   raises a reschedule that takes effect at the interrupt's return: the wait from
+//!   `sched_waking` to the switch from the preempted task (prev_state R) to the wakee is the
+//!   path from the interrupt to `__schedule`, tracing included, which is the scenario's
+//!   `switch_delay_ns`. Waits of [`MAX_DELTA_NS`] or more are left out: the wakee waited for
+//!   a tick or a slice's end, not for its own reschedule.
 
 use std::collections::BTreeMap;
 
@@ -32,7 +40,14 @@ const CANDIDATES: [u32; 4] = [100, 250, 300, 1000];
 pub const MIN_SAMPLES: usize = 20;
 
 /// δ as the scenario format defaults it (ns): the switch delay every reschedule pays.
-const DELTA_NS: u64 = 5_000;
+pub const DELTA_NS: u64 = 5_000;
+
+/// The longest wait taken for a wakeup's own reschedule when δ is read off a recording (ns).
+pub const MAX_DELTA_NS: u64 = 500_000;
+
+/// The least CPU time per block of a task whose wakeups of others are taken for interrupts'
+/// when δ is read off a recording (ns): a CPU loop blocks at most ten times a second.
+const VICTIM_RUN_NS: u64 = 100_000_000;
 
 /// The period of `hz` in ns.
 fn period_ns(hz: u32) -> u64 {
@@ -161,9 +176,15 @@ fn from_preemptions(t: &Trace) -> Option<Estimate<u32>> {
 }
 
 /// The recording's cost of a wakeup onto an idle CPU from another one, beyond δ: the median
-/// wait from `sched_waking` to the switch-in of such wakeups, less δ. `None` with fewer than
-/// [`MIN_SAMPLES`] of them.
+/// wait from `sched_waking` to the switch-in of such wakeups, less the default δ. `None` with
+/// fewer than [`MIN_SAMPLES`] of them.
 pub fn estimate_idle_wakeup(t: &Trace) -> Option<Estimate<u64>> {
+    estimate_idle_wakeup_beyond(t, None)
+}
+
+/// As [`estimate_idle_wakeup`], less `delta`, the recording's own δ
+/// ([`estimate_switch_delay`]) where it has one.
+pub fn estimate_idle_wakeup_beyond(t: &Trace, delta: Option<u64>) -> Option<Estimate<u64>> {
     let mut running: BTreeMap<u32, Pid> = BTreeMap::new();
     // Each CPU's last switch (its state since is known): a wakee counts only if the CPU was
     // idle when `sched_waking` fired and it is the first task the CPU switched to after it
@@ -200,13 +221,126 @@ pub fn estimate_idle_wakeup(t: &Trace) -> Option<Estimate<u64>> {
     }
     waits.sort_unstable();
     let p50 = waits[waits.len() / 2];
+    let which = if delta.is_some() {
+        "the recording's δ"
+    } else {
+        "δ"
+    };
+    let delta = delta.unwrap_or(DELTA_NS);
     Some(Estimate {
-        value: p50.saturating_sub(DELTA_NS),
+        value: p50.saturating_sub(delta),
         how: format!(
-            "the median wait of {} wakeups from another CPU onto an idle one is {:.1} µs, less δ ({} µs)",
+            "the median wait of {} wakeups from another CPU onto an idle one is {:.1} µs, less {which} ({:.1} µs)",
             waits.len(),
             p50 as f64 / 1e3,
-            DELTA_NS / 1000
+            delta as f64 / 1e3
+        ),
+    })
+}
+
+/// The recording's δ: the median wait from `sched_waking` to the switch of a wakeup fired on
+/// the wakee's CPU while another task that computes ran there (an interrupt's), which that
+/// task was switched out for at once (prev_state R, within [`MAX_DELTA_NS`]).
+/// `None` with fewer than [`MIN_SAMPLES`] of them.
+pub fn estimate_switch_delay(t: &Trace) -> Option<Estimate<u64>> {
+    // A task that wakes another from a system call (a pipe's write, a futex) is preempted at
+    // the call's return, not at an interrupt's. Only wakeups fired over a task that computes
+    // for at least `VICTIM_RUN_NS` of CPU time per block count (a CPU loop, not a task that
+    // blocks in its system calls), and only of wakees it never woke onto another CPU: an
+    // interrupt fires on the CPU the wakee's timer or device chose, where the task it
+    // interrupts just happens to run, while a task that wakes another itself (`node`'s
+    // threads by futex, hackbench's senders that never fill a socket) also wakes it
+    // elsewhere.
+    let mut running: BTreeMap<u32, (Pid, u64)> = BTreeMap::new();
+    let mut cpu: BTreeMap<Pid, (u64, u64)> = BTreeMap::new();
+    let mut remote: std::collections::BTreeSet<(Pid, Pid)> = Default::default();
+    for e in t.events.iter() {
+        match e.kind {
+            EventKind::Waking {
+                pid, target_cpu, ..
+            } if target_cpu != e.cpu => {
+                if let Some(&(curr, _)) = running.get(&e.cpu) {
+                    remote.insert((curr, pid));
+                }
+            }
+            EventKind::Switch {
+                prev_pid,
+                prev_state,
+                next_pid,
+            } => {
+                if let Some((p, since)) = running.remove(&e.cpu) {
+                    let c = cpu.entry(p).or_default();
+                    c.0 += e.t_ns.saturating_sub(since);
+                    c.1 +=
+                        u64::from(p == prev_pid && prev_state == schedlab_sim::PrevState::Sleeping);
+                }
+                if next_pid != 0 {
+                    running.insert(e.cpu, (next_pid, e.t_ns));
+                }
+            }
+            _ => {}
+        }
+    }
+    let computes = |p: Pid| {
+        cpu.get(&p)
+            .is_some_and(|&(ns, blocks)| ns >= VICTIM_RUN_NS.saturating_mul(blocks + 1))
+    };
+    let mut running: BTreeMap<u32, Pid> = BTreeMap::new();
+    // A wakee's pending wakeup, where it fired on its own target CPU over a running task:
+    // when, and that task.
+    let mut pending: BTreeMap<Pid, (u64, Pid)> = BTreeMap::new();
+    let mut waits = vec![];
+    for e in t.events.iter() {
+        match e.kind {
+            EventKind::Waking {
+                pid, target_cpu, ..
+            } if pid != 0 => match running.get(&e.cpu) {
+                Some(&curr)
+                    if target_cpu == e.cpu
+                        && curr != pid
+                        && computes(curr)
+                        && !remote.contains(&(curr, pid)) =>
+                {
+                    pending.insert(pid, (e.t_ns, curr));
+                }
+                _ => {
+                    pending.remove(&pid);
+                }
+            },
+            EventKind::Switch {
+                prev_pid,
+                prev_state,
+                next_pid,
+            } => {
+                if let Some((at, curr)) = pending.remove(&next_pid) {
+                    let wait = e.t_ns.saturating_sub(at);
+                    if prev_pid == curr
+                        && prev_state == schedlab_sim::PrevState::Running
+                        && wait < MAX_DELTA_NS
+                    {
+                        waits.push(wait);
+                    }
+                }
+                if next_pid == 0 {
+                    running.remove(&e.cpu);
+                } else {
+                    running.insert(e.cpu, next_pid);
+                }
+            }
+            _ => {}
+        }
+    }
+    if waits.len() < MIN_SAMPLES {
+        return None;
+    }
+    waits.sort_unstable();
+    let p50 = waits[waits.len() / 2];
+    Some(Estimate {
+        value: p50,
+        how: format!(
+            "the median wait of {} wakeups that preempted the task running on their own CPU at once is {:.1} µs",
+            waits.len(),
+            p50 as f64 / 1e3
         ),
     })
 }
