@@ -1458,28 +1458,29 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         None => notes.push("HZ is not visible in the recording (too few sched_stat_runtime events and tick-edge preemptions): HZ 1000 is assumed; set \"hz\" to the recorded machine's".to_string()),
     }
     notes.push("the scheduler tunables are not in a recording: set the variant's tunables to the recorded machine's".to_string());
-    let delta = crate::machine::estimate_switch_delay(t);
-    match &delta {
-        Some(d) => notes.push(format!(
-            "switch_delay_ns {}: {}",
-            d.value.min(limits::MAX_SWITCH_DELAY_NS),
-            d.how
-        )),
-        None => notes.push("too few wakeups preempting the task on their own CPU to measure the switch delay: the scenario's default switch_delay_ns applies".to_string()),
-    }
-    let delta_ns = delta
-        .as_ref()
-        .map(|d| d.value.min(limits::MAX_SWITCH_DELAY_NS));
+    // A machine field read off the recording (capped at the format's limit), and its note.
+    let mut cost =
+        |est: Option<crate::machine::Estimate<u64>>, field: &str, max: u64, few: &str| {
+            let v = est.as_ref().map(|e| e.value.min(max));
+            notes.push(match (&est, v) {
+                (Some(e), Some(v)) => format!("{field} {v}: {}", e.how),
+                _ => format!("too few {few} to measure it: the scenario's default {field} applies"),
+            });
+            v
+        };
+    let delta_ns = cost(
+        crate::machine::estimate_switch_delay(t),
+        "switch_delay_ns",
+        limits::MAX_SWITCH_DELAY_NS,
+        "wakeups preempting the task on their own CPU",
+    );
     // The idle wakeup's cost is what its wait has beyond δ: the recording's δ where it shows.
-    let idle_wakeup = crate::machine::estimate_idle_wakeup_beyond(t, delta_ns);
-    match &idle_wakeup {
-        Some(w) => notes.push(format!(
-            "idle_wakeup_ns {}: {}",
-            w.value.min(limits::MAX_IDLE_WAKEUP_NS),
-            w.how
-        )),
-        None => notes.push("too few wakeups from another CPU onto an idle one to measure their cost: the scenario's default idle_wakeup_ns applies".to_string()),
-    }
+    let idle_wakeup_ns = cost(
+        crate::machine::estimate_idle_wakeup_beyond(t, delta_ns),
+        "idle_wakeup_ns",
+        limits::MAX_IDLE_WAKEUP_NS,
+        "wakeups from another CPU onto an idle one",
+    );
     if left_out > 0 {
         notes.push(format!(
             "{left_out} tasks with less than {:.3} ms of CPU time are left out",
@@ -1512,8 +1513,8 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         "variants": variants,
         "tasks": task_values,
     });
-    if let Some(w) = idle_wakeup {
-        scenario["idle_wakeup_ns"] = w.value.min(limits::MAX_IDLE_WAKEUP_NS).into();
+    if let Some(w) = idle_wakeup_ns {
+        scenario["idle_wakeup_ns"] = w.into();
     }
     if let Some(d) = delta_ns {
         // `irq_ns` stays the default (5 µs, or δ if less): the rest of δ is charged to the

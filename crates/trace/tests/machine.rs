@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use common::import;
 use schedlab_sim::{simulate, Variant};
-use schedlab_trace::machine::{estimate_hz, estimate_idle_wakeup, estimate_switch_delay};
+use schedlab_trace::machine::{estimate_hz, estimate_idle_wakeup, estimate_switch_delay, Estimate};
 use schedlab_trace::{import_reader, Import, Options};
 
 /// `tests/fixtures/<machine>/<name>.perf-script.gz`.
@@ -106,38 +106,43 @@ fn idle_wakeup_cost_from_the_ping_pong_recordings() {
             .find(|m| m.fixtures == machine)
             .unwrap();
         assert_eq!(m.idle_wakeup_ns, want);
-        let est = estimate_idle_wakeup(&real(machine, "pingpong-cross").trace).expect(machine);
-        assert!(
-            est.value.abs_diff(want) <= 1_000,
-            "{machine}: {} ({})",
-            est.value,
-            est.how
-        );
+        let est = estimate_idle_wakeup(&real(machine, "pingpong-cross").trace);
+        assert_near(machine, est, want, 1_000);
     }
     // A recording with no cross-CPU wakeups onto idle CPUs gives none: two hogs and nothing
     // that sleeps.
     assert_eq!(estimate_idle_wakeup(&model_trace(250, true)), None);
 }
 
+/// An estimate was made and is within `tol` ns of `want`.
+fn assert_near(machine: &str, est: Option<Estimate<u64>>, want: u64, tol: u64) {
+    let est = est.unwrap_or_else(|| panic!("{machine}: no estimate"));
+    assert!(
+        est.value.abs_diff(want) <= tol,
+        "{machine}: {} ({})",
+        est.value,
+        est.how
+    );
+}
+
 #[test]
 fn switch_delay_from_the_periodic_recordings() {
     // ARCHITECTURE.md's "Compared with the machine" and docs/measurements.md: two hogs and a
-    // periodic task (1 ms / 9 ms); the periodic task's
-    // timer wakeups preempt the hog on its CPU with a wake-to-run p50 of 8 µs on the Xeon VM,
-    // 15 µs on the EPYC VM and 21 µs on the EPYC VM with haltpoll (three quarters of them
-    // within 100 µs, the rest waiting for a tick). The estimate takes only the wakeups that
+    // periodic task (1 ms / 9 ms); the periodic task's timer wakeups preempt the hog on its
+    // CPU with a wake-to-run p50 of 8 µs on the Xeon VM, 15 µs on the EPYC VM and 21 µs on
+    // the EPYC VM with haltpoll (three quarters of them within 100 µs, the rest waiting for
+    // a tick). The estimate takes only the wakeups that
     // preempted at once: within 3 µs of those medians.
     for (machine, p50) in [
         ("real", 8_000),
         ("real-epyc", 15_000),
         ("real-epyc-haltpoll", 21_000),
     ] {
-        let est = estimate_switch_delay(&real(machine, "periodic").trace).expect(machine);
-        assert!(
-            est.value.abs_diff(p50) <= 3_000,
-            "{machine}: {} ({})",
-            est.value,
-            est.how
+        assert_near(
+            machine,
+            estimate_switch_delay(&real(machine, "periodic").trace),
+            p50,
+            3_000,
         );
     }
     // Receivers woken by senders in their writes are preempted at the write's return, not at
