@@ -22,33 +22,32 @@
 //! within [`START_APART_NS`] (or 2 % of the recording) of each other, and if they behave alike
 //! (`alike`): a group's tasks share a nice, a start and a program.
 //!
-//! Who wakes whom: `sched_waking` fires in `try_to_wake_up` on the waker's CPU with the waker
-//! as the current task, so the task a CPU was running when it fired is the waker (with only
-//! `sched_wakeup`, which may fire on the wakee's CPU after an IPI, the same rule is a guess).
-//! A pair (waker W, wakee E) is *consistent* when W woke E at least [`MIN_PAIR_WAKEUPS`]
-//! times and for at least a fifth of E's wakeups and once per five of W's own rounds (blocks:
-//! the scenario has W write E every round), W blocked at least once per ten wakeups it gave
-//! (a task that hardly blocks is taken for the victim of interrupts: a timer that fires
-//! while a hog runs looks like the hog waking the sleeper), and E's consistent wakers together
-//! account for at least half of its wakeups. Interrupts also fire while tasks that do block
-//! run: E's wakeups on an idle CPU (the idle task wakes no one itself) give the rate of its
-//! interrupt wakeups per idle nanosecond, and of W's wakeups of E only those beyond that rate
-//! times W's CPU time count for the pair. Each such E gets a channel (its inbox) that each of
-//! its wakers writes once per round and that E reads once per round: E's program is "receive,
-//! run", W's "run, send to each of its wakees" (plus its own receive or sleep). The inbox holds
-//! one message per waker (the waker can be one round ahead, as a token passed back and
-//! forth; a recording cannot show buffer sizes). A waker's round is split where it wakes: the
-//! mean time from its wakeup of another task to its next block (the rest of a `write`, then
-//! the `read` that blocks) runs after its sends. In a cycle of such pairs the task that ran
-//! first sends before it receives, so the scenario cannot deadlock at its start. Where all
-//! the tasks joined by channels stopped (exited, blocked for good, or no longer woke one
-//! another) for the last quarter of the recording or more, each runs the fewest rounds among them and stops as it did; the
-//! others loop to the end. A task's rounds are its wakeups, but two tasks that only wake each
-//! other (a ping-pong) make a round per round trip, which wakes both where each blocked in its
-//! read before the other answered and one where the other found its answer waiting (preempted
-//! by its wakee after its write, or running on while the wakee answered from another CPU): a
-//! wakeup after which the waker blocked is half a round trip, any other a whole one. Tasks in
-//! a pair are groups of their own (one task each); the others are grouped by command name and
+//! Who wakes whom: `sched_waking` fires in `try_to_wake_up` on the waker's CPU with the waker as
+//! the current task, so the task a CPU was running when it fired is the waker (with only
+//! `sched_wakeup`, which may fire on the wakee's CPU after an IPI, the same rule is a guess). A
+//! pair (waker W, wakee E) is *consistent* when W woke E at least [`MIN_PAIR_WAKEUPS`] times and
+//! for at least a fifth of E's wakeups and once per five of W's own rounds (blocks: the scenario
+//! has W write E every round), W blocked at least once per ten wakeups it gave (a task that hardly
+//! blocks is taken for the victim of interrupts: a timer that fires while a hog runs looks like the
+//! hog waking the sleeper), and E's consistent wakers together account for at least half of its
+//! wakeups. Interrupts also fire while tasks that do block run: E's wakeups on an idle CPU (the
+//! idle task wakes no one itself) give the rate of its interrupt wakeups per idle nanosecond, and
+//! of W's wakeups of E only those beyond that rate times W's CPU time count for the pair. Each such
+//! E gets a channel (its inbox) that each of its wakers writes once per round and that E reads once
+//! per round: E's program is "receive, run", W's "run, send to each of its wakees" (plus its own
+//! receive or sleep). The inbox holds one message per waker (the waker can be one round ahead, as a
+//! token passed back and forth; a recording cannot show buffer sizes). A waker's round is split
+//! where it wakes: the mean time from its wakeup of another task to its next block (the rest of a
+//! `write`, then the `read` that blocks) runs after its sends. In a cycle of such pairs the task
+//! that ran first sends before it receives, so the scenario cannot deadlock at its start. Where all
+//! the tasks joined by channels stopped (exited, blocked for good, or no longer woke one another)
+//! for the last quarter of the recording or more, each runs the fewest rounds among them and stops
+//! as it did; the others loop to the end. A task's rounds are its wakeups, but two tasks that only
+//! wake each other (a ping-pong) make a round per round trip, which wakes both where each blocked
+//! in its read before the other answered and one where the other found its answer waiting
+//! (preempted by its wakee after its write, or running on while the wakee answered from another
+//! CPU): a wakeup after which the waker blocked is half a round trip, any other a whole one. Tasks
+//! in a pair are groups of their own (one task each); the others are grouped by command name and
 //! nice.
 //!
 //! Many writers to many readers (hackbench's senders and receivers): each reader is woken by many
@@ -88,9 +87,9 @@
 //!
 //! What cannot be derived is said in the notes: wakeups from interrupts (a timer firing while some
 //! task ran) look like wakeups by that task; what a message is (the readers' bursts give its CPU
-//! time, not its size); the tunables are not in a trace (HZ, the switch delay δ and the idle-wakeup
-//! cost are read from it where it shows them: `machine.rs`); RT and deadline tasks become fair tasks; I/O devices;
-//! affinity masks beyond the CPUs a task was seen on.
+//! time, not its size); the tunables are not in a trace (HZ, the switch delay δ and the
+//! idle-wakeup cost are read from it where it shows them: `machine.rs`); RT and deadline tasks
+//! become fair tasks; I/O devices; affinity masks beyond the CPUs a task was seen on.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -213,7 +212,8 @@ impl Task {
         let last = if self.exited { self.exit_ns } else { end_ns };
         let life = last.saturating_sub(first).max(1);
         let asleep = self.sleep_ns + self.blocked_at.map_or(0, |b| last.saturating_sub(b));
-        (life.saturating_sub(asleep) * 1000 / life).max(1)
+        // (In 128 bits: a recording's times may be any 64-bit value.)
+        ((u128::from(life.saturating_sub(asleep)) * 1000 / u128::from(life)) as u64).max(1)
     }
 
     /// The last stretch of a recording of `end_ns` in which an exit counts as the end.
@@ -1420,7 +1420,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     };
     notes.insert(
         0,
-        format!("bursts and sleeps are fitted with the recorded means (not replayed), as exponential distributions, or normal ones with the recorded spread where that is under {NORMAL_BELOW_CV} of the mean; a task that exited runs its recorded rounds, or its CPU time, and exits (an exit in the recording's last 2 % counts as running to the end); one asleep at the end for more than {QUIET_ROUNDS} of its rounds runs them and sleeps to the end; a sleep whose wakeup is not in the recording (perf records none of its own) ends at the next switch-in where such sleeps are most of a task's or at least {MIN_UNSEEN_WAKEUPS}; tasks of one name are one group only at one nice, first seen within {:.0} ms of each other (a set's readers or writers whenever they were first seen), and alike (CPU loops apart from tasks that sleep; mean bursts and sleeps within {ALIKE_FACTOR}x of each other's, or with fewer than {ALIKE_MIN_SLEEPS} sleeps the parts of their lives awake within {}x)", start_apart as f64 / 1e6, ALIKE_AWAKE_TENTHS as f64 / 10.0),
+        format!("bursts and sleeps are fitted with the recorded means (not replayed), as exponential distributions, or normal ones with the recorded spread where that is under {NORMAL_BELOW_CV} of the mean; a task that exited runs its recorded rounds, or its CPU time, and exits (an exit in the recording's last 2 % counts as running to the end; one last seen preempted and not seen again for {:.0} s and {VANISHED_WAITS} times its longest wait to run exited there); one asleep at the end for more than {QUIET_ROUNDS} of its rounds runs them and sleeps to the end; a sleep whose wakeup is not in the recording (perf records none of its own) ends at the next switch-in where such sleeps are most of a task's or at least {MIN_UNSEEN_WAKEUPS}; tasks of one name are one group only at one nice, first seen within {:.0} ms of each other (a set's readers or writers whenever they were first seen), and alike (CPU loops apart from tasks that sleep; mean bursts and sleeps within {ALIKE_FACTOR}x of each other's, or with fewer than {ALIKE_MIN_SLEEPS} sleeps the parts of their lives awake within {}x)", VANISHED_NS as f64 / 1e9, start_apart as f64 / 1e6, ALIKE_AWAKE_TENTHS as f64 / 10.0),
     );
     let pair_channels = channels.len() - hubs.len();
     if pair_channels == 0 {
@@ -1472,7 +1472,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         crate::machine::estimate_switch_delay(t),
         "switch_delay_ns",
         limits::MAX_SWITCH_DELAY_NS,
-        "wakeups preempting the task on their own CPU",
+        "wakeups over a CPU loop that preempted it at once",
     );
     // The idle wakeup's cost is what its wait has beyond δ: the recording's δ where it shows.
     let idle_wakeup_ns = cost(

@@ -270,7 +270,7 @@ pub fn estimate_switch_delay(t: &Trace) -> Option<Estimate<u64>> {
             } => {
                 if let Some((p, since)) = running.remove(&e.cpu) {
                     let c = cpu.entry(p).or_default();
-                    c.0 += e.t_ns.saturating_sub(since);
+                    c.0 = c.0.saturating_add(e.t_ns.saturating_sub(since));
                     c.1 +=
                         u64::from(p == prev_pid && prev_state == schedlab_sim::PrevState::Sleeping);
                 }
@@ -338,7 +338,7 @@ pub fn estimate_switch_delay(t: &Trace) -> Option<Estimate<u64>> {
     Some(Estimate {
         value: p50,
         how: format!(
-            "the median wait of {} wakeups that preempted the task running on their own CPU at once is {:.1} µs",
+            "the median wait of {} wakeups fired on their wakee's CPU over a CPU loop (100 ms of CPU or more per block, never waking it elsewhere) that preempted the loop at once is {:.1} µs",
             waits.len(),
             p50 as f64 / 1e3
         ),

@@ -1,8 +1,8 @@
 //! What a recording shows of its machine (`schedlab_trace::machine`): its HZ, the cost of a
-//! wakeup onto an idle CPU and the switch delay δ, read from real recordings whose machine is known
-//! (`tests/fixtures/traces/MACHINE.txt`, `tests/fixtures/real*/metadata.txt`: HZ=250 by the
-//! local timer interrupts; docs/measurements.md for the wakeup costs) and from the model's own
-//! traces at each HZ it takes, which emit `sched_stat_runtime` on every tick as
+//! wakeup onto an idle CPU and the switch delay δ, read from real recordings whose machine is
+//! known (`tests/fixtures/traces/MACHINE.txt`, `tests/fixtures/real*/metadata.txt`: HZ=250 by
+//! the local timer interrupts; docs/measurements.md for the wakeup costs) and from the model's
+//! own traces at each HZ it takes, which emit `sched_stat_runtime` on every tick as
 //! `task_tick_fair` → `update_curr` does.
 
 mod common;
