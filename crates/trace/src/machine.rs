@@ -40,7 +40,7 @@ const CANDIDATES: [u32; 4] = [100, 250, 300, 1000];
 pub const MIN_SAMPLES: usize = 20;
 
 /// δ as the scenario format defaults it (ns): the switch delay every reschedule pays.
-pub const DELTA_NS: u64 = 5_000;
+const DELTA_NS: u64 = 5_000;
 
 /// The longest wait taken for a wakeup's own reschedule when δ is read off a recording (ns).
 pub const MAX_DELTA_NS: u64 = 500_000;
