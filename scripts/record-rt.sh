@@ -3,10 +3,15 @@
 # hogs on one CPU, to see what the kernel leaves the fair hogs (RT throttling before 6.12,
 # the deferred fair server from 6.12: how much per second, and in which windows).
 #
+# rt-rr: two SCHED_RR priority-1 hogs (`chrt -r 1`) beside one fair hog, to see the RR time
+# slice's turns (and for `schedlab import` to tell RR from FIFO).
+#
 # Run as root with the build lock held, so no build shares the CPUs:
-#   flock /tmp/schedlab-build.lock sh scripts/record-rt.sh [OUTDIR]
-# Each fixture: the fair hogs pinned to CPU $CPU (taskset), 0.5 s later the RT hog
-# (chrt -f 1) on the same CPU, 1 s of warm-up, then $SECS s of `perf sched record` on all CPUs,
+#   flock /tmp/schedlab-build.lock sh scripts/record-rt.sh [OUTDIR [FIXTURE...]]
+# FIXTURE (rt-one, rt-two, rt-rr; all by default) re-records only those; their lines are then
+# appended to rt-metadata.txt under a header of their own.
+# Each fixture: the fair hogs pinned to CPU $CPU (taskset), 0.5 s later the RT hog(s)
+# (chrt -f 1, or chrt -r 1) on the same CPU, 1 s of warm-up, then $SECS s of `perf sched record` on all CPUs,
 # kept as gzip -9n'd `perf script` text (sched_stat_runtime lines dropped); metadata in
 # rt-metadata.txt. Every hog runs under `timeout -s KILL`, so none can outlive the script by
 # more than a few seconds even if the script itself is killed; afterwards each is killed by pid
@@ -14,6 +19,8 @@
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${1:-$HERE/../tests/fixtures/real}
+[ $# -gt 0 ] && shift
+ONLY="$*"
 CPU=${CPU:-1}
 SECS=4
 LIMIT=$((SECS + 4)) # timeout of every hog, s
@@ -23,7 +30,7 @@ HOG='while :; do :; done'
 META="$OUT/rt-metadata.txt"
 FIELDS='comm,tid,cpu,time,event,trace'
 # Each hog is /bin/sh under its own name, so its comm says which it is.
-for n in rthog fair1 fair2; do ln -s /bin/sh "$TMP/$n"; done
+for n in rthog rrhog fair1 fair2; do ln -s /bin/sh "$TMP/$n"; done
 PIDS=""
 name=""
 alive() { [ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
@@ -56,8 +63,9 @@ spawn() {
 }
 dbg() { cat "/sys/kernel/debug/sched/$1" 2>&1 | tr '\n' ' '; }
 
+wanted() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) true ;; *) false ;; esac; }
 {
-	echo "# RT fixtures for schedlab (scripts/record-rt.sh), recorded $(date -u +%FT%TZ)"
+	echo "# RT fixtures for schedlab (scripts/record-rt.sh${ONLY:+ $ONLY}), recorded $(date -u +%FT%TZ)"
 	echo "uname -a: $(uname -a)"
 	echo "perf: $(perf --version)"
 	echo "cpus: $(nproc); hogs pinned to CPU $CPU; $SECS s recorded after 1 s with the RT hog"
@@ -70,16 +78,18 @@ dbg() { cat "/sys/kernel/debug/sched/$1" 2>&1 | tr '\n' ' '; }
 	echo "fair_server cpu$CPU period: $(dbg fair_server/cpu$CPU/period)"
 	echo "sched features: $(dbg features)"
 	echo "perf script fields: $FIELDS (sched_stat_runtime lines dropped)"
-} > "$META"
+} > "$TMP/meta"
+if [ -n "$ONLY" ]; then cat "$TMP/meta" >> "$META"; else mv "$TMP/meta" "$META"; fi
 
-record() { # NAME FAIR-HOG...
-	name=$1; shift
+record() { # NAME RT-HOGS FAIR-HOG...: RT-HOGS is "fifo" (one rthog) or "rr" (two rrhogs)
+	name=$1; rt=$2; shift 2
+	wanted "$name" || return 0
 	quiet "$name"
 	for f in "$@"; do spawn "$f"; done
 	sleep 0.5
-	spawn rthog chrt -f 1
+	if [ "$rt" = rr ]; then spawn rrhog chrt -r 1; spawn rrhog chrt -r 1; else spawn rthog chrt -f 1; fi
 	sleep 1
-	echo "$name: pids (timeout, hog, ...) $PIDS; rthog policy: $(chrt -p "$(echo $PIDS | awk '{print $NF}')" | tr '\n' ' ')" >> "$META"
+	echo "$name: pids (timeout, hog, ...) $PIDS; last RT hog's policy: $(chrt -p "$(echo $PIDS | awk '{print $NF}')" | tr '\n' ' ')" >> "$META"
 	perf sched record -q -o "$TMP/$name.data" -- sleep "$SECS" >/dev/null 2>&1
 	stop
 	perf script -i "$TMP/$name.data" -F "$FIELDS" 2>/dev/null | grep -v 'sched:sched_stat_runtime:' |
@@ -87,6 +97,9 @@ record() { # NAME FAIR-HOG...
 }
 
 # 1. One fair hog beside the RT hog.
-record rt-one fair1
+record rt-one fifo fair1
 # 2. Two fair hogs beside it: they share what the fair class gets.
-record rt-two fair1 fair2
+record rt-two fifo fair1 fair2
+# 3. Two SCHED_RR hogs of one priority beside a fair hog: they take turns of
+#    sched_rr_timeslice_ms.
+record rt-rr rr fair1

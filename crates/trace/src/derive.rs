@@ -1,7 +1,7 @@
 //! From a recording to a scenario that approximates it: the machine's CPUs and the recorded
-//! time; task groups with their observed CPUs, start time, nice (from the kernel priority
-//! where the format prints one) and a program of CPU bursts, sleeps and, where the recording
-//! shows who wakes whom, messages on channels.
+//! time; task groups with their observed CPUs, start time, nice or RT policy (from the kernel
+//! priority where the format prints one) and a program of CPU bursts, sleeps and, where the
+//! recording shows who wakes whom, messages on channels.
 //!
 //! Bursts and sleeps are fitted, not replayed: "run a time drawn with the mean burst, then
 //! sleep a time drawn with the mean sleep", where a burst is the CPU time from a wakeup to the
@@ -88,8 +88,13 @@
 //! What cannot be derived is said in the notes: wakeups from interrupts (a timer firing while some
 //! task ran) look like wakeups by that task; what a message is (the readers' bursts give its CPU
 //! time, not its size); the tunables are not in a trace (HZ, the switch delay δ and the
-//! idle-wakeup cost are read from it where it shows them: `machine.rs`); RT and deadline tasks
+//! idle-wakeup cost are read from it where it shows them: `machine.rs`); deadline tasks
 //! become fair tasks; I/O devices; affinity masks beyond the CPUs a task was seen on.
+//!
+//! RT tasks (a kernel priority under `MAX_RT_PRIO`, 100) stay RT tasks at the priority the
+//! recording prints (`rt_priority` = 99 − prio; the stop class's `migration/N`, printed at 0,
+//! is the highest RT priority), SCHED_RR where one was preempted by a task of its own priority
+//! (SCHED_FIFO yields only to a higher one), else SCHED_FIFO.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -171,6 +176,8 @@ struct Task {
     /// longest such wait that ended in a switch-in.
     runnable_since: Option<u64>,
     longest_wait_ns: u64,
+    /// Preempted by a task of its own RT priority (a SCHED_RR slice's end), how often.
+    rr_turns: u64,
     /// When it last blocked, to measure the sleep to its next wakeup.
     blocked_at: Option<u64>,
     /// When it last woke another task while running, and the time from such a wakeup to its
@@ -244,6 +251,8 @@ struct Program {
 /// Tasks of one name first seen further apart than this (or than 2 % of the recording) are
 /// groups of their own (ns).
 const START_APART_NS: u64 = 1_000_000;
+/// Kernel priorities below this are RT tasks' (`MAX_RT_PRIO`; a SCHED_DEADLINE task's is -1).
+const MAX_RT_PRIO: i32 = 100;
 
 /// A task last seen preempted that is not seen again for this long, and for
 /// [`VANISHED_WAITS`] times its longest wait to run, exited unseen (ns). (A nice-19 task
@@ -300,6 +309,10 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         .events
         .iter()
         .any(|e| matches!(e.kind, EventKind::Waking { .. }));
+    let real = |pid: Pid| imp.pids.iter().find(|r| r.pid == pid);
+    let comm_of = |pid: Pid| real(pid).map_or_else(|| pid.to_string(), |r| r.comm.clone());
+    let prio_of = |pid: Pid| real(pid).and_then(|r| r.prio);
+    let rt_prio_of = |pid: Pid| prio_of(pid).filter(|p| (0..MAX_RT_PRIO).contains(p));
     let mut tasks: BTreeMap<Pid, Task> = BTreeMap::new();
     let mut pairs: BTreeMap<(Pid, Pid), u64> = BTreeMap::new();
     // When each waker last woke each wakee (see `stopped`).
@@ -327,6 +340,15 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     p.exited = prev_state == PrevState::Dead;
                     p.exit_ns = e.t_ns;
                     p.runnable_since = (prev_state == PrevState::Running).then_some(e.t_ns);
+                    // An RT task preempted by one of its own priority: SCHED_RR's time slice
+                    // ran out (a SCHED_FIFO task yields only to a higher priority).
+                    if prev_state == PrevState::Running
+                        && next_pid != 0
+                        && rt_prio_of(prev_pid).is_some()
+                        && rt_prio_of(prev_pid) == rt_prio_of(next_pid)
+                    {
+                        p.rr_turns += 1;
+                    }
                     match p.last_woke.take() {
                         Some(w) if p.exited => {
                             if let Some(n) = pairs.get_mut(&(prev_pid, w)) {
@@ -458,12 +480,8 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             p.cpus.insert(cpu);
         }
     }
-    let real = |pid: Pid| imp.pids.iter().find(|r| r.pid == pid);
-    let comm_of = |pid: Pid| real(pid).map_or_else(|| pid.to_string(), |r| r.comm.clone());
-    let prio_of = |pid: Pid| real(pid).and_then(|r| r.prio);
-
     let mut left_out = 0usize;
-    let mut rt = 0usize;
+    let (mut rt, mut dl) = (0usize, 0usize);
     let kept: BTreeSet<Pid> = tasks
         .iter()
         .filter(|(_, task)| {
@@ -474,8 +492,10 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         .map(|(&p, _)| p)
         .collect();
     for &pid in &kept {
-        if prio_of(pid).is_some_and(|p| p < 100) {
-            rt += 1;
+        match prio_of(pid) {
+            Some(p) if p < 0 => dl += 1,
+            Some(p) if p < MAX_RT_PRIO => rt += 1,
+            _ => {}
         }
     }
 
@@ -867,8 +887,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     // writer of a set, whose members belong together whenever they were created); ordered by
     // start.
     let start_apart = (t.end_ns / 50).max(START_APART_NS);
-    // Keyed by name, nice (a group has one nice) and role.
-    let nice_of = |pid: Pid| prio_of(pid).filter(|p| (100..140).contains(p));
+    // Keyed by name, kernel priority (a group has one nice, or one RT priority) and role.
     let start_of = |members: &[Pid]| {
         members
             .iter()
@@ -885,7 +904,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         for pid in by_start {
             let comm = sanitize(&comm_of(pid));
             let first = tasks[&pid].first_ns.unwrap_or(0);
-            let key = (comm.clone(), nice_of(pid), role(pid));
+            let key = (comm.clone(), prio_of(pid), role(pid));
             let (part, _set) = key.2;
             if coupled.contains(&pid) {
                 groups.push((comm, vec![pid]));
@@ -1190,6 +1209,15 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             .map(|p| p - 120);
         if let Some(nc) = nice.filter(|&nc| nc != 0) {
             g.insert("nice".into(), nc.into());
+        }
+        // The kernel priority of an RT task is MAX_RT_PRIO - 1 - rt_priority.
+        if let Some(p) = members.iter().find_map(|p| rt_prio_of(*p)) {
+            let rr = ms.iter().any(|t| t.rr_turns > 0);
+            g.insert("policy".into(), if rr { "rr" } else { "fifo" }.into());
+            g.insert(
+                "rt_priority".into(),
+                (MAX_RT_PRIO - 1 - p).clamp(1, 99).into(),
+            );
         }
         if !cpus_seen.is_empty() && cpus_seen.len() < cpus as usize {
             g.insert(
@@ -1496,7 +1524,17 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     }
     if rt > 0 {
         notes.push(format!(
-            "{rt} tasks ran with real-time priority; the scenario makes them fair tasks"
+            "{rt} tasks ran with real-time priority (a kernel priority under {MAX_RT_PRIO}): \
+             RT tasks at that priority (rt_priority {} minus it; the stopper, migration/N, \
+             at 0), SCHED_RR where one was preempted by a task of its own priority, else \
+             SCHED_FIFO",
+            MAX_RT_PRIO - 1
+        ));
+    }
+    if dl > 0 {
+        notes.push(format!(
+            "{dl} tasks ran as SCHED_DEADLINE (kernel priority -1), which the model lacks: \
+             the scenario makes them fair tasks"
         ));
     }
     if !imp.has_wakeups() {
