@@ -252,7 +252,8 @@ pub(crate) fn import(a: &ImportArgs, out: &mut dyn Write) -> Result<(), Fail> {
             writers.join(", ")
         );
     }
-    for n in &d.notes {
+    // What reading the recording found (events missed or restored), then the derivation's.
+    for n in imp.notes.iter().chain(&d.notes) {
         let _ = writeln!(summary, "# note: {n}");
     }
     if a.compare {

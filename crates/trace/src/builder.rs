@@ -52,6 +52,8 @@ pub(crate) struct Builder {
     chain_breaks: u64,
     /// Whether to count those (not for timehist, whose switches are rebuilt consistent).
     pub(crate) check_chain: bool,
+    /// Whether to restore the switches from idle the tracer dropped (`restore_switch_ins`).
+    pub(crate) restore: bool,
     /// Where the trace ends if known better than by its last event (Perfetto slices).
     pub(crate) end_hint: Option<u64>,
     pub(crate) warnings: Vec<LineWarning>,
@@ -82,6 +84,7 @@ impl Builder {
             on_cpu: Vec::new(),
             chain_breaks: 0,
             check_chain: true,
+            restore: true,
             end_hint: None,
             warnings: Vec::new(),
             warnings_total: 0,
@@ -290,13 +293,6 @@ impl Builder {
     /// The trace, its pid map, and time 0 on the recording's clock. `rebase`: subtract the
     /// first event's time (real recordings); schedlab's exports keep their times.
     pub(crate) fn finish(mut self, rebase: bool) -> Finished {
-        if self.chain_breaks > 0 {
-            self.notes.push(format!(
-                "{} switches name a prev task other than the one the CPU's previous switch put \
-                 on it: the tracer missed events there (the timeline has a gap)",
-                self.chain_breaks
-            ));
-        }
         let t0 = if rebase && !self.events.is_empty() {
             self.t_min
         } else {
@@ -309,6 +305,34 @@ impl Builder {
                 "{} events were out of time order and were sorted",
                 self.out_of_order
             ));
+        }
+        if self.chain_breaks > 0 {
+            let r = if self.restore {
+                restore_switch_ins(&mut self.events)
+            } else {
+                Restored::default()
+            };
+            if r.restored > 0 {
+                self.notes.push(format!(
+                    "{} switches from the idle task to a task were missing (the tracer dropped \
+                     the idle task's events on a CPU) and are restored: at the task's first \
+                     sched_stat_runtime there less its runtime, plus {:.1} µs (the median \
+                     lead of that start over the intact switch-ins), or {:.1} µs after its \
+                     wakeup or migration onto that CPU (the median of the {} intact such \
+                     waits), before the CPU's next event",
+                    r.restored,
+                    r.stat_lead_ns as f64 / 1e3,
+                    r.wait_ns as f64 / 1e3,
+                    r.intact
+                ));
+            }
+            let left = self.chain_breaks.saturating_sub(r.restored);
+            if left > 0 {
+                self.notes.push(format!(
+                    "{left} switches name a prev task other than the one the CPU's previous \
+                     switch put on it: the tracer missed events there (the timeline has a gap)"
+                ));
+            }
         }
         let (tasks, pids) = if self.keep_pids {
             let tasks: Vec<TaskInfo> = self
@@ -456,5 +480,175 @@ fn count(map: &mut BTreeMap<String, u64>, name: &str) {
         None => {
             map.insert(name.to_string(), 1);
         }
+    }
+}
+
+/// What [`restore_switch_ins`] did.
+#[derive(Default)]
+struct Restored {
+    /// Switches from the idle task put back.
+    restored: u64,
+    /// The wait from a wakeup (or migration) onto an idle CPU to the switch-in put after each
+    /// restored wakeup, ns: the median of the intact ones.
+    wait_ns: u64,
+    /// How many intact waits that median is of.
+    intact: usize,
+    /// From the start a switch-in's first `sched_stat_runtime` implies to the switch's own
+    /// time, ns: the median over the intact switch-ins (the kernel starts the clock in
+    /// `set_next_entity`, before the tracepoint).
+    stat_lead_ns: i64,
+}
+
+/// At most this long from a task's arrival on an idle CPU to its switch-in counts as one of
+/// the intact waits the restored switch-ins take their median from (ns).
+const MAX_IDLE_WAIT_NS: u64 = 1_000_000;
+
+/// Puts back the idle → task switches a tracer dropped. Some `perf script` outputs lack every
+/// event of the idle task on some CPUs (on the VMs here, recordings made with perf 6.1.187
+/// lost CPU 1's: `pingpong-cross` shows 87 000 switches out of a task that no switch put on
+/// its CPU), so a task switched in on an idle CPU seems never to run there, and its CPU time,
+/// bursts and wake-to-run waits are lost. A switch whose prev task X is not the idle task the
+/// CPU's previous switch left there had its switch-in dropped; it is restored where the
+/// recording shows X began to run: at X's first `sched_stat_runtime` on that CPU since, less
+/// the runtime it reports (the time since `set_next_entity` started the clock), or else after
+/// X's latest wakeup or migration onto that CPU by the median wait of such wakeups whose
+/// switch-in is intact, and never after the CPU's next event (X's own). A break with no such
+/// evidence (a task unthrottled by a bandwidth timer), or one whose CPU ran another task,
+/// is left as it is. `events` are in time order; so they remain.
+fn restore_switch_ins(events: &mut Vec<Event>) -> Restored {
+    #[derive(Clone, Copy, Default)]
+    struct Cpu {
+        /// The task the last switch put on it, and when.
+        on: Option<Pid>,
+        since: u64,
+        /// The latest task to arrive (woken or migrated onto it) since then, and when.
+        arrival: Option<(Pid, u64)>,
+        /// The first event on the CPU after that arrival.
+        next_event: Option<u64>,
+        /// The first task a `sched_stat_runtime` showed running there while it seemed idle,
+        /// and since when.
+        ran: Option<(Pid, u64)>,
+        /// An intact switch-in from idle whose first `sched_stat_runtime` is still to come.
+        intact_in: Option<Pid>,
+    }
+    let cpu_count = events.iter().map(|e| e.cpu as usize + 1).max().unwrap_or(0);
+    // Pass 1: the intact waits; pass 2: the restorations.
+    let mut waits = vec![];
+    let mut leads: Vec<i64> = vec![];
+    let mut added = vec![];
+    let (mut wait_ns, mut lead_ns) = (0, 0i64);
+    for pass in 0..2 {
+        let mut cpus = vec![Cpu::default(); cpu_count];
+        for e in events.iter() {
+            let c = &mut cpus[e.cpu as usize];
+            if c.arrival.is_some()
+                && c.next_event.is_none()
+                && !matches!(e.kind, EventKind::Switch { .. })
+            {
+                c.next_event = Some(e.t_ns);
+            }
+            match e.kind {
+                EventKind::Waking { pid, target_cpu }
+                | EventKind::Wakeup { pid, target_cpu }
+                | EventKind::WakeupNew { pid, target_cpu }
+                | EventKind::MigrateTask {
+                    pid,
+                    dest_cpu: target_cpu,
+                    ..
+                } => {
+                    if let Some(t) = cpus.get_mut(target_cpu as usize) {
+                        // The first of its arrivals since the last switch (sched_waking, then
+                        // sched_wakeup).
+                        if t.arrival.is_none_or(|(p, _)| p != pid) {
+                            t.arrival = Some((pid, e.t_ns));
+                            t.next_event = None;
+                        }
+                    }
+                }
+                EventKind::StatRuntime { pid, runtime_ns } => {
+                    let began = e.t_ns.saturating_sub(runtime_ns);
+                    if pass == 0 && c.intact_in.take_if(|p| *p == pid).is_some() {
+                        let lead = i64::try_from(c.since).unwrap_or(i64::MAX)
+                            - i64::try_from(began).unwrap_or(0);
+                        leads.push(lead);
+                    }
+                    if pid != 0 && c.on == Some(0) && c.ran.is_none() {
+                        c.ran = Some((pid, began));
+                    }
+                }
+                EventKind::Switch {
+                    prev_pid, next_pid, ..
+                } => {
+                    let intact_in = (pass == 0 && c.on == Some(0) && prev_pid == 0)
+                        .then_some(next_pid)
+                        .filter(|&p| p != 0);
+                    if pass == 0 && c.on == Some(0) && prev_pid == 0 {
+                        if let Some((p, at)) = c.arrival {
+                            let w = e.t_ns.saturating_sub(at);
+                            if p == next_pid && at >= c.since && w <= MAX_IDLE_WAIT_NS {
+                                waits.push(w);
+                            }
+                        }
+                    }
+                    if pass == 1 && c.on == Some(0) && prev_pid != 0 {
+                        let after = c.since.saturating_add(1);
+                        let from_stat = c
+                            .ran
+                            .filter(|&(p, _)| p == prev_pid)
+                            .map(|(_, t)| t.saturating_add_signed(lead_ns));
+                        let from_arrival = c
+                            .arrival
+                            .filter(|&(p, at)| p == prev_pid && at >= c.since)
+                            .map(|(_, at)| {
+                                let t = at.saturating_add(wait_ns.max(1));
+                                c.next_event
+                                    .map_or(t, |n| t.min(n))
+                                    .max(at.saturating_add(1))
+                            });
+                        if let Some(t) = from_stat.or(from_arrival) {
+                            // It ran: at least an instant before its switch-out.
+                            let t = t.min(e.t_ns).max(after);
+                            if t <= e.t_ns {
+                                added.push(Event {
+                                    t_ns: t,
+                                    cpu: e.cpu,
+                                    kind: EventKind::Switch {
+                                        prev_pid: 0,
+                                        prev_state: PrevState::Running,
+                                        next_pid: prev_pid,
+                                    },
+                                });
+                            }
+                        }
+                    }
+                    *c = Cpu {
+                        on: Some(next_pid),
+                        since: e.t_ns,
+                        intact_in,
+                        ..Cpu::default()
+                    };
+                }
+            }
+        }
+        if pass == 0 {
+            waits.sort_unstable();
+            wait_ns = waits.get(waits.len() / 2).copied().unwrap_or(0);
+            leads.sort_unstable();
+            lead_ns = leads.get(leads.len() / 2).copied().unwrap_or(0);
+        }
+    }
+    let restored = added.len() as u64;
+    if restored > 0 {
+        // Each restored switch goes before the events of its instant: it precedes the switch
+        // out it was missing for.
+        added.append(events);
+        added.sort_by_key(|e| e.t_ns);
+        *events = added;
+    }
+    Restored {
+        restored,
+        wait_ns,
+        intact: waits.len(),
+        stat_lead_ns: lead_ns,
     }
 }

@@ -153,6 +153,10 @@ pub struct Options {
     pub run: Option<String>,
     /// How many [`LineWarning`]s to keep (all are counted).
     pub max_warnings: usize,
+    /// Put back the switches from the idle task that the tracer dropped, where the recording
+    /// shows when the task began to run (on by default; `perf sched latency`, which does not,
+    /// counts only the switches in the text).
+    pub restore_switch_ins: bool,
 }
 
 impl Default for Options {
@@ -161,6 +165,7 @@ impl Default for Options {
             format: None,
             run: None,
             max_warnings: 100,
+            restore_switch_ins: true,
         }
     }
 }
@@ -595,6 +600,7 @@ impl Importer {
                 });
             }
         }
+        self.builder.restore = self.opts.restore_switch_ins;
         let f = self.builder.finish(format.is_recording());
         let mut notes = f.notes;
         if format.is_recording() {

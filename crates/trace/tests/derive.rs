@@ -201,10 +201,13 @@ fn assert_latency(c: &Check) {
 }
 
 /// `perf bench sched pipe -l 2000` (two threads bouncing a token through a pipe, beside two
-/// rustc threads): one channel each way is derived. Recorded: sched-pipe 36.4 % of the kept
-/// tasks' CPU time (halves 40.7 % / 31.6 %), wakeup latency p50 1 µs, p99 10 µs (halves
+/// rustc threads): one channel each way is derived. Recorded: sched-pipe 34.5 % of the kept
+/// tasks' CPU time (halves 40.7 % / 28.2 %), wakeup latency p50 1 µs, p99 10 µs (halves
 /// 7 µs / 14 µs); simulated here 36.2 %, p50 0 µs, p99 5 µs (30.3 % while the two rustc
-/// threads, first seen 17 ms apart, were one group that started with the first).
+/// threads, first seen 17 ms apart, were one group that started with the first). The
+/// recording lost two of a rustc thread's switch-ins from idle; restored where its
+/// `sched_stat_runtime` says it began to run, they give it 2.5 ms more (sched-pipe was
+/// 36.4 %, halves 40.7 % / 31.6 %, before).
 ///
 /// `schedlab import --compare` before channels (timed sleeps with the fitted means):
 /// sched-pipe 21.2 % simulated, wakeup latency p50 10 µs, p99 1.005 ms; with them: 30.4 %,
@@ -214,7 +217,7 @@ fn sched_pipe_keeps_its_coupling() {
     let c = check("pipe.perf-script.txt.gz", "sched-pipe", 1_000_000);
     assert_eq!(c.channels, 2, "one channel each way");
     assert!(
-        (c.recorded - 36.4).abs() < 0.1,
+        (c.recorded - 34.5).abs() < 0.1,
         "recorded {:.1}",
         c.recorded
     );

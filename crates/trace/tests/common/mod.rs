@@ -17,8 +17,13 @@ pub fn fixture(name: &str) -> PathBuf {
 
 /// Imports a fixture (gzip or not) with the default options.
 pub fn import(name: &str) -> Import {
+    import_with(name, Options::default())
+}
+
+/// Imports a fixture (gzip or not) with `opts`.
+pub fn import_with(name: &str, opts: Options) -> Import {
     let f = std::fs::File::open(fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
-    import_reader(f, Options::default()).unwrap_or_else(|e| panic!("{name}: {e}"))
+    import_reader(f, opts).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// The decompressed text of a fixture.
