@@ -132,6 +132,8 @@ fn in_one_session(scenario: &mut serde_json::Value, names: &[String]) -> Result<
     for t in tasks.iter_mut() {
         if names.contains(&name_of(t)) {
             if let Some(o) = t.as_object_mut() {
+                // The user's session stands for the group the import inferred.
+                o.remove("cgroup");
                 o.insert("session".into(), 1.into());
             }
         }

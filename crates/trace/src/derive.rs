@@ -91,6 +91,10 @@
 //! idle-wakeup cost are read from it where it shows them: `machine.rs`); deadline tasks
 //! become fair tasks; I/O devices; affinity masks beyond the CPUs a task was seen on.
 //!
+//! A recording does not name task groups, but CPU loops pinned together split their CPU in the
+//! ratio of their weights: loops that share one CPU for the whole recording and split it unlike
+//! their nice levels get a group each whose weight is their share (`group_weights`).
+//!
 //! RT tasks (a kernel priority under `MAX_RT_PRIO`, 100) stay RT tasks at the priority the
 //! recording prints (`rt_priority` = 99 − prio; the stop class's `migration/N`, printed at 0,
 //! is the highest RT priority), SCHED_RR where one was preempted by a task of its own priority
@@ -498,6 +502,15 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             _ => {}
         }
     }
+    let born: BTreeSet<Pid> = t
+        .events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::WakeupNew { pid, .. } => Some(pid),
+            _ => None,
+        })
+        .collect();
+    let weights = group_weights(&tasks, &kept, &born, t.end_ns, &prio_of);
 
     // Consistent pairs, then the wakees whose wakeups they explain (at least half).
     let mut woke: BTreeMap<Pid, u64> = BTreeMap::new();
@@ -906,7 +919,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             let first = tasks[&pid].first_ns.unwrap_or(0);
             let key = (comm.clone(), prio_of(pid), role(pid));
             let (part, _set) = key.2;
-            if coupled.contains(&pid) {
+            if coupled.contains(&pid) || weights.contains_key(&pid) {
                 groups.push((comm, vec![pid]));
                 continue;
             }
@@ -1151,6 +1164,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         .collect();
     let mut out_groups = vec![];
     let mut task_values = vec![];
+    let mut cgroups: Vec<Value> = vec![];
     let mut coupled_left = coupled.len() as u64;
     let mut ops_used = 0u64;
     let mut tasks_used = 0u64;
@@ -1230,6 +1244,11 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 "start_ms".into(),
                 (start_ns / 1_000_000).min(duration_ms).into(),
             );
+        }
+        if let Some(&w) = members.iter().find_map(|p| weights.get(p)) {
+            let path = format!("/imported-{}", cgroups.len() + 1);
+            cgroups.push(json!({"path": path, "cpu.weight": w}));
+            g.insert("cgroup".into(), path.into());
         }
         let coupled_pid = (members.len() == 1 && coupled.contains(&members[0])).then(|| members[0]);
         let reads_hub = hubs.iter().find(|h| h.reader == gi);
@@ -1551,6 +1570,16 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         "variants": variants,
         "tasks": task_values,
     });
+    if !cgroups.is_empty() {
+        notes.push(format!(
+            "{} CPU loops pinned to one CPU shared it unlike their nice levels (by more than \
+             {WEIGHT_OFF_PERCENT} %): a task group's weight, which the recording does not \
+             name; each is in a group of its own (/imported-N) whose cpu.weight is its share \
+             (100 at their geometric mean)",
+            cgroups.len()
+        ));
+        scenario["cgroups"] = Value::Array(cgroups);
+    }
     if let Some(w) = idle_wakeup_ns {
         scenario["idle_wakeup_ns"] = w.into();
     }
@@ -1748,6 +1777,74 @@ const ALIKE_AWAKE_TENTHS: u64 = 15;
 
 /// The fewest sleeps from which a task's mean burst and sleep are compared with another's.
 const ALIKE_MIN_SLEEPS: u64 = 4;
+
+/// How far (%) the shares of CPU loops pinned together may stray from their nice weights'
+/// before their weights are taken for task groups'.
+const WEIGHT_OFF_PERCENT: u64 = 15;
+
+/// The task groups' weights the recording implies. CPU loops that share one CPU for the whole
+/// recording (never blocked, seen on that CPU alone, created before the recording or in its
+/// first 5 %, still there at its end)
+/// split it in the ratio of their weights, under CFS and EEVDF alike. Where that split strays
+/// from their nice levels' weights by more than [`WEIGHT_OFF_PERCENT`] (two nice-0 loops at
+/// 25 / 75 %, or a nice-19 loop at 50 % beside a nice-0 one), they are in task groups of other
+/// weights (cgroups, or autogroup sessions) that a recording does not name: each gets a group
+/// of its own whose `cpu.weight` is its share, scaled to 100 at the loops' geometric mean
+/// (clamped to 1..=10000). Tasks that sleep are left as they are: their shares depend on their
+/// demand as much as on their weights.
+fn group_weights(
+    tasks: &BTreeMap<Pid, Task>,
+    kept: &BTreeSet<Pid>,
+    born: &BTreeSet<Pid>,
+    end_ns: u64,
+    prio_of: &dyn Fn(Pid) -> Option<i32>,
+) -> BTreeMap<Pid, u64> {
+    let mut by_cpu: BTreeMap<u32, Vec<Pid>> = BTreeMap::new();
+    for &pid in kept {
+        let p = &tasks[&pid];
+        let fair = prio_of(pid).is_none_or(|pr| (100..140).contains(&pr));
+        // Created before the recording (no `sched_wakeup_new`: a starved loop is first seen
+        // when it first runs, seconds in) or in its first 5 %, and still there at its end.
+        let whole = (!born.contains(&pid) || p.first_ns.unwrap_or(0) <= end_ns / 20) && !p.exited;
+        if let (true, true, 0, [cpu]) = (
+            fair,
+            whole,
+            p.bursts,
+            p.cpus.iter().copied().collect::<Vec<_>>().as_slice(),
+        ) {
+            by_cpu.entry(*cpu).or_default().push(pid);
+        }
+    }
+    let mut out = BTreeMap::new();
+    for loops in by_cpu.values().filter(|l| l.len() >= 2) {
+        let nice_w = |pid: Pid| {
+            let nice = prio_of(pid).map_or(0, |p| (p - 120).clamp(-20, 19));
+            f64::from(schedlab_sim::weight::SCHED_PRIO_TO_WEIGHT[(nice + 20) as usize])
+        };
+        let ran: f64 = loops.iter().map(|p| tasks[p].cpu_ns as f64).sum();
+        let due: f64 = loops.iter().map(|&p| nice_w(p)).sum();
+        if ran <= 0.0 {
+            continue;
+        }
+        let off = loops.iter().any(|&p| {
+            let r = (tasks[&p].cpu_ns as f64 / ran) / (nice_w(p) / due);
+            (r - 1.0).abs() * 100.0 > WEIGHT_OFF_PERCENT as f64
+        });
+        if !off || loops.iter().any(|p| tasks[p].cpu_ns == 0) {
+            continue;
+        }
+        let log_mean = loops
+            .iter()
+            .map(|p| (tasks[p].cpu_ns as f64).ln())
+            .sum::<f64>()
+            / loops.len() as f64;
+        for &p in loops {
+            let w = 100.0 * ((tasks[&p].cpu_ns as f64).ln() - log_mean).exp();
+            out.insert(p, (w.round() as u64).clamp(1, 10_000));
+        }
+    }
+    out
+}
 
 /// Whether two tasks (of one name, nice and start) behave alike enough to be one group, whose
 /// tasks share one fitted program: both never blocked (CPU loops), both blocked and were never
