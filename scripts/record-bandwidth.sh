@@ -12,11 +12,20 @@
 #   bw-beside  "ct" in schedlab-ct (cpu.shares 3072, quota 50 ms / 100 ms) beside "web" in
 #              schedlab-web (cpu.shares 1024) on CPU $CPU: 75 % / 25 % by weight, capped to
 #              50 % / 50 % by the quota.
+#   bw-import  one hog "ct" in schedlab-ct (quota 30 ms / 50 ms) alone on CPU $CPU, and
+#   bw-pair    two hogs "ct" in schedlab-ct (quota 60 ms / 100 ms), one on each of CPUs 0 and 1:
+#              for `schedlab import`, which reads cpu.max off the throttles (recorded with
+#              every idle-task line, which the first two lack on CPU 1).
 # The group's cpu.stat is read just before and just after the recording (bw-metadata.txt).
 # Every hog runs under `timeout -s KILL` and is killed by pid and checked gone afterwards.
+# `sh scripts/record-bandwidth.sh OUTDIR CASE...` records only those cases and appends their
+# lines to bw-metadata.txt.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${1:-$HERE/../tests/fixtures/real}
+[ $# -gt 0 ] && shift
+ONLY="$*"
+wanted() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) true ;; *) false ;; esac; }
 CG=/sys/fs/cgroup/cpu
 CPU=${CPU:-1}
 SECS=4
@@ -57,9 +66,9 @@ mkgroup() { # name shares
 	mkdir -p "$CG/schedlab-$1"
 	echo "$2" > "$CG/schedlab-$1/cpu.shares"
 }
-# spawn NAME: a hog pinned to $CPU in schedlab-NAME.
+# spawn NAME [CPU]: a hog pinned to CPU (default $CPU) in schedlab-NAME.
 spawn() {
-	timeout -s KILL "$LIMIT" taskset -c "$CPU" "$TMP/$1" -c "$HOG" &
+	timeout -s KILL "$LIMIT" taskset -c "${2:-$CPU}" "$TMP/$1" -c "$HOG" &
 	t=$!
 	PIDS="$PIDS $t"
 	sleep 0.05
@@ -79,7 +88,8 @@ stat() { tr '\n' ' ' < "$CG/schedlab-ct/cpu.stat"; }
 	echo "sched_cfs_bandwidth_slice_us: $(cat /proc/sys/kernel/sched_cfs_bandwidth_slice_us 2>/dev/null || echo '?')"
 	echo "cgroup: v1 cpu controller at $CG"
 	echo "perf script fields: $FIELDS (sched_stat_runtime lines dropped)"
-} > "$META"
+} > "$TMP/meta"
+if [ -n "$ONLY" ]; then cat "$TMP/meta" >> "$META"; else mv "$TMP/meta" "$META"; fi
 
 record() { # NAME
 	sleep 1
@@ -91,18 +101,43 @@ record() { # NAME
 	perf script -i "$TMP/$1.data" -F "$FIELDS" 2>/dev/null | grep -v 'sched:sched_stat_runtime:' | gzip -9n > "$OUT/$1.perf-script.gz"
 }
 
+limit() { # SHARES QUOTA PERIOD (µs) of schedlab-ct
+	mkgroup ct "$1"
+	echo "$3" > "$CG/schedlab-ct/cpu.cfs_period_us"
+	echo "$2" > "$CG/schedlab-ct/cpu.cfs_quota_us"
+}
+
 # 1. One hog alone under 50 ms / 100 ms.
-mkgroup ct 1024
-echo 100000 > "$CG/schedlab-ct/cpu.cfs_period_us"
-echo 50000 > "$CG/schedlab-ct/cpu.cfs_quota_us"
-quiet bw-alone
-spawn ct
-record bw-alone
+if wanted bw-alone; then
+	limit 1024 50000 100000
+	quiet bw-alone
+	spawn ct
+	record bw-alone
+fi
 
 # 2. Beside a lighter group: weights 3:1, quota 50 ms / 100 ms.
-echo 3072 > "$CG/schedlab-ct/cpu.shares"
-mkgroup web 1024
-quiet bw-beside
-spawn ct
-spawn web
-record bw-beside
+if wanted bw-beside; then
+	limit 3072 50000 100000
+	mkgroup web 1024
+	quiet bw-beside
+	spawn ct
+	spawn web
+	record bw-beside
+fi
+
+# 3. One hog alone under 30 ms / 50 ms.
+if wanted bw-import; then
+	limit 1024 30000 50000
+	quiet bw-import
+	spawn ct
+	record bw-import
+fi
+
+# 4. Two hogs of one group, one per CPU, under 60 ms / 100 ms.
+if wanted bw-pair; then
+	limit 1024 60000 100000
+	quiet bw-pair
+	spawn ct 0
+	spawn ct 1
+	record bw-pair
+fi

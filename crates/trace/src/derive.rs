@@ -93,7 +93,9 @@
 //!
 //! A recording does not name task groups, but CPU loops pinned together split their CPU in the
 //! ratio of their weights: loops that share one CPU for the whole recording and split it unlike
-//! their nice levels get a group each whose weight is their share (`group_weights`).
+//! their nice levels get a group each whose weight is their share (`group_weights`); a group
+//! whose tasks were throttled (switched out runnable for the idle task, back with no wakeup)
+//! gets the `cpu.max` its throttles imply (`bandwidth`).
 //!
 //! RT tasks (a kernel priority under `MAX_RT_PRIO`, 100) stay RT tasks at the priority the
 //! recording prints (`rt_priority` = 99 − prio; the stop class's `migration/N`, printed at 0,
@@ -182,6 +184,11 @@ struct Task {
     longest_wait_ns: u64,
     /// Preempted by a task of its own RT priority (a SCHED_RR slice's end), how often.
     rr_turns: u64,
+    /// Switched out runnable for the idle task (its group throttled: CFS bandwidth control
+    /// dequeued it), on which CPU; and each switch-in back on that CPU with no wakeup between
+    /// (the period timer's unthrottle).
+    throttled_on: Option<u32>,
+    unthrottles: Vec<u64>,
     /// When it last blocked, to measure the sleep to its next wakeup.
     blocked_at: Option<u64>,
     /// When it last woke another task while running, and the time from such a wakeup to its
@@ -344,6 +351,8 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     p.exited = prev_state == PrevState::Dead;
                     p.exit_ns = e.t_ns;
                     p.runnable_since = (prev_state == PrevState::Running).then_some(e.t_ns);
+                    p.throttled_on =
+                        (prev_state == PrevState::Running && next_pid == 0).then_some(e.cpu);
                     // An RT task preempted by one of its own priority: SCHED_RR's time slice
                     // ran out (a SCHED_FIFO task yields only to a higher priority).
                     if prev_state == PrevState::Running
@@ -401,6 +410,9 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                         n.unseen.1 += d;
                         n.unseen.2 = n.unseen.2.saturating_add(u128::from(d) * u128::from(d));
                     }
+                    if n.throttled_on.take() == Some(e.cpu) {
+                        n.unthrottles.push(e.t_ns);
+                    }
                     n.cpus.insert(e.cpu);
                     n.first_ns.get_or_insert(e.t_ns);
                     n.running_since = Some(e.t_ns);
@@ -420,6 +432,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             {
                 let p = tasks.entry(pid).or_default();
                 p.first_ns.get_or_insert(e.t_ns);
+                p.throttled_on = None;
                 if let Some(at) = p.blocked_at.take() {
                     let d = e.t_ns.saturating_sub(at);
                     p.sleep_ns += d;
@@ -1165,6 +1178,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     let mut out_groups = vec![];
     let mut task_values = vec![];
     let mut cgroups: Vec<Value> = vec![];
+    let mut throttled_groups = 0usize;
     let mut coupled_left = coupled.len() as u64;
     let mut ops_used = 0u64;
     let mut tasks_used = 0u64;
@@ -1245,9 +1259,20 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 (start_ns / 1_000_000).min(duration_ms).into(),
             );
         }
-        if let Some(&w) = members.iter().find_map(|p| weights.get(p)) {
+        let weight = members.iter().find_map(|p| weights.get(p));
+        let max = bandwidth(&ms, start_ns, t_end);
+        if weight.is_some() || max.is_some() {
             let path = format!("/imported-{}", cgroups.len() + 1);
-            cgroups.push(json!({"path": path, "cpu.weight": w}));
+            let mut cg = Map::new();
+            cg.insert("path".into(), path.clone().into());
+            if let Some(&w) = weight {
+                cg.insert("cpu.weight".into(), w.into());
+            }
+            if let Some((quota_us, period_us)) = max {
+                cg.insert("cpu.max".into(), format!("{quota_us} {period_us}").into());
+                throttled_groups += 1;
+            }
+            cgroups.push(Value::Object(cg));
             g.insert("cgroup".into(), path.into());
         }
         let coupled_pid = (members.len() == 1 && coupled.contains(&members[0])).then(|| members[0]);
@@ -1570,14 +1595,28 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         "variants": variants,
         "tasks": task_values,
     });
-    if !cgroups.is_empty() {
+    if throttled_groups > 0 {
+        notes.push(format!(
+            "{throttled_groups} groups were throttled (switched out runnable for the idle task \
+             and switched back in with no wakeup, at least {MIN_THROTTLES} times: CFS bandwidth \
+             control): each is in a group of its own with cpu.max, the period the median gap \
+             between its unthrottles (to 0.1 ms), the quota its CPU time per period"
+        ));
+    }
+    let weighted = cgroups
+        .iter()
+        .filter(|c| c.get("cpu.weight").is_some())
+        .count();
+    if weighted > 0 {
         notes.push(format!(
             "{} CPU loops pinned to one CPU shared it unlike their nice levels (by more than \
              {WEIGHT_OFF_PERCENT} %): a task group's weight, which the recording does not \
              name; each is in a group of its own (/imported-N) whose cpu.weight is its share \
              (100 at their geometric mean)",
-            cgroups.len()
+            weighted
         ));
+    }
+    if !cgroups.is_empty() {
         scenario["cgroups"] = Value::Array(cgroups);
     }
     if let Some(w) = idle_wakeup_ns {
@@ -1777,6 +1816,40 @@ const ALIKE_AWAKE_TENTHS: u64 = 15;
 
 /// The fewest sleeps from which a task's mean burst and sleep are compared with another's.
 const ALIKE_MIN_SLEEPS: u64 = 4;
+
+/// A group throttled at least this often has its `cpu.max` derived.
+const MIN_THROTTLES: usize = 4;
+
+/// The `cpu.max` (quota, period, µs) of a task group whose tasks were throttled: switched out
+/// runnable for the idle task (CFS bandwidth control dequeues a throttled group's tasks) and
+/// switched back in on that CPU with no wakeup between, at least [`MIN_THROTTLES`] times.
+/// The period timer unthrottles every CPU of the group at its expiry, so the switch-ins back
+/// (within 1 ms of each other one unthrottle) are a period or a multiple apart: the period is
+/// the median gap, to 0.1 ms; the quota is the tasks' CPU time per period over their lives.
+fn bandwidth(ms: &[&Task], start_ns: u64, t_end: u64) -> Option<(u64, u64)> {
+    let mut at: Vec<u64> = ms
+        .iter()
+        .flat_map(|t| t.unthrottles.iter().copied())
+        .collect();
+    at.sort_unstable();
+    at.dedup_by(|b, a| b.saturating_sub(*a) < 1_000_000);
+    if at.len() < MIN_THROTTLES {
+        return None;
+    }
+    let mut gaps: Vec<u64> = at.windows(2).map(|w| w[1] - w[0]).collect();
+    gaps.sort_unstable();
+    let period_us = ((gaps[gaps.len() / 2] + 50_000) / 100_000 * 100).clamp(1_000, 1_000_000);
+    let end = ms
+        .iter()
+        .map(|t| if t.exited { t.exit_ns } else { t_end })
+        .max()
+        .unwrap_or(t_end);
+    let span = end.saturating_sub(start_ns).max(1);
+    let cpu_ns: u64 = ms.iter().map(|t| t.cpu_ns).sum();
+    let quota_ns = u128::from(cpu_ns) * u128::from(period_us) * 1_000 / u128::from(span);
+    let quota_us = (u64::try_from(quota_ns / 1_000).unwrap_or(u64::MAX) + 50) / 100 * 100;
+    Some((quota_us.max(1_000), period_us))
+}
 
 /// How far (%) the shares of CPU loops pinned together may stray from their nice weights'
 /// before their weights are taken for task groups'.
