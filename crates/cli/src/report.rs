@@ -27,6 +27,12 @@ struct Counts {
 }
 
 fn counts(t: &Trace) -> Counts {
+    counts_of(t, |_| true)
+}
+
+/// [`counts`] of the tasks `keep` accepts: switches in or out of them, their wakeups and
+/// migrations (CPU time is per pid either way).
+fn counts_of(t: &Trace, keep: impl Fn(Pid) -> bool) -> Counts {
     let mut c = Counts {
         switches: 0,
         wakeups: 0,
@@ -48,7 +54,7 @@ fn counts(t: &Trace) -> Counts {
             EventKind::Switch {
                 prev_pid, next_pid, ..
             } => {
-                c.switches += 1;
+                c.switches += u64::from(keep(prev_pid) || keep(next_pid));
                 if let Some(slot) = running.get_mut(e.cpu as usize) {
                     if let Some((p, since)) = slot.take() {
                         if p == prev_pid && p != 0 && !has_runtime {
@@ -58,15 +64,15 @@ fn counts(t: &Trace) -> Counts {
                     *slot = Some((next_pid, e.t_ns));
                 }
             }
-            EventKind::Waking { target_cpu, .. } if has_waking => {
+            EventKind::Waking { pid, target_cpu } if has_waking && keep(pid) => {
                 c.wakeups += 1;
                 c.local += (target_cpu == e.cpu) as u64;
             }
-            EventKind::Wakeup { target_cpu, .. } if !has_waking => {
+            EventKind::Wakeup { pid, target_cpu } if !has_waking && keep(pid) => {
                 c.wakeups += 1;
                 c.local += (target_cpu == e.cpu) as u64;
             }
-            EventKind::MigrateTask { .. } => c.migrations += 1,
+            EventKind::MigrateTask { pid, .. } if keep(pid) => c.migrations += 1,
             EventKind::StatRuntime { pid, runtime_ns } if pid != 0 => {
                 *c.cpu_ns.entry(pid).or_default() += runtime_ns;
             }
@@ -293,10 +299,11 @@ fn compare(
     scenario: &schedlab_scenario::Scenario,
 ) -> Result<String, Fail> {
     use schedlab_report::histogram::percentile_ns;
-    use schedlab_report::wakeup::wakeup_latencies_ns;
+    use schedlab_report::wakeup::wakeup_latencies_where;
     let mut s = String::from(
         "
-# the recording against the derived scenario's simulation
+# the recording against the derived scenario's simulation (the recording's figures of the
+# derived groups' tasks)
 ",
     );
     let total: u64 = d.groups.iter().map(|g| g.cpu_ns).sum();
@@ -304,14 +311,34 @@ fn compare(
         v.sort_unstable();
         (percentile_ns(&v, 50.0), percentile_ns(&v, 99.0))
     };
-    let (r50, r99) = pct(wakeup_latencies_ns(&imp.trace, None));
-    let rc = counts(&imp.trace);
+    // The recording's figures are of the tasks the scenario has (the derived groups'), as
+    // the simulation's are: not of the tasks left out, the tracer among them.
+    let kept: std::collections::BTreeSet<Pid> = d
+        .groups
+        .iter()
+        .flat_map(|g| g.pids.iter().copied())
+        .collect();
+    let (r50, r99) = pct(wakeup_latencies_where(&imp.trace, |p| kept.contains(&p)));
+    let rc = counts_of(&imp.trace, |p| p != 0 && kept.contains(&p));
     let local = |c: &Counts| 100.0 * c.local as f64 / c.wakeups.max(1) as f64;
     let cfg = scenario.sim_config();
     for v in scenario.variants() {
         let o = schedlab_sim::simulate(&cfg, v).map_err(|e| Fail(1, format!("{}: {e}", v.name)))?;
-        let c = counts(&o.trace);
-        let sim_total: u64 = c.cpu_ns.values().sum();
+        // Of the derived groups' tasks here too (not the machine's housekeeping threads).
+        let ours: Vec<bool> = o
+            .trace
+            .tasks
+            .iter()
+            .map(|t| t.group.is_some_and(|g| (g as usize) < d.groups.len()))
+            .collect();
+        let ours = |p: Pid| p != 0 && ours.get(p as usize - 1).copied().unwrap_or(false);
+        let c = counts_of(&o.trace, ours);
+        let sim_total: u64 = c
+            .cpu_ns
+            .iter()
+            .filter(|(&p, _)| ours(p))
+            .map(|(_, ns)| ns)
+            .sum();
         let _ = writeln!(
             s,
             "
@@ -337,7 +364,7 @@ fn compare(
                 100.0 * sim_ns as f64 / sim_total.max(1) as f64
             );
         }
-        let (s50, s99) = pct(wakeup_latencies_ns(&o.trace, None));
+        let (s50, s99) = pct(wakeup_latencies_where(&o.trace, ours));
         let _ = writeln!(
             s,
             "  wakeup latency p50 {:.3} / {:.3} ms, p99 {:.3} / {:.3} ms (recorded / simulated)",

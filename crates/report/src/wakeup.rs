@@ -27,7 +27,7 @@ pub fn wakeup_latencies_ns(trace: &Trace, pid: Option<Pid>) -> Vec<u64> {
 
 /// [`wakeup_latencies_ns`] for the wakees `keep` accepts, in one pass over the trace (the
 /// samples of every accepted task, in switch-in order).
-pub(crate) fn wakeup_latencies_where(trace: &Trace, keep: impl Fn(Pid) -> bool) -> Vec<u64> {
+pub fn wakeup_latencies_where(trace: &Trace, keep: impl Fn(Pid) -> bool) -> Vec<u64> {
     let has_waking = trace
         .events
         .iter()
