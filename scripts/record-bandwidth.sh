@@ -5,7 +5,7 @@
 # the group and what cpu.stat counts.
 #
 # Run as root with the build lock held, so no build shares the CPUs:
-#   flock /tmp/schedlab-build.lock sh scripts/record-bandwidth.sh [OUTDIR]
+#   flock /tmp/schedlab-build.lock sh scripts/record-bandwidth.sh [OUTDIR [CASE...]]
 # Cases (each $SECS s of `perf sched record` on all CPUs after 1 s of warm-up, kept as gzip -9n'd
 # `perf script` text, sched_stat_runtime lines dropped):
 #   bw-alone   one hog "ct" in schedlab-ct (quota 50 ms / 100 ms) alone on CPU $CPU;
@@ -25,6 +25,11 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${1:-$HERE/../tests/fixtures/real}
 [ $# -gt 0 ] && shift
 ONLY="$*"
+for c in $ONLY; do
+	case "$c" in bw-alone|bw-beside|bw-import|bw-pair) ;;
+	*) echo "record-bandwidth: no case $c (bw-alone, bw-beside, bw-import, bw-pair)" >&2; exit 2 ;;
+	esac
+done
 wanted() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) true ;; *) false ;; esac; }
 CG=/sys/fs/cgroup/cpu
 CPU=${CPU:-1}
@@ -79,10 +84,10 @@ spawn() {
 stat() { tr '\n' ' ' < "$CG/schedlab-ct/cpu.stat"; }
 
 {
-	echo "# CFS bandwidth fixtures for schedlab (scripts/record-bandwidth.sh), recorded $(date -u +%FT%TZ)"
+	echo "# CFS bandwidth fixtures for schedlab (scripts/record-bandwidth.sh${ONLY:+ $ONLY}), recorded $(date -u +%FT%TZ)"
 	echo "uname -a: $(uname -a)"
 	echo "perf: $(perf --version)"
-	echo "cpus: $(nproc); hogs pinned to CPU $CPU; $SECS s recorded after 1 s of warm-up"
+	echo "cpus: $(nproc); hogs pinned to CPU $CPU (bw-pair: one on each of CPUs 0 and 1); $SECS s recorded after 1 s of warm-up"
 	echo "config: $(zcat /proc/config.gz 2>/dev/null | grep -E '^CONFIG_(HZ|CFS_BANDWIDTH|FAIR_GROUP_SCHED|SCHED_HRTICK|NO_HZ_FULL)=' | tr '\n' ' ')"
 	echo "HZ: 250 by measurement (metadata.txt: LOC interrupts/s on a busy CPU)"
 	echo "sched_cfs_bandwidth_slice_us: $(cat /proc/sys/kernel/sched_cfs_bandwidth_slice_us 2>/dev/null || echo '?')"

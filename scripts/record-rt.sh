@@ -11,7 +11,8 @@
 # FIXTURE (rt-one, rt-two, rt-rr; all by default) re-records only those; their lines are then
 # appended to rt-metadata.txt under a header of their own.
 # Each fixture: the fair hogs pinned to CPU $CPU (taskset), 0.5 s later the RT hog(s)
-# (chrt -f 1, or chrt -r 1) on the same CPU, 1 s of warm-up, then $SECS s of `perf sched record` on all CPUs,
+# (chrt -f 1, or chrt -r 1) on the same CPU, 1 s of warm-up, then $SECS s of
+# `perf sched record` on all CPUs,
 # kept as gzip -9n'd `perf script` text (sched_stat_runtime lines dropped); metadata in
 # rt-metadata.txt. Every hog runs under `timeout -s KILL`, so none can outlive the script by
 # more than a few seconds even if the script itself is killed; afterwards each is killed by pid
@@ -21,6 +22,11 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${1:-$HERE/../tests/fixtures/real}
 [ $# -gt 0 ] && shift
 ONLY="$*"
+for c in $ONLY; do
+	case "$c" in rt-one|rt-two|rt-rr) ;;
+	*) echo "record-rt: no fixture $c (rt-one, rt-two, rt-rr)" >&2; exit 2 ;;
+	esac
+done
 CPU=${CPU:-1}
 SECS=4
 LIMIT=$((SECS + 4)) # timeout of every hog, s

@@ -312,16 +312,24 @@ impl Builder {
             } else {
                 Restored::default()
             };
-            if r.restored > 0 {
+            if r.by_stat > 0 {
                 self.notes.push(format!(
                     "{} switches from the idle task to a task were missing (the tracer dropped \
-                     the idle task's events on a CPU) and are restored: at the task's first \
-                     sched_stat_runtime there less its runtime, plus {:.1} µs (the median \
-                     lead of that start over the intact switch-ins), or {:.1} µs after its \
-                     wakeup or migration onto that CPU (the median of the {} intact such \
-                     waits), before the CPU's next event",
-                    r.restored,
+                     the idle task's events on a CPU) and are restored at the task's first \
+                     sched_stat_runtime there less its runtime, plus {:.1} µs (the median lead \
+                     of that start over {} intact switch-ins), before the CPU's next event",
+                    r.by_stat,
                     r.stat_lead_ns as f64 / 1e3,
+                    r.leads
+                ));
+            }
+            if r.by_arrival > 0 {
+                self.notes.push(format!(
+                    "{} switches from the idle task to a task were missing (the tracer dropped \
+                     the idle task's events on a CPU) and are restored {:.1} µs after the \
+                     task's wakeup or migration onto that CPU (the median of {} intact such \
+                     waits), before the CPU's next event",
+                    r.by_arrival,
                     r.wait_ns as f64 / 1e3,
                     r.intact
                 ));
@@ -493,6 +501,11 @@ struct Restored {
     wait_ns: u64,
     /// How many intact waits that median is of.
     intact: usize,
+    /// Of the restored, how many from `sched_stat_runtime` and how many from an arrival.
+    by_stat: u64,
+    by_arrival: u64,
+    /// How many intact switch-ins the lead's median is of.
+    leads: usize,
     /// From the start a switch-in's first `sched_stat_runtime` implies to the switch's own
     /// time, ns: the median over the intact switch-ins (the kernel starts the clock in
     /// `set_next_entity`, before the tracepoint).
@@ -503,6 +516,10 @@ struct Restored {
 /// the intact waits the restored switch-ins take their median from (ns).
 const MAX_IDLE_WAIT_NS: u64 = 1_000_000;
 
+/// Arrivals kept per CPU between two of its switches (a damaged trace could pile up any
+/// number).
+const MAX_ARRIVALS: usize = 64;
+
 /// Puts back the idle → task switches a tracer dropped. Some `perf script` outputs lack every
 /// event of the idle task on some CPUs (on the VMs here, recordings made with perf 6.1.187
 /// lost CPU 1's: `pingpong-cross` shows 87 000 switches out of a task that no switch put on
@@ -510,21 +527,24 @@ const MAX_IDLE_WAIT_NS: u64 = 1_000_000;
 /// bursts and wake-to-run waits are lost. A switch whose prev task X is not the idle task the
 /// CPU's previous switch left there had its switch-in dropped; it is restored where the
 /// recording shows X began to run: at X's first `sched_stat_runtime` on that CPU since, less
-/// the runtime it reports (the time since `set_next_entity` started the clock), or else after
-/// X's latest wakeup or migration onto that CPU by the median wait of such wakeups whose
-/// switch-in is intact, and never after the CPU's next event (X's own). A break with no such
-/// evidence (a task unthrottled by a bandwidth timer), or one whose CPU ran another task,
-/// is left as it is. `events` are in time order; so they remain.
+/// the runtime it reports (the time since `set_next_entity` started the clock) plus the median
+/// lead of that start over the intact switch-ins, or else after X's first wakeup or migration
+/// onto that CPU since its last switch by the median wait of such wakeups whose switch-in is
+/// intact, and never after the CPU's next event (X's own). A break with no such evidence (a
+/// task unthrottled by a bandwidth timer; a wakeup where no intact wait gives the median),
+/// or one whose CPU ran another task first, is left as it is. `events` are in time order; so
+/// they remain.
 fn restore_switch_ins(events: &mut Vec<Event>) -> Restored {
-    #[derive(Clone, Copy, Default)]
+    #[derive(Clone, Default)]
     struct Cpu {
         /// The task the last switch put on it, and when.
         on: Option<Pid>,
         since: u64,
-        /// The latest task to arrive (woken or migrated onto it) since then, and when.
-        arrival: Option<(Pid, u64)>,
-        /// The first event on the CPU after that arrival.
-        next_event: Option<u64>,
+        /// The tasks that arrived (woken or migrated onto it) since then: each one's first
+        /// arrival, and the first event on the CPU after it (at most [`MAX_ARRIVALS`]).
+        arrivals: Vec<(Pid, u64, Option<u64>)>,
+        /// The first event on the CPU since that switch, other than a switch.
+        first_event: Option<u64>,
         /// The first task a `sched_stat_runtime` showed running there while it seemed idle,
         /// and since when.
         ran: Option<(Pid, u64)>,
@@ -537,15 +557,20 @@ fn restore_switch_ins(events: &mut Vec<Event>) -> Restored {
     let mut leads: Vec<i64> = vec![];
     let mut added = vec![];
     let (mut wait_ns, mut lead_ns) = (0, 0i64);
+    let (mut by_stat, mut by_arrival) = (0u64, 0u64);
     for pass in 0..2 {
         let mut cpus = vec![Cpu::default(); cpu_count];
         for e in events.iter() {
             let c = &mut cpus[e.cpu as usize];
-            if c.arrival.is_some()
-                && c.next_event.is_none()
-                && !matches!(e.kind, EventKind::Switch { .. })
-            {
-                c.next_event = Some(e.t_ns);
+            if !matches!(e.kind, EventKind::Switch { .. }) {
+                c.first_event.get_or_insert(e.t_ns);
+                for a in c
+                    .arrivals
+                    .iter_mut()
+                    .filter(|a| a.2.is_none() && a.1 < e.t_ns)
+                {
+                    a.2 = Some(e.t_ns);
+                }
             }
             match e.kind {
                 EventKind::Waking { pid, target_cpu }
@@ -557,11 +582,11 @@ fn restore_switch_ins(events: &mut Vec<Event>) -> Restored {
                     ..
                 } => {
                     if let Some(t) = cpus.get_mut(target_cpu as usize) {
-                        // The first of its arrivals since the last switch (sched_waking, then
+                        // Its first arrival since the last switch (sched_waking, then
                         // sched_wakeup).
-                        if t.arrival.is_none_or(|(p, _)| p != pid) {
-                            t.arrival = Some((pid, e.t_ns));
-                            t.next_event = None;
+                        if t.arrivals.len() < MAX_ARRIVALS && t.arrivals.iter().all(|a| a.0 != pid)
+                        {
+                            t.arrivals.push((pid, e.t_ns, None));
                         }
                     }
                 }
@@ -583,42 +608,43 @@ fn restore_switch_ins(events: &mut Vec<Event>) -> Restored {
                         .then_some(next_pid)
                         .filter(|&p| p != 0);
                     if pass == 0 && c.on == Some(0) && prev_pid == 0 {
-                        if let Some((p, at)) = c.arrival {
+                        if let Some(&(_, at, _)) = c.arrivals.iter().find(|a| a.0 == next_pid) {
                             let w = e.t_ns.saturating_sub(at);
-                            if p == next_pid && at >= c.since && w <= MAX_IDLE_WAIT_NS {
+                            if w <= MAX_IDLE_WAIT_NS {
                                 waits.push(w);
                             }
                         }
                     }
-                    if pass == 1 && c.on == Some(0) && prev_pid != 0 {
-                        let after = c.since.saturating_add(1);
-                        let from_stat = c
-                            .ran
-                            .filter(|&(p, _)| p == prev_pid)
-                            .map(|(_, t)| t.saturating_add_signed(lead_ns));
+                    let after = c.since.checked_add(1).filter(|&a| a <= e.t_ns);
+                    if let (1, Some(0), true, Some(after)) = (pass, c.on, prev_pid != 0, after) {
+                        // Another task's runtime there first: not this one's switch-in.
+                        let other_ran = c.ran.is_some_and(|(p, _)| p != prev_pid);
+                        let from_stat = c.ran.filter(|&(p, _)| p == prev_pid).map(|(_, t)| {
+                            let t = t.saturating_add_signed(lead_ns);
+                            c.first_event.map_or(t, |f| t.min(f))
+                        });
                         let from_arrival = c
-                            .arrival
-                            .filter(|&(p, at)| p == prev_pid && at >= c.since)
-                            .map(|(_, at)| {
-                                let t = at.saturating_add(wait_ns.max(1));
-                                c.next_event
-                                    .map_or(t, |n| t.min(n))
-                                    .max(at.saturating_add(1))
+                            .arrivals
+                            .iter()
+                            .find(|a| a.0 == prev_pid)
+                            .filter(|_| !waits.is_empty() && !other_ran)
+                            .map(|&(_, at, next)| {
+                                let t = at.saturating_add(wait_ns);
+                                next.map_or(t, |n| t.min(n)).max(at.saturating_add(1))
                             });
+                        by_stat += u64::from(from_stat.is_some());
+                        by_arrival += u64::from(from_stat.is_none() && from_arrival.is_some());
                         if let Some(t) = from_stat.or(from_arrival) {
                             // It ran: at least an instant before its switch-out.
-                            let t = t.min(e.t_ns).max(after);
-                            if t <= e.t_ns {
-                                added.push(Event {
-                                    t_ns: t,
-                                    cpu: e.cpu,
-                                    kind: EventKind::Switch {
-                                        prev_pid: 0,
-                                        prev_state: PrevState::Running,
-                                        next_pid: prev_pid,
-                                    },
-                                });
-                            }
+                            added.push(Event {
+                                t_ns: t.min(e.t_ns).max(after),
+                                cpu: e.cpu,
+                                kind: EventKind::Switch {
+                                    prev_pid: 0,
+                                    prev_state: PrevState::Running,
+                                    next_pid: prev_pid,
+                                },
+                            });
                         }
                     }
                     *c = Cpu {
@@ -647,8 +673,11 @@ fn restore_switch_ins(events: &mut Vec<Event>) -> Restored {
     }
     Restored {
         restored,
+        by_stat,
+        by_arrival,
         wait_ns,
         intact: waits.len(),
         stat_lead_ns: lead_ns,
+        leads: leads.len(),
     }
 }

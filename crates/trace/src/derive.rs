@@ -320,7 +320,13 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         .events
         .iter()
         .any(|e| matches!(e.kind, EventKind::Waking { .. }));
-    let real = |pid: Pid| imp.pids.iter().find(|r| r.pid == pid);
+    // Each pid's first entry (one lookup per event below, where a scan of every pid was one
+    // per event times the pids).
+    let mut by_pid: std::collections::HashMap<Pid, &crate::RealTask> = Default::default();
+    for r in &imp.pids {
+        by_pid.entry(r.pid).or_insert(r);
+    }
+    let real = |pid: Pid| by_pid.get(&pid).copied();
     let comm_of = |pid: Pid| real(pid).map_or_else(|| pid.to_string(), |r| r.comm.clone());
     let prio_of = |pid: Pid| real(pid).and_then(|r| r.prio);
     let rt_prio_of = |pid: Pid| prio_of(pid).filter(|p| (0..MAX_RT_PRIO).contains(p));
@@ -1260,8 +1266,10 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             );
         }
         let weight = members.iter().find_map(|p| weights.get(p));
-        let max = bandwidth(&ms, start_ns, t_end);
-        if weight.is_some() || max.is_some() {
+        // Not for RT tasks: RT throttling idles a CPU under a lone RT loop once a second too.
+        let rt_group = members.iter().any(|p| rt_prio_of(*p).is_some());
+        let max = bandwidth(&ms, start_ns, t_end).filter(|_| !rt_group);
+        if (weight.is_some() || max.is_some()) && cgroups.len() < MAX_DERIVED_CGROUPS {
             let path = format!("/imported-{}", cgroups.len() + 1);
             let mut cg = Map::new();
             cg.insert("path".into(), path.clone().into());
@@ -1617,6 +1625,10 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
         ));
     }
     if !cgroups.is_empty() {
+        notes.push(format!(
+            "a scenario with task groups has no default housekeeping threads (the model has \
+             no group entities; at most {MAX_DERIVED_CGROUPS} groups are derived)"
+        ));
         scenario["cgroups"] = Value::Array(cgroups);
     }
     if let Some(w) = idle_wakeup_ns {
@@ -1817,6 +1829,9 @@ const ALIKE_AWAKE_TENTHS: u64 = 15;
 /// The fewest sleeps from which a task's mean burst and sleep are compared with another's.
 const ALIKE_MIN_SLEEPS: u64 = 4;
 
+/// The most task groups a derived scenario gets (the scenario format's `MAX_CGROUPS`).
+pub const MAX_DERIVED_CGROUPS: usize = 256;
+
 /// A group throttled at least this often has its `cpu.max` derived.
 const MIN_THROTTLES: usize = 4;
 
@@ -1878,7 +1893,13 @@ fn group_weights(
         let fair = prio_of(pid).is_none_or(|pr| (100..140).contains(&pr));
         // Created before the recording (no `sched_wakeup_new`: a starved loop is first seen
         // when it first runs, seconds in) or in its first 5 %, and still there at its end.
-        let whole = (!born.contains(&pid) || p.first_ns.unwrap_or(0) <= end_ns / 20) && !p.exited;
+        // A task created before the recording must not have been woken in it either (one
+        // that slept, then looped from halfway, ran half the time for its own reasons).
+        let whole = if born.contains(&pid) {
+            p.first_ns.unwrap_or(0) <= end_ns / 20
+        } else {
+            p.wakeups == 0 && p.sleeps == 0
+        } && !p.exited;
         if let (true, true, 0, [cpu]) = (
             fair,
             whole,

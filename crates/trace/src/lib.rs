@@ -81,7 +81,9 @@ mod text;
 mod timehist;
 mod tracepoint;
 
-pub use derive::{derive_scenario, Derived, DerivedChannel, DerivedGroup, MIN_PAIR_WAKEUPS};
+pub use derive::{
+    derive_scenario, Derived, DerivedChannel, DerivedGroup, MAX_DERIVED_CGROUPS, MIN_PAIR_WAKEUPS,
+};
 use stream::{json_format, looks_json, Input, LineParser, Lines, Parser};
 
 use std::collections::BTreeMap;

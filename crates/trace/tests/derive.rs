@@ -110,6 +110,8 @@ fn derive_and_run_in_session(
     d.scenario["autogroup"] = true.into();
     for t in d.scenario["tasks"].as_array_mut().unwrap() {
         if t["name"] == comm {
+            // As `--session`: the session stands for a group the import inferred.
+            t.as_object_mut().unwrap().remove("cgroup");
             t["session"] = 1.into();
         }
     }
@@ -547,7 +549,8 @@ fn rt_tasks_keep_their_policy_and_priority() {
         let g = groups.iter().find(|g| g["name"] == rt).unwrap();
         assert_eq!(g["policy"], policy, "{fixture}: {g}");
         assert_eq!(g["rt_priority"], 1, "{fixture}: {g}");
-        // Among the derived groups' tasks, as `schedlab import --compare` gives them.
+        // Recorded among the derived groups' tasks (the simulated share is of all the
+        // simulated CPU time, which here holds no other tasks of note).
         let total: u64 = d.groups.iter().map(|g| g.cpu_ns).sum();
         for (i, g) in d.groups.iter().enumerate() {
             let comm = &g.comm;
@@ -636,6 +639,11 @@ fn pinned_loops_that_split_unlike_their_nice_levels_get_group_weights() {
 /// run` on the derived scenarios without their group gives 3 981 and 7 951 ms).
 #[test]
 fn throttled_groups_get_their_cpu_max() {
+    assert_eq!(
+        schedlab_trace::MAX_DERIVED_CGROUPS,
+        schedlab_scenario::MAX_CGROUPS,
+        "the import derives no more task groups than a scenario may have"
+    );
     for (fixture, quota, period) in [("bw-import", 30_000, 50_000), ("bw-pair", 60_000, 100_000)] {
         let imp = import(&format!("../real/{fixture}.perf-script.gz"));
         let (d, _, out) = derive_and_run(&imp, 1_000_000);
