@@ -334,7 +334,7 @@ impl Builder {
                     r.intact
                 ));
             }
-            let left = self.chain_breaks.saturating_sub(r.restored);
+            let left = self.chain_breaks.saturating_sub(r.by_stat + r.by_arrival);
             if left > 0 {
                 self.notes.push(format!(
                     "{left} switches name a prev task other than the one the CPU's previous \
@@ -494,8 +494,6 @@ fn count(map: &mut BTreeMap<String, u64>, name: &str) {
 /// What [`restore_switch_ins`] did.
 #[derive(Default)]
 struct Restored {
-    /// Switches from the idle task put back.
-    restored: u64,
     /// The wait from a wakeup (or migration) onto an idle CPU to the switch-in put after each
     /// restored wakeup, ns: the median of the intact ones.
     wait_ns: u64,
@@ -520,20 +518,19 @@ const MAX_IDLE_WAIT_NS: u64 = 1_000_000;
 /// number).
 const MAX_ARRIVALS: usize = 64;
 
-/// Puts back the idle → task switches a tracer dropped. Some `perf script` outputs lack every
-/// event of the idle task on some CPUs (on the VMs here, recordings made with perf 6.1.187
-/// lost CPU 1's: `pingpong-cross` shows 87 000 switches out of a task that no switch put on
-/// its CPU), so a task switched in on an idle CPU seems never to run there, and its CPU time,
-/// bursts and wake-to-run waits are lost. A switch whose prev task X is not the idle task the
-/// CPU's previous switch left there had its switch-in dropped; it is restored where the
-/// recording shows X began to run: at X's first `sched_stat_runtime` on that CPU since, less
-/// the runtime it reports (the time since `set_next_entity` started the clock) plus the median
-/// lead of that start over the intact switch-ins, or else after X's first wakeup or migration
-/// onto that CPU since its last switch by the median wait of such wakeups whose switch-in is
-/// intact, and never after the CPU's next event (X's own). A break with no such evidence (a
-/// task unthrottled by a bandwidth timer; a wakeup where no intact wait gives the median),
-/// or one whose CPU ran another task first, is left as it is. `events` are in time order; so
-/// they remain.
+/// Puts back the idle → task switches a tracer dropped. Some `perf script` outputs lack every event
+/// of the idle task on some CPUs (on the VMs here, recordings made with perf 6.1.187 lost CPU 1's:
+/// `pingpong-cross` shows 87 000 switches out of a task that no switch put on its CPU), so a task
+/// switched in on an idle CPU seems never to run there, and its CPU time, bursts and wake-to-run
+/// waits are lost. A switch out of a task X on a CPU that the previous switch there left idle had
+/// X's switch-in dropped; it is restored where the recording shows X began to run: at X's first
+/// `sched_stat_runtime` on that CPU since, less the runtime it reports (the time since
+/// `set_next_entity` started the clock) plus the median lead of that start over the intact
+/// switch-ins, or else after X's first wakeup or migration onto that CPU since its last switch by
+/// the median wait of such wakeups whose switch-in is intact, and never after the CPU's next event
+/// (X's own). A break with no such evidence (a task unthrottled by a bandwidth timer; a wakeup
+/// where no intact wait gives the median), or one whose CPU ran another task first, is left as it
+/// is. `events` are in time order; so they remain.
 fn restore_switch_ins(events: &mut Vec<Event>) -> Restored {
     #[derive(Clone, Default)]
     struct Cpu {
@@ -663,8 +660,7 @@ fn restore_switch_ins(events: &mut Vec<Event>) -> Restored {
             lead_ns = leads.get(leads.len() / 2).copied().unwrap_or(0);
         }
     }
-    let restored = added.len() as u64;
-    if restored > 0 {
+    if !added.is_empty() {
         // Each restored switch goes before the events of its instant: it precedes the switch
         // out it was missing for.
         added.append(events);
@@ -672,7 +668,6 @@ fn restore_switch_ins(events: &mut Vec<Event>) -> Restored {
         *events = added;
     }
     Restored {
-        restored,
         by_stat,
         by_arrival,
         wait_ns,

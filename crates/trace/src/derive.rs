@@ -18,9 +18,10 @@
 //! its rounds and sleeps to the end. A sleep ends at the wakeup, or where none was recorded
 //! (perf drops the events it causes itself, so the recorder's own wakeups are missing), at
 //! the next switch-in, when such sleeps are most of a task's or at least
-//! [`MIN_UNSEEN_WAKEUPS`]. Tasks of one name form one group only at one nice, if first seen
-//! within [`START_APART_NS`] (or 2 % of the recording) of each other, and if they behave alike
-//! (`alike`): a group's tasks share a nice, a start and a program.
+//! [`MIN_UNSEEN_WAKEUPS`]. Tasks of one name form one group only at one kernel priority (one
+//! nice, or one RT priority), if first seen within [`START_APART_NS`] (or 2 % of the
+//! recording) of each other, and if they behave alike (`alike`): a group's tasks share a
+//! priority, a start and a program.
 //!
 //! Who wakes whom: `sched_waking` fires in `try_to_wake_up` on the waker's CPU with the waker as
 //! the current task, so the task a CPU was running when it fired is the waker (with only
@@ -1839,8 +1840,8 @@ const MIN_THROTTLES: usize = 4;
 /// runnable for the idle task (CFS bandwidth control dequeues a throttled group's tasks) and
 /// switched back in on that CPU with no wakeup between, at least [`MIN_THROTTLES`] times.
 /// The period timer unthrottles every CPU of the group at its expiry, so the switch-ins back
-/// (within 1 ms of each other one unthrottle) are a period or a multiple apart: the period is
-/// the median gap, to 0.1 ms; the quota is the tasks' CPU time per period over their lives.
+/// (those within 1 ms of each other count as one) are a period or a multiple apart: the period
+/// is the median gap, to 0.1 ms; the quota is the tasks' CPU time per period over their lives.
 fn bandwidth(ms: &[&Task], start_ns: u64, t_end: u64) -> Option<(u64, u64)> {
     let mut at: Vec<u64> = ms
         .iter()
@@ -1871,9 +1872,9 @@ fn bandwidth(ms: &[&Task], start_ns: u64, t_end: u64) -> Option<(u64, u64)> {
 const WEIGHT_OFF_PERCENT: u64 = 15;
 
 /// The task groups' weights the recording implies. CPU loops that share one CPU for the whole
-/// recording (never blocked, seen on that CPU alone, created before the recording or in its
-/// first 5 %, still there at its end)
-/// split it in the ratio of their weights, under CFS and EEVDF alike. Where that split strays
+/// recording (never blocked, seen on that CPU alone, there from its start or its first 5 %,
+/// still there at its end) split it in the ratio of their weights, under CFS and EEVDF alike.
+/// Where that split strays
 /// from their nice levels' weights by more than [`WEIGHT_OFF_PERCENT`] (two nice-0 loops at
 /// 25 / 75 %, or a nice-19 loop at 50 % beside a nice-0 one), they are in task groups of other
 /// weights (cgroups, or autogroup sessions) that a recording does not name: each gets a group
@@ -1891,10 +1892,10 @@ fn group_weights(
     for &pid in kept {
         let p = &tasks[&pid];
         let fair = prio_of(pid).is_none_or(|pr| (100..140).contains(&pr));
-        // Created before the recording (no `sched_wakeup_new`: a starved loop is first seen
-        // when it first runs, seconds in) or in its first 5 %, and still there at its end.
-        // A task created before the recording must not have been woken in it either (one
-        // that slept, then looped from halfway, ran half the time for its own reasons).
+        // Created in the recording's first 5 %, or before it (no `sched_wakeup_new`: a starved
+        // loop is first seen when it first runs, seconds in) and never woken in it (one that
+        // slept, then looped from halfway, ran half the time for its own reasons); still there
+        // at its end.
         let whole = if born.contains(&pid) {
             p.first_ns.unwrap_or(0) <= end_ns / 20
         } else {
@@ -1912,8 +1913,8 @@ fn group_weights(
     let mut out = BTreeMap::new();
     for loops in by_cpu.values().filter(|l| l.len() >= 2) {
         let nice_w = |pid: Pid| {
-            let nice = prio_of(pid).map_or(0, |p| (p - 120).clamp(-20, 19));
-            f64::from(schedlab_sim::weight::SCHED_PRIO_TO_WEIGHT[(nice + 20) as usize])
+            let nice = prio_of(pid).map_or(0, |p| p - 120);
+            schedlab_sim::weight::LoadWeight::from_nice(nice).weight as f64
         };
         let ran: f64 = loops.iter().map(|p| tasks[p].cpu_ns as f64).sum();
         let due: f64 = loops.iter().map(|&p| nice_w(p)).sum();
@@ -1971,7 +1972,8 @@ fn alike(a: &Task, b: &Task, end_ns: u64) -> bool {
     )
 }
 
-/// What tasks of one group share: a name, a nice, and their part in many-to-many messages
+/// What tasks of one group share: a name, a kernel priority, and their part in many-to-many
+/// messages
 /// with the set of readers and writers it is in (keyed by its least pid; 0 for no part).
 type GroupKey = (String, Option<i32>, (Role, Pid));
 
