@@ -39,7 +39,10 @@
 //! receive or sleep). The inbox holds one message per waker (the waker can be one round ahead, as a
 //! token passed back and forth; a recording cannot show buffer sizes). A waker's round is split
 //! where it wakes: the mean time from its wakeup of another task to its next block (the rest of a
-//! `write`, then the `read` that blocks) runs after its sends. In a cycle of such pairs the task
+//! `write`, then the `read` that blocks) runs after its sends; where ping-pongs woke partners asleep
+//! on other, idle CPUs, the median of that time after those wakeups (mostly the IPI: a VM exits to
+//! send one) is the scenario's `ipi_cost_ns`, which the model charges only to a wakeup that sends
+//! an IPI, and the programs keep the rest. In a cycle of such pairs the task
 //! that ran first sends before it receives, so the scenario cannot deadlock at its start. Where all
 //! the tasks joined by channels stopped (exited, blocked for good, or no longer woke one another)
 //! for the last quarter of the recording or more, each runs the fewest rounds among them and stops
@@ -200,8 +203,15 @@ struct Task {
     /// joiner through its `clear_child_tid` futex), not a message; where it ends in a block,
     /// a ping-pong's partner will wake it back (`blocked_after`).
     last_woke: Option<Pid>,
-    post_wake_ns: u64,
-    post_wakes: u64,
+    /// Whether the last wakeup it gave (`woke_at`) was of a task asleep on another, idle CPU
+    /// (one that sends an IPI; a wakee that preempts a busy CPU's task sends one too, but a
+    /// recording shows that only after the waker may have blocked).
+    woke_ipi: bool,
+    /// The times from such a wakeup to the next block (ns, saturating at `u32::MAX`): after
+    /// a wakeup onto an idle CPU (a ping-pong's give the scenario its `ipi_cost_ns`), and
+    /// after any other.
+    post_ipi_list: Vec<u32>,
+    post_other_list: Vec<u32>,
     running_since: Option<u64>,
     /// CPU time of the burst under way, and the sums of the squares of its finished bursts
     /// and of its sleeps (ns²), for their spread.
@@ -387,16 +397,22 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                         p.bursts += 1;
                         let b = std::mem::take(&mut p.cur_burst_ns);
                         p.burst_sum += b;
-                        p.burst_sq = p.burst_sq.saturating_add(u128::from(b) * u128::from(b));
+                        p.burst_sq = p.burst_sq.saturating_add(sq(b));
                         p.burst_list.push(u32::try_from(b).unwrap_or(u32::MAX));
                         p.blocked_at = Some(e.t_ns);
                         if let Some(w) = p.woke_at.take() {
-                            p.post_wake_ns += e.t_ns.saturating_sub(w);
-                            p.post_wakes += 1;
+                            let post = e.t_ns.saturating_sub(w);
+                            let post32 = u32::try_from(post).unwrap_or(u32::MAX);
+                            if std::mem::take(&mut p.woke_ipi) {
+                                p.post_ipi_list.push(post32);
+                            } else {
+                                p.post_other_list.push(post32);
+                            }
                         }
                     }
                     if prev_state != PrevState::Sleeping {
                         p.woke_at = None;
+                        p.woke_ipi = false;
                     }
                 }
                 if let Some(since) = idle_since.remove(&e.cpu) {
@@ -415,7 +431,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                         let d = e.t_ns.saturating_sub(at);
                         n.unseen.0 += 1;
                         n.unseen.1 += d;
-                        n.unseen.2 = n.unseen.2.saturating_add(u128::from(d) * u128::from(d));
+                        n.unseen.2 = n.unseen.2.saturating_add(sq(d));
                     }
                     if n.throttled_on.take() == Some(e.cpu) {
                         n.unthrottles.push(e.t_ns);
@@ -432,9 +448,9 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                     running.remove(&e.cpu);
                 }
             }
-            EventKind::Waking { pid, .. }
-            | EventKind::Wakeup { pid, .. }
-            | EventKind::WakeupNew { pid, .. }
+            EventKind::Waking { pid, target_cpu }
+            | EventKind::Wakeup { pid, target_cpu }
+            | EventKind::WakeupNew { pid, target_cpu }
                 if pid != 0 =>
             {
                 let p = tasks.entry(pid).or_default();
@@ -443,7 +459,7 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 if let Some(at) = p.blocked_at.take() {
                     let d = e.t_ns.saturating_sub(at);
                     p.sleep_ns += d;
-                    p.sleep_sq = p.sleep_sq.saturating_add(u128::from(d) * u128::from(d));
+                    p.sleep_sq = p.sleep_sq.saturating_add(sq(d));
                     p.sleeps += 1;
                 }
                 let counts = match e.kind {
@@ -462,6 +478,10 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                             last_pair.insert((waker, pid), e.t_ns);
                             let w = tasks.entry(waker).or_default();
                             w.woke_at = Some(e.t_ns);
+                            // (`sched_waking`'s target is the CPU the wakee last ran on,
+                            // where a pinned partner runs.)
+                            w.woke_ipi =
+                                target_cpu != e.cpu && idle_since.contains_key(&target_cpu);
                             w.last_woke = Some(pid);
                         }
                     }
@@ -601,6 +621,23 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
             _ => None,
         }
     };
+    // The IPI a ping-pong's waker sends to wake its partner asleep on another, idle CPU (a
+    // VM exit on a virtual machine: `switchcost wake`, 2 to 13 µs on the measured VMs), then
+    // the rest of its `write` and its `read` up to the block: the median of that time after
+    // such wakeups, over the pairs, is the scenario's `ipi_cost_ns`, paid only where a
+    // wakeup sends an IPI. Left in their programs, as CPU time after every send, those
+    // costs let a pair on two CPUs run in lockstep without blocking once a preemption made
+    // one of them find its answer waiting, which the machine's pairs did not do.
+    let ipi_posts: Vec<u32> = tasks
+        .keys()
+        .filter(|&&pid| partner(pid).is_some())
+        .flat_map(|pid| tasks[pid].post_ipi_list.iter().copied())
+        .collect();
+    let ipi_cost_ns = (ipi_posts.len() >= crate::machine::MIN_SAMPLES).then(|| {
+        let mut v = ipi_posts.clone();
+        let n = v.len();
+        u64::from(*v.select_nth_unstable(n / 2).1).min(limits::MAX_SWITCH_COST_NS)
+    });
     let rounds_of = |pid: Pid| -> u64 {
         let me = &tasks[&pid];
         let targets = out_of.get(&pid).map_or(&[][..], |v| v.as_slice());
@@ -1353,20 +1390,35 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 let targets = out_of.get(&pid).map_or(&[][..], |v| v.as_slice());
                 let rounds = rounds_of(pid);
                 // A round's CPU time, split where the wakeups happen: the mean time from
-                // waking its wakees to blocking runs after the sends.
+                // waking its wakees to blocking runs after the sends (a ping-pong's waker
+                // runs on through the rest of its `write` and into its `read` while its
+                // wakee starts: on real-epyc/pingpong-cross 8 µs of a 12-µs round). Where
+                // a ping-pong measured `ipi_cost_ns`, a wakeup that sent an IPI is paid
+                // for by it (so only when a wakeup sends one) and not by the program.
                 let round_ns = me.cpu_ns / rounds.max(1);
+                let ipi = u32::try_from(ipi_cost_ns.unwrap_or(0)).unwrap_or(u32::MAX);
+                let posts: Vec<u32> = me
+                    .post_other_list
+                    .iter()
+                    .copied()
+                    .chain(me.post_ipi_list.iter().map(|&x| x.saturating_sub(ipi)))
+                    .collect();
                 let post_ns = if targets.is_empty() {
                     0
                 } else {
-                    me.post_wake_ns
-                        .checked_div(me.post_wakes)
+                    (posts.iter().map(|&x| u64::from(x)).sum::<u64>())
+                        .checked_div(posts.len() as u64)
                         .unwrap_or(0)
-                        .min(round_ns / 2)
+                        .min(round_ns)
                 };
-                // To the nanosecond: a ping-pong's round is a few microseconds.
-                let mut body = vec![json!({"run_us": {"exp": fine_us(round_ns - post_ns)}})];
+                // (Under a microsecond it runs before the sends.)
+                let post_ns = if post_ns >= 1000 { post_ns } else { 0 };
+                let ipi_ns = (u64::from(ipi) * me.post_ipi_list.len() as u64 / rounds.max(1))
+                    .min(round_ns - post_ns);
+                let pre_ns = round_ns - post_ns - ipi_ns;
+                let mut body = vec![json!({"run_us": {"exp": fine_us(pre_ns)}})];
                 body.extend(targets.iter().map(|&e| json!({"send": inbox(e)})));
-                if post_ns >= 1000 {
+                if post_ns > 0 {
                     body.push(json!({"run_us": {"exp": fine_us(post_ns)}}));
                 }
                 let mut steps = vec![];
@@ -1634,6 +1686,16 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     }
     if let Some(w) = idle_wakeup_ns {
         scenario["idle_wakeup_ns"] = w.into();
+    }
+    if let Some(c) = ipi_cost_ns {
+        notes.push(format!(
+            "ipi_cost_ns {c}: the median time from a ping-pong task's wakeup of its partner \
+             asleep on another, idle CPU to its own block ({} such), which the scenario \
+             charges only where a wakeup sends an IPI; the rest of a task's time after its \
+             wakeups runs in its program",
+            ipi_posts.len()
+        ));
+        scenario["ipi_cost_ns"] = c.into();
     }
     if let Some(d) = delta_ns {
         // `irq_ns` stays the default (5 µs, or δ if less): the rest of δ is charged to the
@@ -2012,6 +2074,11 @@ fn fitted(mean_ns: u64, cv: Option<f64>) -> Value {
         }
         _ => json!({"exp": us(mean_ns)}),
     }
+}
+
+/// The square of a duration (ns²), for sums of squares.
+fn sq(ns: u64) -> u128 {
+    u128::from(ns) * u128::from(ns)
 }
 
 /// Microseconds to the nanosecond (a message's CPU time is a few), at least 1 ns.
