@@ -31,7 +31,12 @@ impl Simulator {
 
     /// A raised TIF_NEED_RESCHED takes effect δ later (interrupt return + `__schedule`).
     pub(super) fn kick(&mut self, cpu: u32) {
-        let delay = self.cfg.switch_delay_ns;
+        self.kick_after(cpu, 0);
+    }
+
+    /// `kick` with the IPI that carries the reschedule arriving `ipi_ns` from now.
+    pub(super) fn kick_after(&mut self, cpu: u32, ipi_ns: u64) {
+        let delay = self.cfg.switch_delay_ns + ipi_ns;
         let c = &mut self.cpus[cpu as usize];
         if c.rq.need_resched && !c.schedule_pending {
             c.schedule_pending = true;
@@ -317,7 +322,7 @@ impl Simulator {
             }
         }
         let cpu = self.tasks[id].cpu;
-        self.charge_wakeup(waker, waker_cpu, cpu, idle_target, resched_was_set);
+        let ipi_ns = self.charge_wakeup(waker, waker_cpu, cpu, idle_target, resched_was_set);
         // ttwu_stat(p, task_cpu(p), ...): counted on the waker's runqueue, local when the
         // wakee lands on the waker's CPU (after select_task_rq, not its previous CPU).
         let ws = &mut self.cpus[waker_cpu as usize].rq.stats;
@@ -342,7 +347,7 @@ impl Simulator {
             // for the IPI and the idle exit.
             self.kick_idle(cpu);
         } else {
-            self.kick(cpu);
+            self.kick_after(cpu, ipi_ns);
         }
         self.hrtick_update(cpu);
     }

@@ -563,6 +563,14 @@ impl Simulator {
     /// (`ttwu_queue_cond`: the wake list, then `send_call_function_single_ipi`) or the wakee
     /// preempts its curr (`resched_curr` setting TIF_NEED_RESCHED anew); a busy target in the
     /// waker's LLC that keeps its curr is enqueued under its rq lock with no IPI.
+    ///
+    /// Returns how much later than δ a busy target's reschedule takes effect: its IPI arrives
+    /// when the waker has paid for sending it (a virtual machine's vCPU exits to send an IPI,
+    /// and the host delivers it as the exit ends: on the EPYC VM with haltpoll a wakee that
+    /// preempts a CPU loop on the other CPU runs 20–26 µs, p10 to p90, after its waker's
+    /// `sched_waking`, where its waker's `write` takes 11.5–18.5 µs;
+    /// tests/fixtures/real-epyc-haltpoll/ipiwake-busy, `crates/cli/tests/real_ipi.rs`). An
+    /// idle target's wait is `idle_wakeup_ns`, measured whole.
     pub(super) fn charge_wakeup(
         &mut self,
         waker: Option<Tid>,
@@ -570,17 +578,23 @@ impl Simulator {
         cpu: u32,
         idle_target: bool,
         resched_was_set: bool,
-    ) {
-        let Some(w) = waker else { return };
+    ) -> u64 {
+        let Some(w) = waker else { return 0 };
         if waker_cpu == cpu {
             let cost = self.spread_cost(waker_cpu, self.cfg.local_wakeup_ns);
             self.tasks[w].owed_ns += cost;
-            return;
+            return 0;
         }
-        let ipi = idle_target || (!resched_was_set && self.cpus[cpu as usize].rq.need_resched);
+        let preempts = !resched_was_set && self.cpus[cpu as usize].rq.need_resched;
+        let ipi = idle_target || preempts;
         let ipi_cost = if ipi { self.cfg.ipi_cost_ns } else { 0 };
         let cost = self.spread_cost(waker_cpu, self.cfg.wakeup_cost_ns + ipi_cost);
         self.tasks[w].owed_ns += cost;
+        if preempts && !idle_target {
+            cost
+        } else {
+            0
+        }
     }
 
     /// One charge of a machine cost of mean `mean` on `cpu`: uniform about the mean with

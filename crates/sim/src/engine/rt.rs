@@ -515,7 +515,7 @@ impl Simulator {
         let idle_target = self.idle_cpu(cpu);
         let resched_was_set = self.cpus[cpu as usize].rq.need_resched;
         self.rt_enqueue(id);
-        self.charge_wakeup(waker, waker_cpu, cpu, idle_target, resched_was_set);
+        let ipi_ns = self.charge_wakeup(waker, waker_cpu, cpu, idle_target, resched_was_set);
         let ws = &mut self.cpus[waker_cpu as usize].rq.stats;
         ws.ttwu_count += 1;
         if waker_cpu == cpu {
@@ -534,7 +534,7 @@ impl Simulator {
         if idle_target && waker_cpu != cpu {
             self.kick_idle(cpu);
         } else {
-            self.kick(cpu);
+            self.kick_after(cpu, ipi_ns);
         }
     }
 
