@@ -8,26 +8,41 @@
 # Run as root with the build lock held, so no build shares the CPUs:
 #   flock /tmp/schedlab-build.lock sh scripts/record-ipiwake.sh [OUTDIR]
 # Needs cc and perf. Metadata (kernel, perf, cpuidle, the runs' lines) in
-# OUTDIR/ipiwake-metadata.txt.
+# OUTDIR/ipiwake-metadata.txt. Both files are written in a temporary directory and moved
+# into OUTDIR only once every step succeeded.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${1:-$HERE/../tests/fixtures/real-epyc-haltpoll}
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+[ "$(id -u)" -eq 0 ] || { echo "record-ipiwake: run as root (perf sched record)" >&2; exit 2; }
+command -v perf >/dev/null || { echo "record-ipiwake: needs perf" >&2; exit 2; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
 cc -O2 -Wall -o "$TMP/ipiwake" "$HERE/workloads/ipiwake.c"
-META="$OUT/ipiwake-metadata.txt"
+run() { # a run of ipiwake whose failure stops the script
+	"$TMP/ipiwake" "$@" > "$TMP/line" || { echo "record-ipiwake: ipiwake $* failed" >&2; exit 1; }
+	cat "$TMP/line"
+}
+META="$TMP/ipiwake-metadata.txt"
 {
 	echo "# ipiwake fixture for schedlab (scripts/record-ipiwake.sh), recorded $(date -u +%FT%TZ)"
 	echo "uname -a: $(uname -a)"
 	echo "perf: $(perf --version)"
 	echo "cpus: $(nproc); cpuidle driver: $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)"
 	echo "cmdline (idle and scheduler parameters): $(tr ' ' '\n' < /proc/cmdline | grep -E '^(cpuidle|haltpoll|idle|nohz|isolcpus|sched|preempt)' | tr '\n' ' ')"
-	for i in 1 2 3; do echo "without perf, run $i: $("$TMP/ipiwake" 0 2000)"; done
-	echo "without perf, onto the idle CPU: $("$TMP/ipiwake" idle 2000)"
-	cd "$TMP"
-	echo "under perf sched record: $(perf sched record -q -o "$TMP/perf.data" -- "$TMP/ipiwake" 0 2000 2>/dev/null)"
 } > "$META"
-perf script -i "$TMP/perf.data" -F comm,tid,cpu,time,event,trace 2>/dev/null |
-	grep -v sched_stat_runtime | gzip -9n > "$OUT/ipiwake-busy.perf-script.gz"
-echo "record-ipiwake: wrote $OUT/ipiwake-busy.perf-script.gz and $META"
+for i in 1 2 3; do echo "without perf, run $i: $(run 0 2000)" >> "$META"; done
+echo "without perf, onto the idle CPU: $(run idle 2000)" >> "$META"
+perf sched record -q -o "$TMP/perf.data" -- "$TMP/ipiwake" 0 2000 > "$TMP/line" 2> "$TMP/perf.err" ||
+	{ cat "$TMP/perf.err" >&2; echo "record-ipiwake: perf sched record failed" >&2; exit 1; }
+[ -s "$TMP/perf.data" ] || { echo "record-ipiwake: perf wrote no data" >&2; exit 1; }
+echo "under perf sched record: $(cat "$TMP/line")" >> "$META"
+perf script -i "$TMP/perf.data" -F comm,tid,cpu,time,event,trace > "$TMP/script.txt" 2> "$TMP/perf.err" ||
+	{ cat "$TMP/perf.err" >&2; echo "record-ipiwake: perf script failed" >&2; exit 1; }
+grep -v sched_stat_runtime "$TMP/script.txt" | gzip -9n > "$TMP/ipiwake-busy.perf-script.gz"
+[ "$(grep -c sched_switch "$TMP/script.txt")" -ge 1000 ] ||
+	{ echo "record-ipiwake: too few switches recorded" >&2; exit 1; }
+mv "$TMP/ipiwake-busy.perf-script.gz" "$META" "$OUT/"
+echo "record-ipiwake: wrote $OUT/ipiwake-busy.perf-script.gz and $OUT/ipiwake-metadata.txt"

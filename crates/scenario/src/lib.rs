@@ -461,7 +461,8 @@ pub struct Scenario {
     /// 0).
     pub wakeup_cost_ns: Option<u64>,
     /// CPU time the waker pays more when that wakeup sends an IPI (an idle or preempted
-    /// target), in ns (default: the machine's, else 0).
+    /// target), in ns (default: the machine's, else 0); a preempted target switches δ after
+    /// the waker has paid it and `wakeup_cost_ns`.
     pub ipi_cost_ns: Option<u64>,
     /// CPU time a wakeup on its own CPU costs the waker, in ns, paid before its system call
     /// returns (`SimConfig::local_wakeup_ns`; default 0: the measured machines' switch costs

@@ -346,7 +346,9 @@ pub struct SimConfig {
     /// setting TIF_NEED_RESCHED anew). A busy target in the waker's LLC whose curr stays is
     /// enqueued under its rq lock with no IPI. Measured with `switchcost busy` against
     /// `switchcost wake`; 0 where a machine's two were not measured apart (its
-    /// `wakeup_cost_ns` then holds the idle target's cost, IPI included). Default 0.
+    /// `wakeup_cost_ns` then holds the idle target's cost, IPI included). Default 0. A wakee
+    /// that preempts a busy CPU's curr is switched in δ after the waker has paid
+    /// `wakeup_cost_ns` + `ipi_cost_ns` (the IPI arrives as the waker's VM exit ends).
     pub ipi_cost_ns: u64,
     /// CPU time a wakeup on the waker's own CPU costs the waker (`try_to_wake_up`'s enqueue
     /// and wakeup-preemption check inside its system call), paid after the enqueue and before

@@ -39,11 +39,11 @@
 //! receive or sleep). The inbox holds one message per waker (the waker can be one round ahead, as a
 //! token passed back and forth; a recording cannot show buffer sizes). A waker's round is split
 //! where it wakes: the mean time from its wakeup of another task to its next block (the rest of a
-//! `write`, then the `read` that blocks) runs after its sends; where ping-pongs woke partners asleep
-//! on other, idle CPUs, the median of that time after those wakeups (mostly the IPI: a VM exits to
-//! send one) is the scenario's `ipi_cost_ns`, which the model charges only to a wakeup that sends
-//! an IPI, and the programs keep the rest. In a cycle of such pairs the task
-//! that ran first sends before it receives, so the scenario cannot deadlock at its start. Where all
+//! `write`, then the `read` that blocks) runs after its sends; where ping-pongs woke tasks asleep
+//! on other, idle CPUs, the median of that time after those wakeups (mostly the IPI: a VM exits
+//! to send one) is the scenario's `ipi_cost_ns`, which the model charges only to a wakeup that
+//! sends an IPI, and the programs keep the rest. In a cycle of such pairs the task that ran
+//! first sends before it receives, so the scenario cannot deadlock at its start. Where all
 //! the tasks joined by channels stopped (exited, blocked for good, or no longer woke one another)
 //! for the last quarter of the recording or more, each runs the fewest rounds among them and stops
 //! as it did; the others loop to the end. A task's rounds are its wakeups, but two tasks that only
@@ -479,7 +479,8 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                             let w = tasks.entry(waker).or_default();
                             w.woke_at = Some(e.t_ns);
                             // (`sched_waking`'s target is the CPU the wakee last ran on,
-                            // where a pinned partner runs.)
+                            // where a pinned partner runs; `sched_wakeup`'s, where a recording
+                            // has no `sched_waking`, the CPU it was placed on.)
                             w.woke_ipi =
                                 target_cpu != e.cpu && idle_since.contains_key(&target_cpu);
                             w.last_woke = Some(pid);
@@ -627,14 +628,21 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     // such wakeups, over the pairs, is the scenario's `ipi_cost_ns`, paid only where a
     // wakeup sends an IPI. Left in their programs, as CPU time after every send, those
     // costs let a pair on two CPUs run in lockstep without blocking once a preemption made
-    // one of them find its answer waiting, which the machine's pairs did not do.
+    // one of them find its answer waiting, which the machine's pairs did not do. Not exact:
+    // the median holds the `read` up to the block as well (16–17 µs on the haltpoll VM, whose
+    // IPI costs its waker 12.6 µs), so a wakee that preempts a busy CPU waits that long in
+    // the model (the IPI arrives when its waker has paid for it); the time after a wakeup
+    // that preempted a busy CPU's task (an IPI too, which a recording shows only after the
+    // waker may have blocked) stays in the programs and is charged twice; and hub programs'
+    // CPU per message is not reduced.
     let ipi_posts: Vec<u32> = tasks
         .keys()
         .filter(|&&pid| partner(pid).is_some())
         .flat_map(|pid| tasks[pid].post_ipi_list.iter().copied())
         .collect();
-    let ipi_cost_ns = (ipi_posts.len() >= crate::machine::MIN_SAMPLES).then(|| {
-        let mut v = ipi_posts.clone();
+    let ipi_wakeups = ipi_posts.len();
+    let ipi_cost_ns = (ipi_wakeups >= crate::machine::MIN_SAMPLES).then(|| {
+        let mut v = ipi_posts;
         let n = v.len();
         u64::from(*v.select_nth_unstable(n / 2).1).min(limits::MAX_SWITCH_COST_NS)
     });
@@ -1413,8 +1421,13 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 };
                 // (Under a microsecond it runs before the sends.)
                 let post_ns = if post_ns >= 1000 { post_ns } else { 0 };
-                let ipi_ns = (u64::from(ipi) * me.post_ipi_list.len() as u64 / rounds.max(1))
-                    .min(round_ns - post_ns);
+                // (A task that sends nothing is charged no IPI by the model.)
+                let ipi_ns = if targets.is_empty() {
+                    0
+                } else {
+                    (u64::from(ipi) * me.post_ipi_list.len() as u64 / rounds.max(1))
+                        .min(round_ns - post_ns)
+                };
                 let pre_ns = round_ns - post_ns - ipi_ns;
                 let mut body = vec![json!({"run_us": {"exp": fine_us(pre_ns)}})];
                 body.extend(targets.iter().map(|&e| json!({"send": inbox(e)})));
@@ -1689,11 +1702,10 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
     }
     if let Some(c) = ipi_cost_ns {
         notes.push(format!(
-            "ipi_cost_ns {c}: the median time from a ping-pong task's wakeup of its partner \
-             asleep on another, idle CPU to its own block ({} such), which the scenario \
+            "ipi_cost_ns {c}: the median time from a ping-pong task's wakeup of a task \
+             asleep on another, idle CPU to its own block ({ipi_wakeups} such), which the scenario \
              charges only where a wakeup sends an IPI; the rest of a task's time after its \
-             wakeups runs in its program",
-            ipi_posts.len()
+             wakeups runs in its program"
         ));
         scenario["ipi_cost_ns"] = c.into();
     }

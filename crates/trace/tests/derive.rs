@@ -451,16 +451,16 @@ fn a_ping_pong_makes_a_round_per_round_trip() {
     }
 }
 
-/// A ping-pong pinned across two CPUs (`scripts/workloads/pingpong.c`): each end wakes the
-/// other asleep on the idle CPU and runs on for the rest of its `write` and its `read` (8 µs
-/// of a 12-µs round on the EPYC VM; the IPI that a VM exits to send is most of it) while its
-/// wakee starts. Before, that time was capped at half a round and the rest ran before the
-/// write, so each wakee started later: the simulation switched 1.14–1.33 times less often
-/// than the recording on the four recordings below. Now the time after the write is the
-/// recorded one, and the part that follows a wakeup onto an idle CPU is the scenario's
-/// `ipi_cost_ns`, which the model charges only where a wakeup sends an IPI (a pair that
-/// found its answer waiting, after a preemption, does not pay it). Held: switches and
-/// wakeups within 8 % of the recorded (measured 2–5 %).
+/// A ping-pong across two CPUs (`scripts/workloads/pingpong.c`; three pinned one end to each CPU,
+/// one unpinned that ran across them): each end wakes the other asleep on the idle CPU and runs on
+/// for the rest of its `write` and its `read` (8 µs of a 12-µs round on the EPYC VM; the IPI that a
+/// VM exits to send is most of it) while its wakee starts. Before, that time was capped at half a
+/// round and the rest ran before the write, so each wakee started later: the simulation switched
+/// 1.14–1.33 times less often than the recording on the four recordings below. Now the time after
+/// the write is the recorded one, and the part that follows a wakeup onto an idle CPU is the
+/// scenario's `ipi_cost_ns`, which the model charges only where a wakeup sends an IPI (a pair that
+/// found its answer waiting, after a preemption, does not pay it). Held: switches and wakeups
+/// within 8 % of the recorded (measured 2–5 %).
 #[test]
 fn a_ping_pong_across_cpus_runs_on_after_its_write_as_recorded() {
     for fixture in [

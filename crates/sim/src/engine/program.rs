@@ -497,7 +497,8 @@ impl Simulator {
     /// 4–7 µs later, before its next wakeup: `tests/fixtures/real-epyc/resched-pinned.txt.gz`,
     /// `crates/cli/tests/real_resched.rs`). The switch happens at once: its path (the rest of
     /// the call, `__schedule`, the switch) is part of `switch_cost_ns`, which was measured on
-    /// exactly this pattern. A reschedule raised by an interrupt still takes δ (`kick`).
+    /// exactly this pattern. A reschedule raised by an interrupt still takes δ (`kick`; a
+    /// remote wakeup's, δ after its waker has paid for the IPI: `charge_wakeup`).
     /// Returns whether the task left its CPU (its program goes on at its next op when it runs
     /// again).
     fn syscall_exit(&mut self, id: Tid, cpu: u32) -> bool {
