@@ -9,22 +9,17 @@
 //! waker's `write()` takes 13 µs (p50) and the partner runs 24 µs after it began.
 
 use std::collections::HashMap;
-use std::io::Read;
 
 use schedlab_scenario::Scenario;
 use schedlab_sim::{simulate, EventKind, Pid, PrevState, Trace};
 
+/// A fixture's bytes (the importer reads gzip as it is).
 fn fixture(name: &str) -> Vec<u8> {
     let path = format!(
         "{}/../../tests/fixtures/real-epyc-haltpoll/{name}",
         env!("CARGO_MANIFEST_DIR")
     );
-    let raw = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let mut text = vec![];
-    flate2::read::GzDecoder::new(&raw[..])
-        .read_to_end(&mut text)
-        .unwrap_or_else(|e| panic!("{path}: {e}"));
-    text
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 /// The median time (ns) from a `sched_waking` fired on CPU 0 of a task on CPU 1 to that task's

@@ -207,11 +207,11 @@ struct Task {
     /// (one that sends an IPI; a wakee that preempts a busy CPU's task sends one too, but a
     /// recording shows that only after the waker may have blocked).
     woke_ipi: bool,
-    /// The times from such a wakeup to the next block (ns, saturating at `u32::MAX`): after
-    /// a wakeup onto an idle CPU (a ping-pong's give the scenario its `ipi_cost_ns`), and
-    /// after any other.
+    /// The times from such a wakeup to the next block: each after a wakeup onto an idle CPU
+    /// (ns, saturating at `u32::MAX`; a ping-pong's give the scenario its `ipi_cost_ns`), and
+    /// the sum and count of those after any other.
     post_ipi_list: Vec<u32>,
-    post_other_list: Vec<u32>,
+    post_other: (u64, u64),
     running_since: Option<u64>,
     /// CPU time of the burst under way, and the sums of the squares of its finished bursts
     /// and of its sleeps (ns²), for their spread.
@@ -402,11 +402,12 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                         p.blocked_at = Some(e.t_ns);
                         if let Some(w) = p.woke_at.take() {
                             let post = e.t_ns.saturating_sub(w);
-                            let post32 = u32::try_from(post).unwrap_or(u32::MAX);
                             if std::mem::take(&mut p.woke_ipi) {
-                                p.post_ipi_list.push(post32);
+                                p.post_ipi_list
+                                    .push(u32::try_from(post).unwrap_or(u32::MAX));
                             } else {
-                                p.post_other_list.push(post32);
+                                p.post_other.0 += post;
+                                p.post_other.1 += 1;
                             }
                         }
                     }
@@ -1405,19 +1406,15 @@ pub fn derive_scenario(imp: &Import, name: &str, variants: &[String], min_cpu_ns
                 // for by it (so only when a wakeup sends one) and not by the program.
                 let round_ns = me.cpu_ns / rounds.max(1);
                 let ipi = u32::try_from(ipi_cost_ns.unwrap_or(0)).unwrap_or(u32::MAX);
-                let posts: Vec<u32> = me
-                    .post_other_list
-                    .iter()
-                    .copied()
-                    .chain(me.post_ipi_list.iter().map(|&x| x.saturating_sub(ipi)))
-                    .collect();
+                let post_sum = me.post_other.0
+                    + (me.post_ipi_list.iter())
+                        .map(|&x| u64::from(x.saturating_sub(ipi)))
+                        .sum::<u64>();
+                let posts = me.post_other.1 + me.post_ipi_list.len() as u64;
                 let post_ns = if targets.is_empty() {
                     0
                 } else {
-                    (posts.iter().map(|&x| u64::from(x)).sum::<u64>())
-                        .checked_div(posts.len() as u64)
-                        .unwrap_or(0)
-                        .min(round_ns)
+                    post_sum.checked_div(posts).unwrap_or(0).min(round_ns)
                 };
                 // (Under a microsecond it runs before the sends.)
                 let post_ns = if post_ns >= 1000 { post_ns } else { 0 };
