@@ -367,9 +367,9 @@ pub(crate) struct ImportArgs {
     /// Leave out tasks with less CPU time than this in the whole recording
     #[arg(long = "min-cpu-ms", value_name = "MS", default_value_t = 1.0)]
     pub(crate) min_cpu_ms: f64,
-    /// Simulate the scenario and compare each group's CPU share, the wakeup latency
-    /// percentiles, and the switches, wakeups (those on the waker's CPU) and migrations with
-    /// the recording's
+    /// Simulate the scenario and compare each group's CPU share and runs (how many, how long,
+    /// how many preempted), the wakeup latency percentiles, and the switches, wakeups (those
+    /// on the waker's CPU) and migrations with the recording's
     #[arg(long)]
     pub(crate) compare: bool,
     /// Put the task group of this name (a comm) in one autogroup session with the other

@@ -8,7 +8,7 @@ use std::io::Write;
 
 use schedlab_report::latency::{format_perf, format_sum, latency_rows};
 use schedlab_report::timehist::{format_timehist, timehist_lines};
-use schedlab_sim::{EventKind, Pid, Trace};
+use schedlab_sim::{EventKind, Pid, PrevState, Trace};
 use schedlab_trace::{import_reader, Import, ImportError, Options};
 
 use crate::args::{Format, ImportArgs, Layout, ReportArgs};
@@ -80,6 +80,67 @@ fn counts_of(t: &Trace, keep: impl Fn(Pid) -> bool) -> Counts {
         }
     }
     c
+}
+
+/// A group's runs: a task's stints on a CPU, from its switch in to its switch out.
+#[derive(Default)]
+struct Runs {
+    /// Each run's length, ns.
+    lengths: Vec<u64>,
+    /// How many ended with the task still runnable (preempted), not asleep or exited.
+    preempted: u64,
+}
+
+impl Runs {
+    /// The median run, ns (0 without runs).
+    fn median_ns(&mut self) -> u64 {
+        self.lengths.sort_unstable();
+        self.lengths
+            .get(self.lengths.len() / 2)
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+/// The runs of `groups` groups' tasks (`group` names a pid's). A CPU's first run in the trace
+/// (its start is not in it) and one whose end names another task (the tracer missed events
+/// there) are not counted.
+fn runs_by_group(t: &Trace, groups: usize, group: impl Fn(Pid) -> Option<usize>) -> Vec<Runs> {
+    let mut runs: Vec<Runs> = (0..groups).map(|_| Runs::default()).collect();
+    let mut running: Vec<Option<(Pid, u64)>> = vec![None; t.cpus as usize];
+    for e in &t.events {
+        let EventKind::Switch {
+            prev_pid,
+            prev_state,
+            next_pid,
+        } = e.kind
+        else {
+            continue;
+        };
+        let Some(slot) = running.get_mut(e.cpu as usize) else {
+            continue;
+        };
+        if let Some((p, since)) = slot.replace((next_pid, e.t_ns)) {
+            if let Some(r) = (p == prev_pid && p != 0)
+                .then(|| group(p))
+                .flatten()
+                .and_then(|g| runs.get_mut(g))
+            {
+                r.lengths.push(e.t_ns.saturating_sub(since));
+                r.preempted += u64::from(prev_state == PrevState::Running);
+            }
+        }
+    }
+    runs
+}
+
+/// A run's length in µs for the comparison: a decimal below 10 µs.
+fn run_us(ns: u64) -> String {
+    if ns < 10_000 {
+        format!("{:.1}", ns as f64 / 1e3)
+    } else {
+        format!("{:.0}", ns as f64 / 1e3)
+    }
 }
 
 /// The recording cut to a time window (ns from its first event) and a set of CPUs.
@@ -320,6 +381,15 @@ fn compare(
         .collect();
     let (r50, r99) = pct(wakeup_latencies_where(&imp.trace, |p| kept.contains(&p)));
     let rc = counts_of(&imp.trace, |p| p != 0 && kept.contains(&p));
+    let recorded_group: std::collections::BTreeMap<Pid, usize> = d
+        .groups
+        .iter()
+        .enumerate()
+        .flat_map(|(i, g)| g.pids.iter().map(move |&p| (p, i)))
+        .collect();
+    let mut recorded_runs = runs_by_group(&imp.trace, d.groups.len(), |p| {
+        recorded_group.get(&p).copied()
+    });
     let local = |c: &Counts| 100.0 * c.local as f64 / c.wakeups.max(1) as f64;
     let cfg = scenario.sim_config();
     for v in scenario.variants() {
@@ -362,6 +432,33 @@ fn compare(
                 group_label(d, i),
                 100.0 * g.cpu_ns as f64 / total.max(1) as f64,
                 100.0 * sim_ns as f64 / sim_total.max(1) as f64
+            );
+        }
+        // How each group's runs went: how many, how long, how many were preempted.
+        let mut sim_runs = runs_by_group(&o.trace, d.groups.len(), |p| {
+            let g = o.trace.tasks.get((p as usize).checked_sub(1)?)?.group?;
+            Some(g as usize)
+        });
+        let _ = writeln!(
+            s,
+            "  runs (a task's stints on a CPU), recorded / simulated: how many, the median, \
+             the share preempted"
+        );
+        for (i, (r, m)) in recorded_runs.iter_mut().zip(&mut sim_runs).enumerate() {
+            if r.lengths.is_empty() && m.lengths.is_empty() {
+                continue;
+            }
+            let share = |x: &Runs| 100.0 * x.preempted as f64 / x.lengths.len().max(1) as f64;
+            let _ = writeln!(
+                s,
+                "  {:<16} {} / {}, median {} / {} µs, preempted {:.0} / {:.0} %",
+                group_label(d, i),
+                r.lengths.len(),
+                m.lengths.len(),
+                run_us(r.median_ns()),
+                run_us(m.median_ns()),
+                share(r),
+                share(m)
             );
         }
         let (s50, s99) = pct(wakeup_latencies_where(&o.trace, ours));

@@ -480,6 +480,48 @@ fn import_derives_a_scenario_that_runs_and_compares_it() {
 }
 
 /// Every preset's run prints what its thread observed above the model's tables.
+/// The comparison says how each group's runs went, recorded against simulated. Three hogs on
+/// the EPYC VM's two CPUs (`real-epyc/hogs3`, HZ=250): a slice (1.4 ms there) is shorter than
+/// the tick, so a hog on a shared CPU is switched out at the first tick after its slice ends,
+/// still runnable: every run lasts one tick (4 ms) and ends preempted, on the machine and in
+/// the model, and the two make about as many runs (1 375 recorded, within 10 %).
+#[test]
+fn import_compare_says_how_long_each_groups_runs_were_and_how_they_ended() {
+    let trace = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/real-epyc/hogs3.perf-script.gz"
+    );
+    let out = std::env::temp_dir().join(format!("schedlab-cli-runs-{}.json", std::process::id()));
+    let (code, text, err) = schedlab(&[
+        "import",
+        trace,
+        "--to-scenario",
+        out.to_str().unwrap(),
+        "--compare",
+    ]);
+    let _ = std::fs::remove_file(&out);
+    assert_eq!(code, 0, "{err}");
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("sh ") && l.contains(" median "))
+        .unwrap_or_else(|| panic!("no runs line for the hogs: {text}"));
+    // "  sh               1375 / 1448, median 4000 / 4000 µs, preempted 100 / 100 %"
+    let numbers: Vec<u64> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.parse().unwrap())
+        .collect();
+    let [recorded, simulated, rec_median, sim_median, rec_pre, sim_pre] = numbers[..] else {
+        panic!("{line}");
+    };
+    assert_eq!((rec_median, sim_median), (4000, 4000), "{line}");
+    assert_eq!((rec_pre, sim_pre), (100, 100), "{line}");
+    assert!(
+        simulated * 10 >= recorded * 9 && simulated * 10 <= recorded * 11,
+        "{line}"
+    );
+}
+
 #[test]
 fn every_preset_prints_its_threads_figures() {
     for p in schedlab_scenario::presets::presets() {
