@@ -92,19 +92,26 @@ struct Runs {
 }
 
 impl Runs {
-    /// The median run, ns (0 without runs).
-    fn median_ns(&mut self) -> u64 {
+    /// The median run in µs for the comparison ("-" without runs), the 50th percentile as the
+    /// wakeup latency's is taken; a decimal below 10 µs.
+    fn median_us(&mut self) -> String {
+        if self.lengths.is_empty() {
+            return "-".into();
+        }
         self.lengths.sort_unstable();
-        self.lengths
-            .get(self.lengths.len() / 2)
-            .copied()
-            .unwrap_or(0)
+        let ns = schedlab_report::histogram::percentile_ns(&self.lengths, 50.0);
+        if ns < 10_000 {
+            format!("{:.1}", ns as f64 / 1e3)
+        } else {
+            format!("{:.0}", ns as f64 / 1e3)
+        }
     }
 }
 
 /// The runs of `groups` groups' tasks (`group` names a pid's). A CPU's first run in the trace
-/// (its start is not in it) and one whose end names another task (the tracer missed events
-/// there) are not counted.
+/// (its start is not in it), one whose end names another task (the tracer missed events
+/// there) and one still going at the trace's end are not counted: a task alone on a CPU for
+/// the whole trace has none.
 fn runs_by_group(t: &Trace, groups: usize, group: impl Fn(Pid) -> Option<usize>) -> Vec<Runs> {
     let mut runs: Vec<Runs> = (0..groups).map(|_| Runs::default()).collect();
     let mut running: Vec<Option<(Pid, u64)>> = vec![None; t.cpus as usize];
@@ -132,15 +139,6 @@ fn runs_by_group(t: &Trace, groups: usize, group: impl Fn(Pid) -> Option<usize>)
         }
     }
     runs
-}
-
-/// A run's length in µs for the comparison: a decimal below 10 µs.
-fn run_us(ns: u64) -> String {
-    if ns < 10_000 {
-        format!("{:.1}", ns as f64 / 1e3)
-    } else {
-        format!("{:.0}", ns as f64 / 1e3)
-    }
 }
 
 /// The recording cut to a time window (ns from its first event) and a set of CPUs.
@@ -352,8 +350,9 @@ fn group_label(d: &schedlab_trace::Derived, i: usize) -> String {
     }
 }
 
-/// Each group's CPU share, the wakeup latency percentiles, and the switches, wakeups (those
-/// on the waker's CPU) and migrations, recorded against simulated.
+/// Each group's CPU share and runs (how many, their median, the share preempted), the wakeup
+/// latency percentiles, and the switches, wakeups (those on the waker's CPU) and migrations,
+/// recorded against simulated.
 fn compare(
     imp: &Import,
     d: &schedlab_trace::Derived,
@@ -455,8 +454,8 @@ fn compare(
                 group_label(d, i),
                 r.lengths.len(),
                 m.lengths.len(),
-                run_us(r.median_ns()),
-                run_us(m.median_ns()),
+                r.median_us(),
+                m.median_us(),
                 share(r),
                 share(m)
             );

@@ -479,12 +479,11 @@ fn import_derives_a_scenario_that_runs_and_compares_it() {
     std::fs::remove_dir_all(&tmp).ok();
 }
 
-/// Every preset's run prints what its thread observed above the model's tables.
 /// The comparison says how each group's runs went, recorded against simulated. Three hogs on
 /// the EPYC VM's two CPUs (`real-epyc/hogs3`, HZ=250): a slice (1.4 ms there) is shorter than
 /// the tick, so a hog on a shared CPU is switched out at the first tick after its slice ends,
-/// still runnable: every run lasts one tick (4 ms) and ends preempted, on the machine and in
-/// the model, and the two make about as many runs (1 375 recorded, within 10 %).
+/// still runnable: the median run lasts one tick (4 ms) and every run ends preempted, on the
+/// machine and in the model, and the two make about as many runs (1 375 recorded, within 10 %).
 #[test]
 fn import_compare_says_how_long_each_groups_runs_were_and_how_they_ended() {
     let trace = concat!(
@@ -522,6 +521,7 @@ fn import_compare_says_how_long_each_groups_runs_were_and_how_they_ended() {
     );
 }
 
+/// Every preset's run prints what its thread observed above the model's tables.
 #[test]
 fn every_preset_prints_its_threads_figures() {
     for p in schedlab_scenario::presets::presets() {
