@@ -303,6 +303,12 @@ pub struct TaskGroup {
     /// `"kthread": true`: kernel threads (a bound `kworker` when allowed one CPU), whose
     /// wakeups of a task that last ran on their CPU keep it there (`select_idle_sibling`).
     pub kthread: bool,
+    /// `"cpu_clock": true`: the program reads its own CPU clock while it works (a loop on
+    /// `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`), and each read calls the kernel's
+    /// `update_curr`: its slice ends where it runs out, not at the next tick
+    /// ([`schedlab_sim::TaskSpec::cpu_clock`]).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub cpu_clock: bool,
 }
 
 /// A task group's RT policy.
@@ -708,6 +714,9 @@ impl Scenario {
                 if t.kthread {
                     o.insert("kthread".into(), true.into());
                 }
+                if t.cpu_clock {
+                    o.insert("cpu_clock".into(), true.into());
+                }
                 let prog = t.program.iter().map(Step::to_value).collect();
                 o.insert("program".into(), Value::Array(prog));
                 Value::Object(o)
@@ -993,6 +1002,7 @@ impl Scenario {
                         ),
                     kthread: t.kthread,
                     daemon: false,
+                    cpu_clock: t.cpu_clock,
                 });
             }
         }

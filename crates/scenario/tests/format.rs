@@ -656,6 +656,36 @@ fn kthread_is_a_fair_task_groups_flag() {
 }
 
 #[test]
+fn cpu_clock_is_a_fair_task_groups_flag() {
+    let s = Scenario::from_json(
+        r#"{"version": 1, "name": "c", "cpus": 2, "hz": 250, "duration_ms": 10,
+        "tasks": [
+          {"name": "polls", "cpu_clock": true, "program": [{"run_ms": 2}, {"sleep_ms": 1}]},
+          {"name": "loop", "program": [{"run": "forever"}]}]}"#,
+    )
+    .unwrap();
+    let c = s.sim_config();
+    assert!(c.tasks[0].cpu_clock && !c.tasks[1].cpu_clock);
+    // It survives the canonical JSON (links, `expand`) and is left out when false.
+    let text = s.to_json();
+    assert_eq!(text.matches("\"cpu_clock\": true").count(), 1, "{text}");
+    assert!(Scenario::from_json(&text).unwrap().sim_config().tasks[0].cpu_clock);
+    for (bad, want) in [
+        (r#""cpu_clock": "yes""#, "tasks[0].cpu_clock: expected true or false, got \"yes\""),
+        (
+            r#""cpu_clock": true, "policy": "rr", "rt_priority": 10"#,
+            "tasks[0].cpu_clock: only a fair task group (normal, batch or idle) reads its CPU clock here",
+        ),
+    ] {
+        let text = format!(
+            r#"{{"version": 1, "name": "c", "cpus": 2, "hz": 250, "duration_ms": 10, "tasks": [{{"name": "c", {bad}, "program": [{{"run_ms": 1}}, {{"sleep_ms": 1}}]}}]}}"#
+        );
+        let errs = errors(&text);
+        assert!(errs.iter().any(|e| e.contains(want)), "{want}: {errs:#?}");
+    }
+}
+
+#[test]
 fn a_polled_channel_is_a_pipe_and_says_so() {
     let doc = |chan: &str| {
         format!(

@@ -264,6 +264,13 @@ pub struct TaskSpec {
     /// allowed CPU (a kernel thread that exists before the run) rather than being forked at
     /// `start_ns`.
     pub daemon: bool,
+    /// The program reads its own CPU clock while it works (a loop on
+    /// `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`, `getrusage` or `times` of its process): each
+    /// read reaches `task_sched_runtime`, which calls `update_curr` for the running task, so a
+    /// fair task's deadline is renewed, and its reschedule raised, where its slice or
+    /// protection runs out rather than at the next scheduler event; the reschedule is taken at
+    /// the read's return.
+    pub cpu_clock: bool,
 }
 
 /// A deeper idle state (`SimConfig::idle_states`): a CPU idle for at least `after_ns` is woken

@@ -13,6 +13,7 @@
 //! let hog = |comm: &str, policy| TaskSpec {
 //!     comm: comm.into(), group: 0, nice: 0, policy, slice_ns: None, affinity: vec![0],
 //!     program: vec![Op::Run(None)], start_ns: 0, kthread: false, daemon: false,
+//!     cpu_clock: false,
 //! };
 //! let cfg = SimConfig {
 //!     cpus: 16, llc_size: 0, smt: 1, hz: 1000, duration_ns: 1_000_000_000, seed: 1, switch_delay_ns: 5_000, irq_ns: 5_000, idle_wakeup_ns: 0, idle_states: vec![], switch_cost_ns: 0, wakeup_cost_ns: 0, ipi_cost_ns: 0, local_wakeup_ns: 0, cost_spread_ppm: 0, launcher_wakee_flips: 0,

@@ -87,6 +87,7 @@ impl Housekeeping {
                 start_ns: 0,
                 kthread: true,
                 daemon: true,
+                cpu_clock: false,
             })
             .collect()
     }

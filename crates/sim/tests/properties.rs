@@ -99,6 +99,7 @@ fn random_case(seed: u64) -> (SimConfig, Variant) {
             start_ns: if r.below(3) == 0 { r.below(20 * MS) } else { 0 },
             kthread: r.below(4) == 0,
             daemon: false,
+            cpu_clock: r.below(5) == 0,
         });
     }
     let delta = r.below(20 * US);
@@ -371,6 +372,7 @@ fn many_cpu_invariants_hold_and_work_spreads() {
                     start_ns: r.below(10 * MS),
                     kthread: false,
                     daemon: false,
+                    cpu_clock: false,
                 }
             })
             .collect();

@@ -66,6 +66,7 @@ pub(super) const TASK_KEYS: &[&str] = &[
     "start_ms",
     "create_every_us",
     "kthread",
+    "cpu_clock",
     "program",
     "cgroup",
     "session",

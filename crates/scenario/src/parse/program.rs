@@ -84,6 +84,24 @@ pub(super) fn task_group(p: &mut P, path: &str, v: &Value, cpus: Option<u64>) ->
             None
         }
     };
+    let cpu_clock = match o.get("cpu_clock") {
+        None => Some(false),
+        Some(Value::Bool(b)) if *b && is_rt => {
+            p.err(
+                &join(path, "cpu_clock"),
+                "only a fair task group (normal, batch or idle) reads its CPU clock here",
+            );
+            None
+        }
+        Some(Value::Bool(b)) => Some(*b),
+        Some(v) => {
+            p.err(
+                &join(path, "cpu_clock"),
+                format!("expected true or false, got {}", show(v)),
+            );
+            None
+        }
+    };
     let program = match o.get("program") {
         None => {
             p.err(&join(path, "program"), "missing (required)");
@@ -103,6 +121,7 @@ pub(super) fn task_group(p: &mut P, path: &str, v: &Value, cpus: Option<u64>) ->
         rt: rt?,
         create_every_us: create_every_us?,
         kthread: kthread?,
+        cpu_clock: cpu_clock?,
     })
 }
 

@@ -28,6 +28,7 @@ fn group(name: &str, count: u64, affinity: Option<Vec<u64>>, program: Vec<Step>)
         rt: None,
         create_every_us: None,
         kthread: false,
+        cpu_clock: false,
     }
 }
 

@@ -116,6 +116,8 @@ struct TaskCtl {
     affinity: Vec<u32>,
     /// PF_KTHREAD.
     kthread: bool,
+    /// It reads its own CPU clock while it runs (`TaskSpec::cpu_clock`).
+    cpu_clock: bool,
     /// The per-CPU lock (`program::Locks` index) it spins on, from its `Op::LockCpu` until it
     /// takes it.
     spin: Option<u32>,
@@ -131,6 +133,8 @@ struct Cpu {
     tick_armed: bool,
     hrtick_gen: u32,
     hrtick_expires: Option<u64>,
+    /// Generation of the pending `Ev::ClockRead` (curr's next CPU-clock read that reschedules).
+    clock_gen: u32,
     checked_min_vruntime: Option<i64>,
     /// IRQ time so far; `rq_clock_task` = wall − this (kept monotonic).
     irq_ns: u64,
@@ -361,6 +365,7 @@ impl Simulator {
                     a
                 },
                 kthread: t.kthread,
+                cpu_clock: t.cpu_clock,
                 spin: None,
                 spin_from: 0,
             });
@@ -641,6 +646,11 @@ impl Simulator {
             }
             Ev::BwPeriod(g) => self.bw_period_timer(g),
             Ev::BwSlack(g, cpu) => self.bw_slack_timer(g, cpu),
+            Ev::ClockRead(cpu, gen) => {
+                if gen == self.cpus[cpu as usize].clock_gen {
+                    self.clock_read(cpu);
+                }
+            }
             Ev::HrTick(cpu, gen) => {
                 if gen == self.cpus[cpu as usize].hrtick_gen {
                     self.cpus[cpu as usize].hrtick_expires = None;
@@ -718,6 +728,7 @@ impl Simulator {
             | Ev::NohzKick(_) => true,
             Ev::Schedule(cpu, gen) => self.cpus[cpu as usize].sched_gen == gen,
             Ev::HrTick(cpu, gen) => self.cpus[cpu as usize].hrtick_gen == gen,
+            Ev::ClockRead(cpu, gen) => self.cpus[cpu as usize].clock_gen == gen,
             Ev::BurstEnd(id, gen) | Ev::Resume(id, gen) => self.tasks[id as usize].gen == gen,
             Ev::Timer(id, gen) => self.tasks[id as usize].timer_gen == gen,
             Ev::Rt(cpu, gen) => self.rt.cpus[cpu as usize].gen == gen,

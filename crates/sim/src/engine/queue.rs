@@ -82,6 +82,9 @@ pub(super) enum Ev {
     Timer(u32, u32),
     /// An hrtick expires.
     HrTick(u32, u32),
+    /// Curr's read of its own CPU clock at which `update_curr` reschedules it
+    /// (`TaskSpec::cpu_clock`).
+    ClockRead(u32, u32),
     /// SCHED_SOFTIRQ on a CPU after its tick: periodic and NOHZ balancing (see `balance.rs`).
     /// It runs after every other event of its instant.
     Softirq(u32),
@@ -156,7 +159,7 @@ impl Queue {
             fifo_head: 0,
             fifo_live: 0,
             last_t: 0,
-            pos: alloc::vec![NIL; 3 * cpus as usize + 2 * tasks],
+            pos: alloc::vec![NIL; 4 * cpus as usize + 2 * tasks],
             cpus,
             seq: 0,
         }
@@ -172,6 +175,7 @@ impl Queue {
             Ev::BurstEnd(id, _) | Ev::Resume(id, _) => Some(2 * c + 2 * id as usize),
             Ev::Timer(id, _) => Some(2 * c + 2 * id as usize + 1),
             Ev::Rt(cpu, _) => Some(self.pos.len() - c + cpu as usize),
+            Ev::ClockRead(cpu, _) => Some(self.pos.len() - 2 * c + cpu as usize),
             Ev::Start(_)
             | Ev::Tick(_)
             | Ev::Softirq(_)

@@ -429,6 +429,29 @@ impl Fair {
         Some(slice as i64 - ran)
     }
 
+    /// How much CPU time (ns) curr must be charged beyond its `exec_start` for an
+    /// `update_curr` to reschedule it: until its vruntime reaches its deadline or, from 6.17,
+    /// the end of its slice protection (`vprot`), whichever comes first (0: already there);
+    /// `None` where `update_curr` does not reschedule (CFS, or curr alone).
+    pub fn clock_read_charge(&self, c: &Ctx) -> Option<u64> {
+        let cu = c.rq.curr?;
+        if !self.eevdf() || c.rq.nr_running <= 1 {
+            return None;
+        }
+        let e = &c.ents[cu];
+        let mut end = e.deadline;
+        if self.v619() && e.vprot.wrapping_sub(end) < 0 {
+            end = e.vprot;
+        }
+        let left = end.wrapping_sub(e.vruntime);
+        if left <= 0 {
+            return Some(0);
+        }
+        // calc_delta_fair's inverse: CPU time = virtual time × weight / NICE_0_LOAD.
+        let w = u128::from(e.load.weight.max(1));
+        Some(((left as u128 * w).div_ceil(u128::from(crate::weight::NICE_0_LOAD))) as u64)
+    }
+
     /// Whether `hrtick_update` re-arms after an enqueue or dequeue.
     pub fn hrtick_update_allowed(&self, c: &Ctx) -> bool {
         self.eevdf() || (c.rq.nr_running as u64) < self.p.nr_latency

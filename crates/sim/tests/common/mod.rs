@@ -21,6 +21,7 @@ pub fn task(comm: &str, nice: i32, policy: SchedPolicy, program: Vec<Op>) -> Tas
         start_ns: 0,
         kthread: false,
         daemon: false,
+        cpu_clock: false,
     }
 }
 
