@@ -7,6 +7,36 @@ use serde_json::{Map, Number, Value};
 use super::{join, show, MAX_NS, P, STEP_KEYS, TASK_KEYS};
 use crate::{Duration, Step, TaskGroup, Unit, MAX_COUNT};
 
+/// A task group's true-or-false field `key` (false when absent) that only a fair group may
+/// set: an RT group's `true` is refused with "only a fair task group ... {what}".
+fn fair_flag(
+    p: &mut P,
+    path: &str,
+    o: &Map<String, Value>,
+    key: &str,
+    is_rt: bool,
+    what: &str,
+) -> Option<bool> {
+    match o.get(key) {
+        None => Some(false),
+        Some(Value::Bool(b)) if *b && is_rt => {
+            p.err(
+                &join(path, key),
+                format!("only a fair task group (normal, batch or idle) {what}"),
+            );
+            None
+        }
+        Some(Value::Bool(b)) => Some(*b),
+        Some(v) => {
+            p.err(
+                &join(path, key),
+                format!("expected true or false, got {}", show(v)),
+            );
+            None
+        }
+    }
+}
+
 pub(super) fn task_group(p: &mut P, path: &str, v: &Value, cpus: Option<u64>) -> Option<TaskGroup> {
     let Value::Object(o) = v else {
         p.err(path, format!("a task group is an object, got {}", show(v)));
@@ -66,42 +96,8 @@ pub(super) fn task_group(p: &mut P, path: &str, v: &Value, cpus: Option<u64>) ->
     let create_every_us = opt(o.get("create_every_us"), |v| {
         p.num(&join(path, "create_every_us"), v, 0.0, false, 1e9)
     });
-    let kthread = match o.get("kthread") {
-        None => Some(false),
-        Some(Value::Bool(b)) if *b && is_rt => {
-            p.err(
-                &join(path, "kthread"),
-                "only a fair task group (normal, batch or idle) can be a kthread here",
-            );
-            None
-        }
-        Some(Value::Bool(b)) => Some(*b),
-        Some(v) => {
-            p.err(
-                &join(path, "kthread"),
-                format!("expected true or false, got {}", show(v)),
-            );
-            None
-        }
-    };
-    let cpu_clock = match o.get("cpu_clock") {
-        None => Some(false),
-        Some(Value::Bool(b)) if *b && is_rt => {
-            p.err(
-                &join(path, "cpu_clock"),
-                "only a fair task group (normal, batch or idle) reads its CPU clock here",
-            );
-            None
-        }
-        Some(Value::Bool(b)) => Some(*b),
-        Some(v) => {
-            p.err(
-                &join(path, "cpu_clock"),
-                format!("expected true or false, got {}", show(v)),
-            );
-            None
-        }
-    };
+    let kthread = fair_flag(p, path, o, "kthread", is_rt, "can be a kthread here");
+    let cpu_clock = fair_flag(p, path, o, "cpu_clock", is_rt, "reads its CPU clock here");
     let program = match o.get("program") {
         None => {
             p.err(&join(path, "program"), "missing (required)");
