@@ -107,7 +107,7 @@ fn a_sleeper_beside_a_cpu_loop_gets_the_share_the_machine_gives_it() {
 /// 43.0–43.1 % (1 000 µs / 500 µs) and 41.1–41.2 % (2 000 / 1 000), where the same work
 /// through a loop gets 45.7–46.5 and 45.7–49.7 %; the model 42.5 and 40.9 % with the flag,
 /// 47.3 and 49.4 % without. Held: within 2.5 points of the two runs' range, where the model
-/// without the flag is 4 points or more above it.
+/// without the flag is 3 points or more above it.
 #[test]
 fn a_sleeper_that_reads_its_cpu_clock_loses_the_cpu_where_its_slice_ends() {
     let cases = recorded("cputime");
@@ -119,7 +119,7 @@ fn a_sleeper_that_reads_its_cpu_clock_loses_the_cpu_where_its_slice_ends() {
             model_share(run, sleep, false),
         );
         assert!(
-            with + 25 >= lo && with <= hi + 25 && without >= hi + 40,
+            with + 25 >= lo && with <= hi + 25 && without >= hi + 30,
             "{run} µs / {sleep} µs: the model's sleeper {with} ‰ reading its clock, {without} ‰ \
              not, recorded {lo}–{hi} ‰"
         );

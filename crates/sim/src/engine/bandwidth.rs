@@ -559,6 +559,7 @@ impl Simulator {
             rq.need_resched = true;
             self.kick(cpu);
         }
+        self.clock_arm(cpu);
     }
 
     /// The `cpu.stat` of every limited group, as the run left it.

@@ -583,8 +583,8 @@ impl Simulator {
         let curr = self.cpus[cpu as usize].rq.curr;
         let reads = curr.is_some_and(|t| self.tasks[t].cpu_clock);
         let c = &mut self.cpus[cpu as usize];
-        // A CPU that never ran such a task has nothing pending (generation 0).
-        if c.clock_gen != 0 || reads {
+        if c.clock_armed {
+            c.clock_armed = false;
             c.clock_gen = c.clock_gen.wrapping_add(1);
             self.cancel(Ev::ClockRead(cpu, 0));
         }
@@ -601,13 +601,14 @@ impl Simulator {
         // `CLOCK_READ_NS` then.
         let c = &self.cpus[cpu as usize];
         let Some(curr) = c.rq.curr else { return };
-        let due = self.ents[curr].exec_start + charge.max(1) + c.irq_ns;
+        let due = self.ents[curr].exec_start.saturating_add(charge.max(1)) + c.irq_ns;
         let gen = c.clock_gen;
         let next = if charge == 0 {
             self.now + CLOCK_READ_NS
         } else {
             self.now + 1
         };
+        self.cpus[cpu as usize].clock_armed = true;
         self.push(due.max(next), Ev::ClockRead(cpu, gen));
     }
 
@@ -617,11 +618,17 @@ impl Simulator {
         if self.cpus[cpu as usize].rq.curr.is_none() {
             return;
         }
+        self.cpus[cpu as usize].clock_armed = false;
         self.with_rq(cpu, |f, c| f.update_curr(c));
-        if self.cpus[cpu as usize].rq.need_resched {
-            self.schedule(cpu);
-        } else {
+        let curr = self.cpus[cpu as usize].rq.curr;
+        if !self.cpus[cpu as usize].rq.need_resched {
             self.clock_arm(cpu);
+        } else if curr.is_some_and(|t| self.tasks[t].kthread) {
+            // A kernel thread never returns to user space (see `syscall_exit`): δ, as an
+            // interrupt's reschedule.
+            self.kick(cpu);
+        } else {
+            self.schedule(cpu);
         }
     }
 

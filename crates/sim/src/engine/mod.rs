@@ -135,6 +135,8 @@ struct Cpu {
     hrtick_expires: Option<u64>,
     /// Generation of the pending `Ev::ClockRead` (curr's next CPU-clock read that reschedules).
     clock_gen: u32,
+    /// An `Ev::ClockRead` is pending.
+    clock_armed: bool,
     checked_min_vruntime: Option<i64>,
     /// IRQ time so far; `rq_clock_task` = wall − this (kept monotonic).
     irq_ns: u64,

@@ -7,11 +7,13 @@
 //! Many of the engine's events are timers that a later state change can make void: a requested
 //! reschedule that `__schedule` ran first, the end of a CPU burst when the task is switched
 //! out, an hrtick re-armed by the next pick. Like the kernel's hrtimers, each of those lives in
-//! a slot (per CPU: the reschedule and the hrtick; per task: its burst and its sleep timer)
+//! a slot (per CPU: the reschedule, the hrtick, the RT timer and a CPU-clock read; per task: its
+//! burst and its sleep timer)
 //! that holds at most one pending event; arming a slot replaces what it held, and the engine
 //! cancels a slot where its state makes the event void. So the heap holds only events that
 //! will run: per CPU its tick, softirq (two for an instant when δ is a whole tick),
-//! reschedule and hrtick, per task its burst and its timer, and the starts; no void event is
+//! reschedule, hrtick, RT timer and clock read, per task its burst and its timer, and the
+//! starts; no void event is
 //! ever popped. The order of the events that run is unchanged: every push still takes the next
 //! insertion sequence.
 //!

@@ -439,6 +439,12 @@ impl Fair {
             return None;
         }
         let e = &c.ents[cu];
+        // 6.12: with its protection cancelled (vlag ≠ deadline), `did_preempt_short`
+        // reschedules it once it is no longer eligible, which moves with V: read at once (the
+        // engine then reads once per `CLOCK_READ_NS`).
+        if self.sw.deadline_tree && !self.v619() && e.vlag != e.deadline {
+            return Some(0);
+        }
         let mut end = e.deadline;
         if self.v619() && e.vprot.wrapping_sub(end) < 0 {
             end = e.vprot;

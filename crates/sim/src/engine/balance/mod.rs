@@ -975,6 +975,8 @@ impl Simulator {
         // sched_info: the wait continues on the new CPU.
         self.tasks[id].cpu = to;
         self.tasks[id].stats.migrations += 1;
+        // dequeue_task_fair ends in hrtick_update.
+        self.clock_arm(from);
     }
 
     /// `attach_task`: `activate_task` on `to` and `wakeup_preempt` (`check_preempt_curr`).
@@ -990,6 +992,8 @@ impl Simulator {
         // DEVIATION(kernel): no IPI or idle-exit delay for an idle target (`idle_wakeup_ns` is
         // applied to wakeups only).
         self.kick(to);
+        // enqueue_task_fair ends in hrtick_update.
+        self.clock_arm(to);
     }
 
     /// The end of `load_balance`'s failure path when `need_active_balance`: `busiest`'s
